@@ -1,0 +1,25 @@
+"""toolbench-gym: offline, deterministic Gymnasium environments for tool-using agents.
+
+``import toolbench`` registers every env id (``toolbench/OpenWeather-v0``, ...); the same happens
+for ``gym.make("toolbench:toolbench/<Task>-v0")`` without an explicit import.
+"""
+
+from __future__ import annotations
+
+from toolbench.catalog import TASKS, TaskSpec, find_task, register_envs
+from toolbench.core.tasks import Task, read_task_file
+
+__version__ = "0.1.0"
+
+
+def load_tasks(task: str, split: str = "test") -> list[Task]:
+    """The Task records of a task's split (``"test"``, ``"demo"``, ...)."""
+    env_class = find_task(task).env_class()
+    if split not in env_class.splits:
+        raise ValueError(f"{env_class.task_name} has splits {list(env_class.splits)}, not {split!r}")
+    return env_class.load_split(split)
+
+
+register_envs()
+
+__all__ = ["TASKS", "Task", "TaskSpec", "__version__", "find_task", "load_tasks", "read_task_file", "register_envs"]

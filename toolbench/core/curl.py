@@ -1,0 +1,271 @@
+"""Parse curl command text into an HTTP request, without a shell.
+
+Agents write REST calls as curl commands. We never hand that text to a shell: we find the first
+line that starts with ``curl`` (as ToolBench's evaluator does), join ``\\`` line continuations,
+reject shell syntax that would make it more than one plain command (``;``, ``&``, ``|``,
+redirections, ``$(...)``, backticks, ``$VAR``), split it with ``shlex`` and read the curl options
+that make sense for an API call. Options that touch files, other hosts or the terminal are refused
+with a message that says why.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import shlex
+from dataclasses import dataclass
+from urllib.parse import quote, urlsplit
+
+from toolbench.core.transport import HttpRequest
+
+CURL_USER_AGENT = "curl/8.5.0"
+
+# Flags that change nothing about the request an API sees.
+_HARMLESS_FLAGS = {
+    "-s", "--silent", "-S", "--show-error", "-L", "--location", "--location-trusted", "-k", "--insecure",
+    "--compressed", "-v", "--verbose", "-f", "--fail", "--fail-with-body", "-g", "--globoff", "-#",
+    "--progress-bar", "--no-progress-meter", "-N", "--no-buffer", "--http1.0", "--http1.1", "--http2",
+    "-0", "-4", "-6", "--ipv4", "--ipv6", "-q", "--disable", "--no-keepalive", "--tcp-nodelay", "--path-as-is",
+}
+# Options with a value that changes nothing about the request (timeouts, retries).
+_HARMLESS_WITH_VALUE = {
+    "-m", "--max-time", "--connect-timeout", "--retry", "--retry-delay", "--retry-max-time", "--max-redirs",
+    "--limit-rate", "-y", "--speed-time", "-Y", "--speed-limit", "--expect100-timeout",
+}
+# Options that read or write local files, reach other hosts or change the process: refused.
+_REFUSED = {
+    "-o": "writes a file", "--output": "writes a file", "-O": "writes a file", "--remote-name": "writes a file",
+    "--output-dir": "writes files", "-J": "writes a file", "--remote-header-name": "writes a file",
+    "-D": "writes a file", "--dump-header": "writes a file", "-c": "writes a file", "--cookie-jar": "writes a file",
+    "--trace": "writes a file", "--trace-ascii": "writes a file", "--stderr": "writes a file",
+    "--libcurl": "writes a file", "-T": "uploads a local file", "--upload-file": "uploads a local file",
+    "-K": "reads a config file", "--config": "reads a config file", "-F": "uploads form files",
+    "--form": "uploads form files", "-x": "uses a proxy", "--proxy": "uses a proxy", "--preproxy": "uses a proxy",
+    "--unix-socket": "uses a local socket", "--abstract-unix-socket": "uses a local socket",
+    "--resolve": "redirects hosts", "--connect-to": "redirects hosts", "--interface": "binds a local interface",
+    "-E": "reads a certificate file", "--cert": "reads a certificate file", "--key": "reads a key file",
+    "--cacert": "reads a certificate file", "--capath": "reads certificate files", "-w": "prints local variables",
+    "--write-out": "prints local variables", "-n": "reads ~/.netrc", "--netrc": "reads ~/.netrc",
+    "--netrc-file": "reads a file", "-Z": "runs parallel transfers", "--parallel": "runs parallel transfers",
+}
+_DATA_OPTIONS = {"-d": "--data", "--data": "--data", "--data-ascii": "--data", "--data-binary": "--data-binary",
+                 "--data-raw": "--data-raw", "--data-urlencode": "--data-urlencode", "--json": "--json"}
+_OPTIONS_WITH_VALUE = {"-X", "--request", "-H", "--header", "--url", "-A", "--user-agent", "-e", "--referer",
+                       "-b", "--cookie", "-u", "--user", *_DATA_OPTIONS, *_HARMLESS_WITH_VALUE}
+_SHELL_OPERATORS = set(";&|<>()")
+
+
+class CurlError(ValueError):
+    """The text is not a single curl command we can run."""
+
+
+@dataclass(frozen=True)
+class CurlCommand:
+    request: HttpRequest
+    include_headers: bool = False  # -i: print the status line and headers before the body
+
+
+def find_curl_command(text: str) -> str:
+    """The first line that starts with ``curl``, with backslash-newline continuations joined."""
+    joined = re.sub(r"\\[ \t]*\r?\n", " ", text)
+    for line in joined.splitlines():
+        stripped = line.strip()
+        if stripped == "curl" or (stripped.startswith("curl") and stripped[4].isspace()):
+            return stripped
+    raise CurlError("no curl command found: write the API call on a line that starts with `curl`")
+
+
+def parse_curl(command: str) -> CurlCommand:
+    """Parse one curl command line into the request curl would send."""
+    tokens = shlex.split(_strip_comment_and_check_shell(command))
+    if not tokens or tokens[0] != "curl":
+        raise CurlError("the command must start with `curl`")
+
+    method: str | None = None
+    headers: list[tuple[str, str]] = []
+    removed_headers: set[str] = set()
+    data_parts: list[str] = []
+    urls: list[str] = []
+    get_mode = head = include = json_mode = False
+
+    def take(option: str, rest: list[str]) -> str:
+        if not rest:
+            raise CurlError(f"curl option {option} needs a value")
+        return rest.pop(0)
+
+    pending = tokens[1:]
+    only_urls = False
+    while pending:
+        token = pending.pop(0)
+        if only_urls or not token.startswith("-") or token == "-":
+            urls.append(token)
+            continue
+        if token == "--":
+            only_urls = True
+            continue
+        if token.startswith("--"):
+            options = [token]
+        else:  # a cluster of short options: -sSL, -XPOST, -sX POST
+            options = []
+            for index, char in enumerate(token[1:], start=1):
+                option = "-" + char
+                if option in _OPTIONS_WITH_VALUE and index + 1 < len(token):
+                    options.append(option)
+                    pending.insert(0, token[index + 1 :])
+                    break
+                options.append(option)
+        for option in options:
+            if option in _HARMLESS_FLAGS:
+                continue
+            if option in _REFUSED:
+                raise CurlError(f"curl option {option} is not allowed here: it {_REFUSED[option]}")
+            if option in ("-G", "--get"):
+                get_mode = True
+            elif option in ("-I", "--head"):
+                head = True
+            elif option in ("-i", "--include"):
+                include = True
+            elif option in _HARMLESS_WITH_VALUE:
+                take(option, pending)
+            elif option in ("-X", "--request"):
+                method = take(option, pending)
+            elif option in ("-H", "--header"):
+                _add_header(take(option, pending), headers, removed_headers)
+            elif option == "--url":
+                urls.append(take(option, pending))
+            elif option in ("-A", "--user-agent"):
+                headers.append(("User-Agent", take(option, pending)))
+            elif option in ("-e", "--referer"):
+                headers.append(("Referer", take(option, pending)))
+            elif option in ("-b", "--cookie"):
+                cookie = take(option, pending)
+                if "=" not in cookie:
+                    raise CurlError("curl option -b without name=value reads a cookie file, which is not allowed here")
+                headers.append(("Cookie", cookie))
+            elif option in ("-u", "--user"):
+                credentials = take(option, pending)
+                if ":" not in credentials:
+                    raise CurlError("curl option -u needs user:password (curl would prompt for the password)")
+                token64 = base64.b64encode(credentials.encode("utf-8")).decode("ascii")
+                headers.append(("Authorization", f"Basic {token64}"))
+            elif option in _DATA_OPTIONS:
+                kind = _DATA_OPTIONS[option]
+                data_parts.append(_data_value(kind, take(option, pending)))
+                json_mode = json_mode or kind == "--json"
+            elif "=" in option and option.split("=", 1)[0] in _OPTIONS_WITH_VALUE | _HARMLESS_FLAGS:
+                name = option.split("=", 1)[0]
+                raise CurlError(f"option {option}: is unknown (curl takes the value as the next word: {name} VALUE)")
+            else:
+                raise CurlError(f"option {option}: is unknown or not supported here")
+
+    if not urls:
+        raise CurlError("no URL specified")
+    if len(urls) > 1:
+        raise CurlError(f"one URL per call, got {len(urls)}: {', '.join(urls[:3])}")
+    url = _check_url(urls[0])
+
+    body = b""
+    if data_parts:
+        joined = "".join(data_parts) if json_mode else "&".join(data_parts)
+        if get_mode:
+            url += ("&" if "?" in url else "?") + joined
+        else:
+            body = joined.encode("utf-8", "surrogateescape")
+    if method is None:
+        method = "HEAD" if head else ("POST" if body else "GET")
+
+    accept = "application/json" if json_mode else "*/*"
+    defaults = [("Host", urlsplit(url).netloc), ("User-Agent", CURL_USER_AGENT), ("Accept", accept)]
+    if json_mode:
+        defaults.append(("Content-Type", "application/json"))
+    elif body:
+        defaults.append(("Content-Type", "application/x-www-form-urlencoded"))
+    # A user header replaces curl's default of the same name; "Name:" removes the default.
+    overridden = {name.lower() for name, _ in headers} | removed_headers
+    merged = [(k, v) for k, v in defaults if k.lower() not in overridden] + headers
+    return CurlCommand(HttpRequest(method.upper(), url, tuple(merged), body), include_headers=include)
+
+
+def _strip_comment_and_check_shell(command: str) -> str:
+    """Refuse shell syntax outside single quotes; drop a trailing ``# comment``."""
+    quote_char: str | None = None
+    index = 0
+    while index < len(command):
+        char = command[index]
+        if quote_char == "'":
+            if char == "'":
+                quote_char = None
+        else:
+            if char == "\\":
+                index += 2
+                continue
+            if char == "`" or (char == "$" and index + 1 < len(command) and re.match(r"[({A-Za-z_0-9@*#?$!-]", command[index + 1])):
+                raise CurlError(
+                    "shell expansion ($..., `...`) is not supported: the action is one curl command, not a shell script"
+                )
+            if quote_char == '"':
+                if char == '"':
+                    quote_char = None
+            elif char in "'\"":
+                quote_char = char
+            elif char in _SHELL_OPERATORS:
+                raise CurlError(
+                    f"shell operator {char!r} is not allowed: the action is one curl command, not a shell script"
+                    + (" (put the URL in quotes when it contains '&')" if char == "&" else "")
+                )
+            elif char == "#" and (index == 0 or command[index - 1].isspace()):
+                return command[:index]
+        index += 1
+    if quote_char is not None:
+        raise CurlError(f"unbalanced quotes: a {quote_char} is never closed")
+    return command
+
+
+def _add_header(raw: str, headers: list[tuple[str, str]], removed: set[str]) -> None:
+    if raw.startswith("@"):
+        raise CurlError("curl -H @file reads headers from a file, which is not allowed here")
+    if ":" in raw:
+        name, value = raw.split(":", 1)
+        name, value = name.strip(), value.strip()
+        if not name:
+            raise CurlError(f"malformed header {raw!r}")
+        if not value:
+            removed.add(name.lower())  # curl: "Name:" removes an internal header
+            return
+        headers.append((name, value))
+    elif raw.endswith(";"):
+        headers.append((raw[:-1].strip(), ""))
+    else:
+        raise CurlError(f"malformed header {raw!r}: expected 'Name: value'")
+
+
+def _data_value(kind: str, value: str) -> str:
+    if kind in ("--data", "--data-binary", "--json") and value.startswith("@"):
+        raise CurlError(f"curl {kind} @file reads a local file, which is not allowed here")
+    if kind == "--data-urlencode":
+        at, eq = value.find("@"), value.find("=")
+        if at != -1 and (eq == -1 or at < eq):
+            raise CurlError("curl --data-urlencode name@file reads a local file, which is not allowed here")
+        if eq == -1:
+            return quote(value, safe="")
+        name, content = value[:eq], value[eq + 1 :]
+        return (name + "=" if name else "") + quote(content, safe="")
+    return value
+
+
+def _check_url(url: str) -> str:
+    if any(char.isspace() for char in url):
+        raise CurlError("curl: (3) URL using bad/illegal format: a URL cannot contain spaces (write %20 or +)")
+    if "://" not in url:
+        url = "http://" + url  # curl's default when the scheme is missing
+    scheme = url.split("://", 1)[0].lower()
+    if scheme not in ("http", "https"):
+        raise CurlError(f"curl: (1) protocol {scheme!r} is not supported here; only http and https URLs are")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError as exc:
+        raise CurlError(f"curl: (3) URL using bad/illegal format: {exc}") from exc
+    if not parts.hostname:
+        raise CurlError("curl: (3) URL using bad/illegal format or missing host")
+    return url

@@ -1,0 +1,264 @@
+"""The base class of every toolbench environment.
+
+It owns what is the same for every task: text spaces, seeding and task selection, the step
+bookkeeping (rewards paid at the end, error observations instead of exceptions, ``max_steps``),
+the episode transcript behind ``render_mode="ansi"``, and ``get_state``/``set_state``. A task's env
+subclasses it and implements ``_begin`` (start an episode on a task) and ``_act`` (one action).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import gymnasium as gym
+
+from toolbench.core.spaces import UnicodeText
+from toolbench.core.tasks import Task, fixture_file, read_task_file
+
+OBSERVATION_MAX_LENGTH = 2**18
+ACTION_MAX_LENGTH = 2**17
+TRUNCATION_NOTE = "\n...[observation truncated at {n} characters]"
+
+
+class ActionError(Exception):
+    """An action that cannot be carried out; its message becomes the observation."""
+
+
+@dataclass
+class Outcome:
+    """What one action did. ``done`` ends the episode; ``score`` counts only then."""
+
+    observation: str
+    done: bool
+    score: float = 0.0
+    success: bool = False
+    executable: bool = True
+    error: str | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def failure(cls, message: str, done: bool) -> Outcome:
+        return cls(observation=f"Error: {message}", done=done, executable=False, error=message)
+
+
+class ToolEnv(gym.Env[str, str]):
+    """Base class; see a task's env for the Gymnasium-style description of that task."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+
+    #: Task name as in the env id (``toolbench/<task_name>-v0``).
+    task_name: ClassVar[str]
+    #: Folder of the task's fixtures under ``toolbench/fixtures``.
+    fixture_slug: ClassVar[str]
+    modes: ClassVar[tuple[str, ...]] = ("program",)
+    splits: ClassVar[tuple[str, ...]] = ("test", "demo")
+    default_max_steps: ClassVar[int] = 20
+    #: The task's own metrics, always present in ``info`` (0.0 until the episode is scored).
+    metric_names: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        split: str = "test",
+        mode: str | None = None,
+        render_mode: str | None = None,
+        max_steps: int | None = None,
+        task_file: str | Path | None = None,
+        tasks: Sequence[Task] | None = None,
+    ) -> None:
+        mode = mode or self.modes[0]
+        if mode not in self.modes:
+            raise ValueError(f"{self.task_name} has modes {list(self.modes)}, not {mode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        if tasks is not None:
+            self.tasks = list(tasks)
+        elif task_file is not None:
+            self.tasks = read_task_file(task_file, id_prefix=f"{self.fixture_slug}-{Path(task_file).stem}")
+        else:
+            if split not in self.splits:
+                raise ValueError(f"{self.task_name} has splits {list(self.splits)}, not {split!r}")
+            self.tasks = self.load_split(split)
+        if not self.tasks:
+            raise ValueError(f"{self.task_name}: no tasks to play")
+        self._tasks_by_id = {task.id: task for task in self.tasks}
+        self.split = split
+        self.mode = mode
+        self.render_mode = render_mode
+        self.max_steps = int(max_steps) if max_steps is not None else (1 if mode == "program" else self.default_max_steps)
+        if self.max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        self.observation_space = UnicodeText(OBSERVATION_MAX_LENGTH)
+        self.action_space = UnicodeText(ACTION_MAX_LENGTH)
+        self._task: Task | None = None
+        self._steps = 0
+        self._done = False
+        self._transcript: list[tuple[str, str]] = []
+
+    # ----------------------------------------------------------------- to implement per task
+    def _begin(self, task: Task) -> str:
+        """Set up a fresh episode on ``task``; return the first observation (the prompt)."""
+        raise NotImplementedError
+
+    def _act(self, action: str) -> Outcome:
+        """Carry out one action (raise ``ActionError`` for an action that cannot be run)."""
+        raise NotImplementedError
+
+    def _on_truncation(self) -> Outcome | None:
+        """Score an episode cut off by ``max_steps``; ``None`` pays nothing."""
+        return None
+
+    def api_docs(self) -> str:
+        """The API documentation shown to agents, as text."""
+        return ""
+
+    def oracle_actions(self, task: Task) -> list[str]:
+        """The actions that play ``task``'s first reference in this env's mode."""
+        return [task.references[0]] if task.references else [""]
+
+    def tools(self) -> list[dict[str, Any]] | None:
+        """OpenAI function-calling schemas for tasks with callable tools, else ``None``."""
+        return None
+
+    def _get_backend_state(self) -> Any:
+        return None
+
+    def _set_backend_state(self, state: Any) -> None:
+        pass
+
+    # ----------------------------------------------------------------- Gymnasium API
+    @classmethod
+    def load_split(cls, split: str) -> list[Task]:
+        return read_task_file(fixture_file(cls.fixture_slug, f"{split}.jsonl"), id_prefix=f"{cls.fixture_slug}-{split}")
+
+    @property
+    def task(self) -> Task | None:
+        """The task of the current episode."""
+        return self._task
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        task_id = (options or {}).get("task_id")
+        if task_id is not None:
+            if task_id not in self._tasks_by_id:
+                raise KeyError(f"{self.task_name}: no task {task_id!r} in split {self.split!r}")
+            task = self._tasks_by_id[task_id]
+        else:
+            task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        self._task = task
+        self._steps = 0
+        self._done = False
+        prompt = self._begin(task)
+        self._transcript = [("task", prompt)]
+        info: dict[str, Any] = {"task_id": task.id, "split": self.split, "mode": self.mode, "api_docs": self.api_docs()}
+        tools = self.tools()
+        if tools is not None:
+            info["tools"] = tools
+        return self._fit(prompt), info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._task is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        program_mode = self.mode == "program"
+        if self._done:
+            outcome = Outcome.failure("the episode is over; call reset() to start a new one", done=True)
+        elif not isinstance(action, str):
+            outcome = Outcome.failure(f"an action must be a str, not {type(action).__name__}", done=program_mode)
+        elif len(action) > ACTION_MAX_LENGTH:
+            outcome = Outcome.failure(
+                f"the action is {len(action)} characters long; the limit is {ACTION_MAX_LENGTH}", done=program_mode
+            )
+        else:
+            try:
+                outcome = self._act(action)
+            except ActionError as exc:
+                outcome = Outcome.failure(str(exc), done=program_mode)
+        was_done = self._done
+        self._steps += 1
+        truncated = False
+        if not outcome.done and self._steps >= self.max_steps:
+            truncated = True
+            final = self._on_truncation()
+            if final is not None:
+                final.observation = outcome.observation
+                outcome = final
+        ended = outcome.done or truncated
+        reward = float(outcome.score) if ended and not was_done else 0.0
+        self._done = ended
+        info = self._step_info(outcome)
+        observation = self._fit(outcome.observation)
+        self._transcript.append(("action", action if isinstance(action, str) else repr(action)))
+        self._transcript.append(("observation", observation))
+        if ended and not was_done:
+            self._transcript.append(("end", f"reward={reward:.3f} success={info['success']} error={info['error']}"))
+        return observation, reward, bool(outcome.done), truncated, info
+
+    def _step_info(self, outcome: Outcome) -> dict[str, Any]:
+        assert self._task is not None
+        info: dict[str, Any] = {
+            "task_id": self._task.id,
+            "success": bool(outcome.success),
+            "score": float(outcome.score),
+            "executable": bool(outcome.executable),
+            "error": outcome.error,
+        }
+        for name in self.metric_names:
+            info[name] = outcome.metrics.get(name, 0.0)
+        for name, value in outcome.metrics.items():
+            info.setdefault(name, value)
+        return info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        header = f"=== toolbench/{self.task_name}-v0 · {self._task.id if self._task else '(no episode)'} ==="
+        blocks = [header]
+        action_number = 0
+        for kind, text in self._transcript:
+            if kind == "action":
+                action_number += 1
+                blocks.append(f"--- action {action_number} ---\n{text}")
+            elif kind == "observation":
+                blocks.append(f"--- observation {action_number} ---\n{text}")
+            elif kind == "end":
+                blocks.append(f"--- episode end: {text} ---")
+            else:
+                blocks.append(f"--- {kind} ---\n{text}")
+        return "\n".join(blocks) + "\n"
+
+    # ----------------------------------------------------------------- snapshots for tree search
+    def get_state(self) -> dict[str, Any]:
+        """A picklable snapshot of everything the episode has changed."""
+        return copy.deepcopy(
+            {
+                "task_id": self._task.id if self._task else None,
+                "steps": self._steps,
+                "done": self._done,
+                "transcript": list(self._transcript),
+                "rng": self.np_random.bit_generator.state,
+                "backend": self._get_backend_state(),
+            }
+        )
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a snapshot taken by ``get_state`` (on this env or another of the same task)."""
+        state = copy.deepcopy(state)
+        task_id = state["task_id"]
+        self._task = self._tasks_by_id[task_id] if task_id is not None else None
+        self._steps = state["steps"]
+        self._done = state["done"]
+        self._transcript = list(state["transcript"])
+        self.np_random.bit_generator.state = state["rng"]
+        self._set_backend_state(state["backend"])
+
+    # ----------------------------------------------------------------- helpers
+    @staticmethod
+    def _fit(text: str) -> str:
+        """Cut an observation to the observation space's maximum length."""
+        if len(text) <= OBSERVATION_MAX_LENGTH:
+            return text
+        note = TRUNCATION_NOTE.format(n=OBSERVATION_MAX_LENGTH)
+        return text[: OBSERVATION_MAX_LENGTH - len(note)] + note

@@ -1,0 +1,203 @@
+"""HTTP between agents' clients and the mock services, without a network.
+
+A ``Router`` maps host names to Flask apps and answers an ``HttpRequest`` through the app's
+Werkzeug test client, in-process. ``Router.session()`` gives a ``requests.Session`` whose adapter
+does the same, so Python clients built on ``requests`` (gspread among them) reach the fakes
+unmodified. ``ServedApp`` serves one app on 127.0.0.1 for outside clients such as real curl.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from flask import Flask
+from requests.adapters import BaseAdapter
+from requests.structures import CaseInsensitiveDict
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+
+Headers = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    method: str
+    url: str
+    headers: Headers = ()
+    body: bytes = b""
+
+    @property
+    def host(self) -> str:
+        return (urlsplit(self.url).hostname or "").lower()
+
+    def header(self, name: str) -> str | None:
+        name = name.lower()
+        for key, value in self.headers:
+            if key.lower() == name:
+                return value
+        return None
+
+    def with_default_header(self, name: str, value: str) -> HttpRequest:
+        """This request with header ``name`` added unless it is already set."""
+        if self.header(name) is not None:
+            return self
+        return HttpRequest(self.method, self.url, self.headers + ((name, value),), self.body)
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    status: int
+    headers: Headers
+    body: bytes
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 400
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def header(self, name: str) -> str | None:
+        name = name.lower()
+        for key, value in self.headers:
+            if key.lower() == name:
+                return value
+        return None
+
+    def head_text(self) -> str:
+        """Status line and headers as curl ``-i`` prints them."""
+        try:
+            reason = HTTPStatus(self.status).phrase
+        except ValueError:
+            reason = ""
+        lines = [f"HTTP/1.1 {self.status} {reason}".rstrip()]
+        lines += [f"{key}: {value}" for key, value in self.headers]
+        return "\r\n".join(lines) + "\r\n\r\n"
+
+
+class HostNotServed(LookupError):
+    """The request names a host that no mock service answers for."""
+
+
+class Router:
+    """Routes requests to Flask apps by host name, in-process."""
+
+    def __init__(self, apps: Mapping[str, Flask]):
+        self._apps = {host.lower(): app for host, app in apps.items()}
+        self._clients = {host: app.test_client(use_cookies=False) for host, app in self._apps.items()}
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        return tuple(self._apps)
+
+    def send(self, request: HttpRequest) -> HttpResponse:
+        parts = urlsplit(request.url)
+        host = (parts.hostname or "").lower()
+        client = self._clients.get(host)
+        if client is None:
+            served = ", ".join(self._apps) or "none"
+            raise HostNotServed(f"host {host or '(none)'!r} is not served here (served: {served})")
+        path = parts.path or "/"
+        response = client.open(
+            path,
+            base_url=f"{parts.scheme or 'http'}://{parts.netloc}",
+            query_string=parts.query,
+            method=request.method,
+            headers=list(request.headers),
+            data=request.body,
+        )
+        try:
+            return HttpResponse(response.status_code, tuple(response.headers.items()), response.get_data())
+        finally:
+            response.close()
+
+    def session(self) -> requests.Session:
+        """A ``requests.Session`` whose http(s) traffic goes to these apps in-process."""
+        session = requests.Session()
+        session.trust_env = False  # never pick up proxies from the environment
+        adapter = RouterAdapter(self)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        return session
+
+
+class RouterAdapter(BaseAdapter):
+    """A ``requests`` transport adapter that answers from a Router instead of a socket."""
+
+    def __init__(self, router: Router):
+        super().__init__()
+        self.router = router
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        body = request.body or b""
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        elif not isinstance(body, bytes):  # a generator or file-like upload
+            body = b"".join(chunk if isinstance(chunk, bytes) else chunk.encode("utf-8") for chunk in body)
+        ours = HttpRequest(request.method or "GET", request.url or "", tuple(request.headers.items()), body)
+        try:
+            answer = self.router.send(ours)
+        except HostNotServed as exc:
+            raise requests.ConnectionError(str(exc), request=request) from exc
+        response = requests.Response()
+        response.status_code = answer.status
+        response.headers = CaseInsensitiveDict(dict(answer.headers))
+        response._content = answer.body
+        response.url = request.url or ""
+        response.request = request
+        try:
+            response.reason = HTTPStatus(answer.status).phrase
+        except ValueError:
+            response.reason = ""
+        response.encoding = requests.utils.get_encoding_from_headers(response.headers)
+        return response
+
+    def close(self) -> None:
+        pass
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_request(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+class ServedApp:
+    """Serve a WSGI app on a loopback port in a background thread (``with ServedApp(app) as s:``)."""
+
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, log_requests: bool = False):
+        handler = WSGIRequestHandler if log_requests else _QuietHandler
+        self._server: BaseWSGIServer = make_server(host, port, app, threaded=True, request_handler=handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="toolbench-serve", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._server.server_port
+
+    @property
+    def url(self) -> str:
+        return f"http://{self._server.server_address[0]}:{self.port}"
+
+    def start(self) -> ServedApp:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> ServedApp:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
