@@ -1,0 +1,43 @@
+"""Mock services: one backend per service, usable without Gymnasium.
+
+``create_service_app(name)`` builds the Flask app that ``toolbench serve NAME`` serves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flask import Flask
+
+
+def _openweather(api_key: str | None) -> Flask:
+    from toolbench.mock_services import openweather
+
+    return openweather.create_app(api_keys=[api_key or openweather.DEMO_API_KEY])
+
+
+def _catapi(api_key: str | None) -> Flask:
+    from toolbench.mock_services import catapi
+
+    return catapi.create_app(catapi.CatStore.with_account(api_key or catapi.DEMO_API_KEY))
+
+
+def _demo_key(name: str) -> str:
+    from toolbench.mock_services import catapi, openweather
+
+    return {"openweather": openweather.DEMO_API_KEY, "catapi": catapi.DEMO_API_KEY}[name]
+
+
+SERVICES: dict[str, Callable[[str | None], Flask]] = {"openweather": _openweather, "catapi": _catapi}
+
+
+def create_service_app(name: str, api_key: str | None = None) -> Flask:
+    """The Flask app of a served service; ``api_key`` replaces the demo key it accepts."""
+    if name not in SERVICES:
+        raise KeyError(f"unknown service {name!r}; services: {', '.join(SERVICES)}")
+    return SERVICES[name](api_key)
+
+
+def service_api_key(name: str, api_key: str | None = None) -> str:
+    """The key a served service accepts."""
+    return api_key or _demo_key(name)
