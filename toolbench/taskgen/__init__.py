@@ -1,0 +1,61 @@
+"""Generators of the shipped task sets and world data (``python -m toolbench.taskgen``).
+
+Every fixture file is a pure function of the code here: running a generator again rewrites the
+same bytes, and a test checks that. Prompts come from templates written for this project.
+"""
+
+from __future__ import annotations
+
+import random
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from toolbench.core.tasks import fixture_file
+
+#: A generator's output: file name (inside the task's fixture folder) -> exact file content.
+Files = dict[str, str]
+
+
+def rng_for(*parts: object) -> random.Random:
+    """A ``random.Random`` seeded from ``parts`` (string seeding is stable across processes)."""
+    return random.Random("/".join(str(part) for part in parts))
+
+
+def jsonl(records: Iterable[Mapping[str, Any]]) -> str:
+    """Records as JSONL text, formatted exactly as the shipped fixtures."""
+    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+
+
+def spread(total: int, categories: list[str]) -> list[str]:
+    """``total`` category labels, as even as possible, in a fixed interleaved order."""
+    counts = {c: total // len(categories) + (1 if i < total % len(categories) else 0) for i, c in enumerate(categories)}
+    labels: list[str] = []
+    while len(labels) < total:
+        for category in categories:
+            if counts[category] > 0:
+                labels.append(category)
+                counts[category] -= 1
+    return labels
+
+
+GENERATORS: dict[str, Callable[[], Files]] = {}
+
+
+def generator(slug: str) -> Callable[[Callable[[], Files]], Callable[[], Files]]:
+    """Register a function that renders the fixture files of task set ``slug``."""
+
+    def register(function: Callable[[], Files]) -> Callable[[], Files]:
+        GENERATORS[slug] = function
+        return function
+
+    return register
+
+
+def write_fixtures(slug: str, files: Files) -> list[str]:
+    paths = []
+    for name, content in files.items():
+        path = fixture_file(slug, name)
+        path.write_text(content, encoding="utf-8", newline="\n")
+        paths.append(str(path))
+    return paths

@@ -1,0 +1,196 @@
+"""OpenWeather task sets: 100 test tasks over the 9 call types ToolBench uses, 2 demos per type.
+
+Questions vary wording, units (Celsius, Fahrenheit, Kelvin), languages, response format and, for
+forecasts, how many 3-hour steps to return. Demos use cities that no test task mentions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote_plus
+
+from toolbench.core.curl import find_curl_command, parse_curl
+from toolbench.core.transport import Router
+from toolbench.mock_services.openweather import DEMO_API_KEY, HOST, City, World, create_app
+from toolbench.taskgen import Files, generator, jsonl, rng_for, spread
+
+BASE = "https://api.openweathermap.org"
+TYPES = ["current_city", "current_zip", "current_coords", "forecast_city", "forecast_zip", "forecast_coords",
+         "air_current", "air_forecast", "geocoding"]
+
+COUNTRY_NAMES = {
+    "AE": "the United Arab Emirates", "AF": "Afghanistan", "AM": "Armenia", "AO": "Angola", "AR": "Argentina",
+    "AT": "Austria", "AU": "Australia", "AZ": "Azerbaijan", "BD": "Bangladesh", "BE": "Belgium", "BG": "Bulgaria",
+    "BO": "Bolivia", "BR": "Brazil", "CA": "Canada", "CD": "the DR Congo", "CH": "Switzerland", "CL": "Chile",
+    "CN": "China", "CO": "Colombia", "CR": "Costa Rica", "CU": "Cuba", "CZ": "Czechia", "DE": "Germany",
+    "DK": "Denmark", "DO": "the Dominican Republic", "DZ": "Algeria", "EC": "Ecuador", "EE": "Estonia",
+    "EG": "Egypt", "ES": "Spain", "ET": "Ethiopia", "FI": "Finland", "FJ": "Fiji", "FR": "France",
+    "GB": "the UK", "GE": "Georgia", "GH": "Ghana", "GL": "Greenland", "GR": "Greece", "GT": "Guatemala",
+    "HK": "Hong Kong", "HR": "Croatia", "HU": "Hungary", "ID": "Indonesia", "IE": "Ireland", "IL": "Israel",
+    "IN": "India", "IQ": "Iraq", "IR": "Iran", "IS": "Iceland", "IT": "Italy", "JM": "Jamaica", "JO": "Jordan",
+    "JP": "Japan", "KE": "Kenya", "KH": "Cambodia", "KR": "South Korea", "KZ": "Kazakhstan", "LB": "Lebanon",
+    "LK": "Sri Lanka", "LT": "Lithuania", "LU": "Luxembourg", "LV": "Latvia", "MA": "Morocco", "MC": "Monaco",
+    "MG": "Madagascar", "MM": "Myanmar", "MN": "Mongolia", "MT": "Malta", "MX": "Mexico", "MY": "Malaysia",
+    "NG": "Nigeria", "NL": "the Netherlands", "NO": "Norway", "NP": "Nepal", "NZ": "New Zealand", "PA": "Panama",
+    "PE": "Peru", "PG": "Papua New Guinea", "PH": "the Philippines", "PK": "Pakistan", "PL": "Poland",
+    "PR": "Puerto Rico", "PT": "Portugal", "PY": "Paraguay", "QA": "Qatar", "RO": "Romania", "RS": "Serbia",
+    "RU": "Russia", "SA": "Saudi Arabia", "SE": "Sweden", "SG": "Singapore", "SI": "Slovenia", "SK": "Slovakia",
+    "SN": "Senegal", "TH": "Thailand", "TN": "Tunisia", "TR": "Turkey", "TW": "Taiwan", "TZ": "Tanzania",
+    "UA": "Ukraine", "UG": "Uganda", "US": "the US", "UY": "Uruguay", "UZ": "Uzbekistan", "VE": "Venezuela",
+    "VN": "Vietnam", "ZA": "South Africa", "ZW": "Zimbabwe",
+}
+LANGUAGE_NAMES = {"fr": "French", "zh_cn": "Simplified Chinese", "it": "Italian", "de": "German", "ru": "Russian",
+                  "ja": "Japanese", "nl": "Dutch"}
+UNIT_PHRASES = {
+    "metric": [" in Celsius", " in metric units", " in degrees Celsius"],
+    "imperial": [" in Fahrenheit", " using imperial units", " in °F"],
+    "standard": [" in Kelvin", " in standard units"],
+}
+
+
+class _Options:
+    """Optional parameters of one question: their wording and their query string."""
+
+    def __init__(self, rng: Any, allow_cnt: bool):
+        self.units = rng.choice([None, None, "metric", "metric", "imperial", "standard"])
+        self.lang = rng.choice([None] * 5 + sorted(LANGUAGE_NAMES))
+        self.mode = rng.choice([None] * 8 + ["xml", "json"])
+        self.cnt = rng.randint(2, 12) if allow_cnt and rng.random() < 0.35 else None
+        self.units_text = rng.choice(UNIT_PHRASES[self.units]) if self.units else ""
+        self.lang_text = f" Please answer in {LANGUAGE_NAMES[self.lang]}." if self.lang else ""
+        self.mode_text = {"xml": " I need the data as XML.", "json": " A JSON response is fine."}.get(self.mode or "", "")
+
+    def query(self) -> str:
+        params = [("cnt", self.cnt), ("units", self.units), ("lang", self.lang), ("mode", self.mode)]
+        return "".join(f"&{name}={value}" for name, value in params if value is not None)
+
+    def tail(self) -> str:
+        return self.lang_text + self.mode_text
+
+
+def _place(city: City, world: World) -> tuple[str, str]:
+    """How a question names a city, and the matching ``q`` value."""
+    same_name = world.search(city.name)
+    if city.country == "US":
+        return f"{city.name}, {city.state}", f"{city.name},{city.state_code},US"
+    if len(same_name) == 1:
+        return city.name, city.name
+    return f"{city.name}, {COUNTRY_NAMES[city.country]}", f"{city.name},{city.country}"
+
+
+def _coords(rng: Any, world: World) -> tuple[float, float]:
+    if rng.random() < 0.5:
+        city = rng.choice(world.cities)
+        return round(city.lat, 2), round(city.lon, 2)
+    return round(rng.uniform(-80, 80), 1), round(rng.uniform(-180, 180), 1)
+
+
+def _coords_text(rng: Any, lat: float, lon: float) -> str:
+    return rng.choice([
+        f"latitude {lat} and longitude {lon}",
+        f"latitude {lat}, longitude {lon}",
+        f"the point with (longitude, latitude) = ({lon}, {lat})",
+        f"coordinates lat={lat}, lon={lon}",
+    ])
+
+
+def _curl(path: str, query: str) -> str:
+    return f"curl -X GET '{BASE}{path}?{query}&appid={{API_KEY}}'"
+
+
+def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list[City]) -> tuple[str, str]:
+    if kind in ("current_city", "forecast_city", "current_zip", "forecast_zip", "current_coords", "forecast_coords"):
+        forecast = kind.startswith("forecast")
+        options = _Options(rng, allow_cnt=forecast)
+        path = "/data/2.5/forecast" if forecast else "/data/2.5/weather"
+        if kind.endswith("city"):
+            place_text, q = _place(rng.choice(cities), world)
+            where, query = f"in {place_text}", f"q={quote_plus(q, safe=',')}"
+        elif kind.endswith("zip"):
+            city = rng.choice(us_cities)
+            where, query = rng.choice([f"in the {city.zip} zip code area", f"around zip code {city.zip}",
+                                       f"for the area with zip code {city.zip}"]), f"zip={city.zip}"
+        else:
+            lat, lon = _coords(rng, world)
+            where, query = "at " + _coords_text(rng, lat, lon), f"lat={lat}&lon={lon}"
+        units = options.units_text
+        if forecast and options.cnt:
+            question = rng.choice([
+                f"Give me the next {options.cnt} three-hour forecast steps {where}{units}.",
+                f"I only need the first {options.cnt} entries of the 3-hourly forecast {where}{units}.",
+            ])
+        elif forecast:
+            question = rng.choice([
+                f"What will the weather be like {where} over the next few days{units}?",
+                f"Can you get me the 5-day forecast {where}{units}?",
+                f"I'm planning a trip; how does the weather look {where} for the coming days{units}?",
+                f"Show me the upcoming forecast {where}{units}.",
+            ])
+        else:
+            question = rng.choice([
+                f"What's the weather like {where} right now{units}?",
+                f"How warm is it {where} at the moment{units}?",
+                f"Give me the current conditions {where}{units}.",
+                f"I'm about to go outside {where}. What does the weather look like now{units}?",
+                f"Tell me the present weather {where}{units}.",
+            ])
+        return question + options.tail(), _curl(path, query + options.query())
+    if kind in ("air_current", "air_forecast"):
+        lat, lon = _coords(rng, world)
+        where = _coords_text(rng, lat, lon)
+        if kind == "air_current":
+            question = rng.choice([f"How clean is the air at {where} right now?",
+                                   f"What is the current air pollution level at {where}?",
+                                   f"Give me the air quality data at {where} at this moment."])
+            return question, _curl("/data/2.5/air_pollution", f"lat={lat}&lon={lon}")
+        question = rng.choice([f"What's the air quality outlook for the coming days at {where}?",
+                               f"Will the air be clean over the next few days at {where}?",
+                               f"Show me the air pollution forecast at {where}."])
+        return question, _curl("/data/2.5/air_pollution/forecast", f"lat={lat}&lon={lon}")
+    if kind == "geocoding":
+        if rng.random() < 0.5:
+            name = rng.choice(sorted({c.name for c in world.cities if len(world.search(c.name)) > 1}))
+            k = rng.randint(2, 5)
+            question = rng.choice([f"Find the coordinates of up to {k} places called {name}.",
+                                   f"There are several towns named {name}; list at most {k} of them with their coordinates."])
+            return question, _curl("/geo/1.0/direct", f"q={quote_plus(name, safe=',')}&limit={k}")
+        place_text, q = _place(rng.choice(cities), world)
+        question = rng.choice([f"What are the latitude and longitude of {place_text}?",
+                               f"Where exactly is {place_text}? I need its geographic coordinates."])
+        return question, _curl("/geo/1.0/direct", f"q={quote_plus(q, safe=',')}&limit=1")
+    raise ValueError(kind)
+
+
+def generate_tasks(split: str, total: int, world: World, cities: list[City]) -> list[dict[str, Any]]:
+    rng = rng_for("openweather", "tasks", split)
+    us_cities = [city for city in cities if city.zip]
+    records = []
+    for index, kind in enumerate(spread(total, TYPES)):
+        prompt, reference = _make(kind, rng, world, cities, us_cities)
+        records.append({"id": f"openweather-{split}-{index:04d}", "category": kind, "prompt": prompt,
+                        "completion": [reference]})
+    return records
+
+
+def check_references(records: list[dict[str, Any]], world: World) -> None:
+    router = Router({HOST: create_app(world, api_keys=[DEMO_API_KEY])})
+    for record in records:
+        for reference in record["completion"]:
+            command = parse_curl(find_curl_command(reference).replace("{API_KEY}", DEMO_API_KEY))
+            response = router.send(command.request)
+            if not response.ok:
+                raise AssertionError(f"{record['id']}: reference fails with {response.status}: {response.text}")
+
+
+@generator("openweather")
+def generate() -> Files:
+    world = World()
+    # Hold out every seventh city for the demonstrations.
+    demo_cities = [city for i, city in enumerate(world.cities) if i % 7 == 3]
+    test_cities = [city for i, city in enumerate(world.cities) if i % 7 != 3]
+    files = {}
+    for split, total, cities in (("test", 100, test_cities), ("demo", 2 * len(TYPES), demo_cities)):
+        records = generate_tasks(split, total, world, cities)
+        check_references(records, world)
+        files[f"{split}.jsonl"] = jsonl(records)
+    return files
