@@ -1,0 +1,25 @@
+"""The random agent: a chance baseline that plays the reference of another task of the same split.
+
+Its actions are well-formed calls to the right service, so it measures how often a plausible but
+unrelated call happens to answer the question, rather than how often garbage fails to parse.
+"""
+
+from __future__ import annotations
+
+from toolbench.agents.base import ScriptedAgent
+from toolbench.core.env import ToolEnv
+from toolbench.core.seeding import stable_hash
+from toolbench.core.tasks import Task
+
+
+class RandomAgent(ScriptedAgent):
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        super().__init__()
+        self.seed = seed
+
+    def script(self, env: ToolEnv, task: Task) -> list[str]:
+        others = [other for other in env.tasks if other.id != task.id] or [task]
+        chosen = others[stable_hash("random-agent", self.seed, task.id) % len(others)]
+        return env.oracle_actions(chosen)
