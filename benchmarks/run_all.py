@@ -1,0 +1,30 @@
+"""Run every benchmark and save the numbers to ``benchmarks/results/latest.json`` (``make bench``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_rest_tasks  # noqa: E402
+
+BENCHMARKS = {"rest_tasks": bench_rest_tasks.main}
+
+
+def main() -> None:
+    results = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}}
+    for name, run in BENCHMARKS.items():
+        print(f"== {name}")
+        results[name] = run()
+    out = Path(__file__).resolve().parent / "results"
+    out.mkdir(exist_ok=True)
+    (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(f"saved {out / 'latest.json'}")
+
+
+if __name__ == "__main__":
+    main()

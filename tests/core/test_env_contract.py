@@ -1,0 +1,153 @@
+"""The DESIGN.md environment contract, checked for every registered env id."""
+
+import json
+import pickle
+import warnings
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import toolbench
+from toolbench.core.env import ACTION_MAX_LENGTH
+from tests.conftest import ENV_IDS, run_python
+
+INFO_KEYS = {"task_id", "success", "score", "executable", "error"}
+
+
+def modes_of(env_id):
+    return toolbench.find_task(env_id).env_class().modes
+
+
+CASES = [(env_id, mode) for env_id in ENV_IDS for mode in modes_of(env_id)]
+
+
+@pytest.mark.parametrize("env_id, mode", CASES)
+def test_check_env_passes_without_warnings(env_id, mode):
+    env = gym.make(env_id, mode=mode, render_mode="ansi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+    env.close()
+
+
+@pytest.mark.parametrize("env_id, mode", CASES)
+def test_reset_step_shapes_and_info(env_id, mode):
+    env = gym.make(env_id, mode=mode)
+    obs, info = env.reset(seed=7)
+    assert isinstance(obs, str) and obs == env.unwrapped.task.prompt
+    assert {"task_id", "split", "api_docs"} <= info.keys() and info["split"] == "test"
+    assert isinstance(info["api_docs"], str) and info["api_docs"]
+    task = env.unwrapped.task
+    obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_actions(task)[0])
+    assert INFO_KEYS <= info.keys()
+    assert set(env.unwrapped.metric_names) <= info.keys()
+    assert 0.0 <= reward <= 1.0
+    assert isinstance(terminated, bool) and isinstance(truncated, bool)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_task_selection(env_id):
+    env = gym.make(env_id)
+    first, _ = env.reset(seed=123)
+    again, _ = env.reset(seed=123)
+    assert first == again
+    prompts = {env.reset(seed=seed)[0] for seed in range(20)}
+    assert len(prompts) > 5
+    task = toolbench.load_tasks(env_id)[5]
+    obs, info = env.reset(options={"task_id": task.id})
+    assert obs == task.prompt and info["task_id"] == task.id
+    with pytest.raises(KeyError):
+        env.reset(options={"task_id": "no-such-task"})
+    demo_env = gym.make(env_id, split="demo")
+    assert demo_env.reset(seed=0)[1]["split"] == "demo"
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_bad_actions_are_observations_not_exceptions(env_id):
+    env = gym.make(env_id, disable_env_checker=True)
+    for action in ["", "\x00\xff garbage \ud800", "x" * (ACTION_MAX_LENGTH + 1), 42, None]:
+        env.reset(seed=1)
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert isinstance(obs, str) and obs.startswith("Error:")
+        assert reward == 0.0 and info["executable"] is False and info["success"] is False
+        assert info["error"]
+    env.reset(seed=1)
+    env.step(env.unwrapped.oracle_actions(env.unwrapped.task)[0])
+    obs, reward, *_ , info = env.step("anything")
+    assert "episode is over" in obs and reward == 0.0
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_ansi_render_is_a_transcript(env_id):
+    env = gym.make(env_id, render_mode="ansi")
+    env.reset(seed=3)
+    action = env.unwrapped.oracle_actions(env.unwrapped.task)[0]
+    env.step(action)
+    text = env.render()
+    assert env.unwrapped.task.prompt in text and action in text and "episode end" in text
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_state_snapshot_round_trip(env_id):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=11)
+    snapshot = env.get_state()
+    pickle.dumps(snapshot)
+    action = env.oracle_actions(env.task)[0]
+    expected = env.step(action)
+    env.reset(seed=99)  # move elsewhere, then come back
+    env.set_state(snapshot)
+    assert env.step(action) == expected
+    other = gym.make(env_id).unwrapped
+    other.set_state(snapshot)
+    assert other.step(action) == expected
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_async_vector_env_returns_the_right_distinct_prompts(env_id):
+    envs = gym.make_vec(env_id, num_envs=4, vectorization_mode="async")
+    try:
+        observations, infos = envs.reset(seed=[0, 1, 2, 3])
+        tasks = {task.id: task for task in toolbench.load_tasks(env_id)}
+        assert list(observations) == [tasks[task_id].prompt for task_id in infos["task_id"]]
+        assert len(set(observations)) == 4
+        actions = [tasks[task_id].references[0] for task_id in infos["task_id"]]
+        observations, rewards, terminated, truncated, infos = envs.step(actions)
+        assert list(rewards) == [1.0, 1.0, 1.0, 1.0]
+        assert all(isinstance(o, str) and o for o in observations)
+    finally:
+        envs.close()
+
+
+def test_make_without_import_uses_the_module_prefix():
+    out = run_python(
+        "import gymnasium as gym\n"
+        "env = gym.make('toolbench:toolbench/OpenWeather-v0')\n"
+        "print(env.reset(seed=0)[1]['task_id'])"
+    )
+    assert out.strip().startswith("openweather-test-")
+
+
+DETERMINISM_SCRIPT = """
+import json, gymnasium as gym, toolbench
+rows = []
+for spec in toolbench.TASKS:
+    env = gym.make(spec.env_id)
+    for seed in range(6):
+        obs, info = env.reset(seed=seed)
+        task = env.unwrapped.task
+        other = env.unwrapped.tasks[(seed * 7) % len(env.unwrapped.tasks)]
+        for action in (task.references[0], other.references[0]):
+            env.reset(seed=seed)
+            step = env.step(action)
+            rows.append([spec.env_id, seed, obs, info, list(step)])
+print(json.dumps(rows, sort_keys=True, ensure_ascii=False))
+"""
+
+
+def test_same_seed_same_episodes_in_processes_with_different_hash_seeds():
+    first = run_python(DETERMINISM_SCRIPT, {"PYTHONHASHSEED": "0"})
+    second = run_python(DETERMINISM_SCRIPT, {"PYTHONHASHSEED": "4242"})
+    assert first == second
+    assert len(json.loads(first)) == len(ENV_IDS) * 12

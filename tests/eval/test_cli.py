@@ -1,0 +1,73 @@
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+
+from toolbench.cli import main
+from toolbench.mock_services.openweather import DEMO_API_KEY
+
+
+def test_list(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "toolbench/OpenWeather-v0" in out and "test (100)" in out and "program" in out
+
+
+def test_eval_json_shape(capsys):
+    assert main(["eval", "--agent", "oracle", "--task", "all", "--limit", "5", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["agent"] == "oracle" and report["split"] == "test"
+    assert set(report["tasks"]) == {"OpenWeather", "CatAPI"}
+    for row in report["tasks"].values():
+        assert row["n"] == 5 and row["success_rate"] == 1.0 and row["executable_rate"] == 1.0
+        assert {"score", "precision", "recall", "f1"} <= set(row)
+
+
+def test_eval_table_and_outputs(tmp_path, capsys):
+    assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "7", "--out", str(tmp_path)]) == 0
+    table = capsys.readouterr().out
+    assert "CatAPI" in table and "success" in table
+    lines = (tmp_path / "trajectories.jsonl").read_text().splitlines()
+    assert len(lines) == 7
+    episode = json.loads(lines[0])
+    assert {"agent", "task", "task_id", "success", "score", "actions", "observations"} <= set(episode)
+    assert json.loads((tmp_path / "summary.json").read_text())["tasks"]["CatAPI"]["n"] == 7
+    assert (tmp_path / "summary.txt").read_text().strip() == table.strip()
+
+
+def test_eval_rejects_unknown_names(capsys):
+    assert main(["eval", "--agent", "nobody", "--task", "all"]) == 2
+    assert main(["eval", "--agent", "oracle", "--task", "Nowhere"]) == 2
+    assert "unknown" in capsys.readouterr().err
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_serve_runs_a_real_server():
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "toolbench.cli", "serve", "openweather", "--port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = process.stdout.readline()
+        assert f"127.0.0.1:{port}" in banner and DEMO_API_KEY in banner
+        url = f"http://127.0.0.1:{port}/data/2.5/weather?q=Rome&appid={DEMO_API_KEY}"
+        for _ in range(50):
+            try:
+                response = requests.get(url, timeout=5)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the server did not answer")
+        assert response.status_code == 200 and response.json()["name"] == "Rome"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,0 +1,24 @@
+"""The shipped fixtures are exactly what the generators in the repo produce."""
+
+import pytest
+
+from toolbench.core.tasks import fixture_file
+from toolbench.taskgen import GENERATORS
+from toolbench.taskgen import catapi, openweather  # noqa: F401  (registers the generators)
+
+
+@pytest.mark.parametrize("slug", ["openweather", "catapi"])
+def test_fixtures_are_reproducible(slug):
+    for name, content in GENERATORS[slug]().items():
+        assert fixture_file(slug, name).read_text(encoding="utf-8") == content, name
+
+
+def test_no_reference_data_file_is_copied(refdata):
+    import hashlib
+
+    def digests(folder):
+        return {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in folder.rglob("*") if p.is_file() and p.stat().st_size}
+
+    reference = digests(refdata)
+    shipped = digests(fixture_file("openweather", "").parent)
+    assert not [path for digest, path in shipped.items() if digest in reference]
