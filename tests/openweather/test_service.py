@@ -187,3 +187,10 @@ def test_weather_is_plausible_everywhere(world):
 def test_responses_are_identical_on_repeat(get):
     paths = ["/data/2.5/weather?q=Lima", "/data/2.5/forecast?lat=-33.9&lon=18.4", "/data/2.5/air_pollution?lat=1&lon=1"]
     assert [get(p).body for p in paths] == [get(p).body for p in paths]
+
+
+def test_python_requests_reaches_the_fake_in_process(world):
+    session = Router({HOST: create_app(world)}).session()
+    response = session.get(f"https://{HOST}/data/2.5/weather", params={"q": "Nairobi", "units": "metric", "appid": KEY})
+    assert response.status_code == 200 and response.json()["name"] == "Nairobi"
+    assert session.get(f"https://{HOST}/data/2.5/weather", params={"q": "Nairobi"}).status_code == 401

@@ -77,7 +77,10 @@ def find_curl_command(text: str) -> str:
 
 def parse_curl(command: str) -> CurlCommand:
     """Parse one curl command line into the request curl would send."""
-    tokens = shlex.split(_strip_comment_and_check_shell(command))
+    try:
+        tokens = shlex.split(_strip_comment_and_check_shell(command))
+    except ValueError as exc:  # e.g. a trailing backslash
+        raise CurlError(f"cannot split the command into words: {exc}") from None
     if not tokens or tokens[0] != "curl":
         raise CurlError("the command must start with `curl`")
 

@@ -24,6 +24,15 @@ ACTION_MAX_LENGTH = 2**17
 TRUNCATION_NOTE = "\n...[observation truncated at {n} characters]"
 
 
+def _unpaired_surrogate(text: str) -> int | None:
+    """Position of the first lone surrogate: such text cannot be encoded, sent or stored."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
 class ActionError(Exception):
     """An action that cannot be carried out; its message becomes the observation."""
 
@@ -170,6 +179,10 @@ class ToolEnv(gym.Env[str, str]):
         elif len(action) > ACTION_MAX_LENGTH:
             outcome = Outcome.failure(
                 f"the action is {len(action)} characters long; the limit is {ACTION_MAX_LENGTH}", done=program_mode
+            )
+        elif (position := _unpaired_surrogate(action)) is not None:
+            outcome = Outcome.failure(
+                f"the action is not valid Unicode text (unpaired surrogate at position {position})", done=program_mode
             )
         else:
             try:
