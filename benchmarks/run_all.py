@@ -16,7 +16,8 @@ BENCHMARKS = {"rest_tasks": bench_rest_tasks.main}
 
 
 def main() -> None:
-    results = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}}
+    machine = {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}
+    results = {"machine": machine}
     for name, run in BENCHMARKS.items():
         print(f"== {name}")
         results[name] = run()

@@ -3,8 +3,7 @@
 import pytest
 
 from toolbench.core.tasks import fixture_file
-from toolbench.taskgen import GENERATORS
-from toolbench.taskgen import catapi, openweather  # noqa: F401  (registers the generators)
+from toolbench.taskgen import GENERATORS, catapi, openweather  # noqa: F401  (registers the generators)
 
 
 @pytest.mark.parametrize("slug", ["openweather", "catapi"])
@@ -17,7 +16,8 @@ def test_no_reference_data_file_is_copied(refdata):
     import hashlib
 
     def digests(folder):
-        return {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in folder.rglob("*") if p.is_file() and p.stat().st_size}
+        files = [p for p in folder.rglob("*") if p.is_file() and p.stat().st_size]
+        return {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in files}
 
     reference = digests(refdata)
     shipped = digests(fixture_file("openweather", "").parent)

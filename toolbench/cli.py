@@ -27,8 +27,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     tasks = [spec.name for spec in TASKS] if args.task == "all" else [args.task]
     try:
-        report, episodes = evaluate(args.agent, tasks, split=args.split, mode=args.mode, limit=args.limit,
-                                    workers=args.workers, seed=args.seed, progress=not args.json and sys.stderr.isatty())
+        report, episodes = evaluate(
+            args.agent, tasks, split=args.split, mode=args.mode, limit=args.limit, workers=args.workers,
+            seed=args.seed, progress=not args.json and sys.stderr.isatty(),
+        )
     except (KeyError, ValueError) as exc:
         print(f"toolbench eval: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -55,7 +57,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolbench", description="Offline Gymnasium environments for tool-using agents.")
+    parser = argparse.ArgumentParser(
+        prog="toolbench", description="Offline Gymnasium environments for tool-using agents."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="every env id with its modes, splits and task counts").set_defaults(run=cmd_list)

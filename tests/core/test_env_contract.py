@@ -9,8 +9,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import toolbench
-from toolbench.core.env import ACTION_MAX_LENGTH
 from tests.conftest import ENV_IDS, run_python
+from toolbench.core.env import ACTION_MAX_LENGTH
 
 INFO_KEYS = {"task_id", "success", "score", "executable", "error"}
 
@@ -40,7 +40,7 @@ def test_reset_step_shapes_and_info(env_id, mode):
     assert isinstance(info["api_docs"], str) and info["api_docs"]
     task = env.unwrapped.task
     obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_actions(task)[0])
-    assert INFO_KEYS <= info.keys()
+    assert info.keys() >= INFO_KEYS
     assert set(env.unwrapped.metric_names) <= info.keys()
     assert 0.0 <= reward <= 1.0
     assert isinstance(terminated, bool) and isinstance(truncated, bool)

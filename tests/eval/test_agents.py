@@ -6,9 +6,9 @@ import responses
 
 import toolbench
 from toolbench.agents import AgentError, OpenAIChatAgent, make_agent
+from toolbench.envs.openweather import API_DOCS
 from toolbench.eval.harness import evaluate, run_episode
 from toolbench.eval.prompts import PromptBuilder, split_api_docs
-from toolbench.envs.openweather import API_DOCS
 
 
 def test_oracle_and_random_baselines():

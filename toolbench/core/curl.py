@@ -53,6 +53,7 @@ _DATA_OPTIONS = {"-d": "--data", "--data": "--data", "--data-ascii": "--data", "
 _OPTIONS_WITH_VALUE = {"-X", "--request", "-H", "--header", "--url", "-A", "--user-agent", "-e", "--referer",
                        "-b", "--cookie", "-u", "--user", *_DATA_OPTIONS, *_HARMLESS_WITH_VALUE}
 _SHELL_OPERATORS = set(";&|<>()")
+_EXPANSION_START = re.compile(r"[({A-Za-z_0-9@*#?$!-]")  # what makes "$" start a shell expansion
 
 
 class CurlError(ValueError):
@@ -202,7 +203,7 @@ def _strip_comment_and_check_shell(command: str) -> str:
             if char == "\\":
                 index += 2
                 continue
-            if char == "`" or (char == "$" and index + 1 < len(command) and re.match(r"[({A-Za-z_0-9@*#?$!-]", command[index + 1])):
+            if char == "`" or (char == "$" and _EXPANSION_START.match(command, index + 1)):
                 raise CurlError(
                     "shell expansion ($..., `...`) is not supported: the action is one curl command, not a shell script"
                 )

@@ -97,7 +97,9 @@ class ToolEnv(gym.Env[str, str]):
         self.split = split
         self.mode = mode
         self.render_mode = render_mode
-        self.max_steps = int(max_steps) if max_steps is not None else (1 if mode == "program" else self.default_max_steps)
+        if max_steps is None:
+            max_steps = 1 if mode == "program" else self.default_max_steps
+        self.max_steps = int(max_steps)
         if self.max_steps < 1:
             raise ValueError("max_steps must be at least 1")
         self.observation_space = UnicodeText(OBSERVATION_MAX_LENGTH)

@@ -9,7 +9,8 @@ from toolbench.core.curl_env import CurlProgramEnv
 from toolbench.core.transport import Router
 from toolbench.mock_services.openweather import DEMO_API_KEY, HOST, World, create_app
 
-_OPTIONAL = """units: (optional) 'standard' (Kelvin, m/s; the default), 'metric' (Celsius, m/s) or 'imperial' (Fahrenheit, mph).
+_OPTIONAL = """units: (optional) 'standard' (Kelvin, m/s; the default), 'metric' (Celsius, m/s)
+  or 'imperial' (Fahrenheit, mph).
 mode: (optional) 'json' (the default) or 'xml'.
 lang: (optional) language of the condition descriptions: en (default), fr, zh_cn, it, de, ru, ja, nl."""
 
@@ -25,7 +26,8 @@ appid: (required) your API key.
 curl -X GET 'https://api.openweathermap.org/data/2.5/weather?q={{city}}&appid={{API_KEY}}{{optional_params}}'
 
 Parameters:
-q: (required) city name, optionally followed by a state code (US only) and an ISO 3166 country code, separated by commas, e.g. London,GB or Portland,ME,US.
+q: (required) city name, optionally followed by a state code (US only) and an ISO 3166 country code,
+  separated by commas, e.g. London,GB or Portland,ME,US.
 appid: (required) your API key.
 {_OPTIONAL}
 

@@ -6,8 +6,8 @@ same bytes, and a test checks that. Prompts come from templates written for this
 
 from __future__ import annotations
 
-import random
 import json
+import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from toolbench.taskgen import GENERATORS, write_fixtures
-from toolbench.taskgen import catapi, openweather  # noqa: F401  (registers the generators)
+from toolbench.taskgen import GENERATORS, catapi, openweather, write_fixtures  # noqa: F401  (registers the generators)
 
 
 def main(argv: list[str]) -> int:

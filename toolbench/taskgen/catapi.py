@@ -176,7 +176,9 @@ class _TaskMaker:
         raise ValueError(category)
 
 
-def generate_tasks(split: str, total: int, account: dict[str, Any], images: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def generate_tasks(
+    split: str, total: int, account: dict[str, Any], images: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     maker = _TaskMaker(split, account, images)
     records = []
     for index, category in enumerate(spread(total, CATEGORY_NAMES)):

@@ -58,7 +58,8 @@ class _Options:
         self.cnt = rng.randint(2, 12) if allow_cnt and rng.random() < 0.35 else None
         self.units_text = rng.choice(UNIT_PHRASES[self.units]) if self.units else ""
         self.lang_text = f" Please answer in {LANGUAGE_NAMES[self.lang]}." if self.lang else ""
-        self.mode_text = {"xml": " I need the data as XML.", "json": " A JSON response is fine."}.get(self.mode or "", "")
+        mode_texts = {"xml": " I need the data as XML.", "json": " A JSON response is fine."}
+        self.mode_text = mode_texts.get(self.mode or "", "")
 
     def query(self) -> str:
         params = [("cnt", self.cnt), ("units", self.units), ("lang", self.lang), ("mode", self.mode)]
@@ -151,8 +152,10 @@ def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list
         if rng.random() < 0.5:
             name = rng.choice(sorted({c.name for c in world.cities if len(world.search(c.name)) > 1}))
             k = rng.randint(2, 5)
-            question = rng.choice([f"Find the coordinates of up to {k} places called {name}.",
-                                   f"There are several towns named {name}; list at most {k} of them with their coordinates."])
+            question = rng.choice([
+                f"Find the coordinates of up to {k} places called {name}.",
+                f"There are several towns named {name}; list at most {k} of them with their coordinates.",
+            ])
             return question, _curl("/geo/1.0/direct", f"q={quote_plus(name, safe=',')}&limit={k}")
         place_text, q = _place(rng.choice(cities), world)
         question = rng.choice([f"What are the latitude and longitude of {place_text}?",

@@ -15,9 +15,9 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from toolbench.core.seeding import stable_uniform
-from toolbench.mock_services.http import json_response, text_response
 from toolbench.mock_services.catapi.store import CatStore
 from toolbench.mock_services.catapi.world import Catalogue
+from toolbench.mock_services.http import json_response, text_response
 
 HOST = "api.thecatapi.com"
 #: The key the envs and ``toolbench serve catapi`` accept by default (shaped like a real "live_" key).
@@ -116,9 +116,9 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             category_ids.add(int(part))
         if category_ids:
             images = [image for image in images if category_ids & set(image.category_ids)]
-        mime_types = {"jpeg" if m.lower() == "jpg" else m.lower() for m in csv_arg("mime_types")}
+        mime_types = {"jpg" if m.lower() == "jpeg" else m.lower() for m in csv_arg("mime_types")}
         if mime_types:
-            images = [image for image in images if ("jpeg" if image.mime_type == "jpg" else image.mime_type) in mime_types]
+            images = [image for image in images if image.mime_type in mime_types]
         size = request.args.get("size", "med").lower()
         if size not in ("thumb", "small", "med", "full"):
             raise ApiError(400, '"size" must be one of [thumb, small, med, full]')
@@ -255,7 +255,8 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ApiError(400, '"value" must be a number')
         vote = store.add_vote(owner, image_id, sub_id, value, COUNTRY_CODE)
-        return json_response({"message": "SUCCESS", **{k: vote[k] for k in ("id", "image_id", "sub_id", "value", "country_code")}}, 201)
+        fields = ("id", "image_id", "sub_id", "value", "country_code")
+        return json_response({"message": "SUCCESS", **{key: vote[key] for key in fields}}, 201)
 
     @app.delete("/v1/votes/<vote_id>")
     def delete_vote(vote_id: str) -> Response:

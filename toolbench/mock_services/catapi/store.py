@@ -72,7 +72,9 @@ class CatStore:
         account["favourites"].append(favourite)
         return favourite
 
-    def add_vote(self, account: dict[str, Any], image_id: str, sub_id: str | None, value: int, country: str) -> dict[str, Any]:
+    def add_vote(
+        self, account: dict[str, Any], image_id: str, sub_id: str | None, value: int, country: str
+    ) -> dict[str, Any]:
         vote = {
             "id": self.state["next_vote_id"],
             "image_id": image_id,

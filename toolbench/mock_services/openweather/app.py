@@ -51,7 +51,8 @@ def create_app(world: World | None = None, api_keys: Iterable[str] = (DEMO_API_K
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
-        if request.args.get("mode", "").lower() == "xml" and request.path in ("/data/2.5/weather", "/data/2.5/forecast"):
+        xml_paths = ("/data/2.5/weather", "/data/2.5/forecast")
+        if request.args.get("mode", "").lower() == "xml" and request.path in xml_paths:
             return respond(formats.error_xml(error.status, error.message), error.status)
         # The real service sends 401 with a numeric cod and the others with a string cod.
         cod: int | str = error.status if error.status == 401 else str(error.status)
@@ -155,7 +156,7 @@ def create_app(world: World | None = None, api_keys: Iterable[str] = (DEMO_API_K
     def air_pollution_body(hours: list[int]) -> dict[str, Any]:
         lat, lon = coordinates()
         series = air_quality_series(world, lat, lon, hours)
-        items = [{"main": {"aqi": aqi}, "components": components, "dt": t} for t, (aqi, components) in zip(hours, series)]
+        items = [{"main": {"aqi": aqi}, "components": parts, "dt": t} for t, (aqi, parts) in zip(hours, series)]
         return {"coord": {"lon": round(lon, 4), "lat": round(lat, 4)}, "list": items}
 
     @app.get("/data/2.5/air_pollution")

@@ -154,7 +154,8 @@ def _element(parent: ET.Element, tag: str, text: str | None = None, **attributes
 
 
 def to_xml(root: ET.Element) -> str:
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode", short_empty_elements=False)
+    body = ET.tostring(root, encoding="unicode", short_empty_elements=False)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body
 
 
 def _wind_xml(parent: ET.Element, w: Weather, units: str) -> None:

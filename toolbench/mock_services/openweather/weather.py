@@ -137,7 +137,8 @@ def weather_at(world: World, lat: float, lon: float, t: int, utc_offset: int | N
             visibility = 9000
         else:
             code = 500 if intensity < 0.55 else (501 if intensity < 0.8 else (520 if intensity < 0.9 else 502))
-            rain = round({500: 0.2 + 0.8 * intensity, 501: 1.0 + 3.0 * intensity, 520: 0.5, 502: 4.0 + 6.0 * intensity}[code], 2)
+            volume = {500: 0.2 + 0.8 * intensity, 501: 1.0 + 3.0 * intensity, 520: 0.5, 502: 4.0 + 6.0 * intensity}
+            rain = round(volume[code], 2)
             visibility = 8000
     elif humidity >= 92 and wind_speed < 3:
         code = 741 if intensity < 0.5 else 701

@@ -100,11 +100,10 @@ class World:
         state = parts[1].upper() if len(parts) == 3 else None
         if len(parts) > 3:
             return []
-        return [
-            city
-            for city in candidates
-            if city.country == country and (state is None or city.state_code == state or fold(city.state) == fold(parts[1]))
-        ]
+        def state_matches(city: City) -> bool:
+            return state is None or city.state_code == state or fold(city.state) == fold(parts[1])
+
+        return [city for city in candidates if city.country == country and state_matches(city)]
 
     def by_zip(self, query: str) -> City | None:
         """The city of a ``"zip[,country code]"`` query (US when no country is given)."""
