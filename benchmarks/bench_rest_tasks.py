@@ -63,11 +63,15 @@ def main() -> dict[str, Any]:
     for task_name in SERVICES:
         in_process = in_process_steps_per_second(task_name)
         curl = curl_calls_per_second(task_name)
-        results[task_name] = {"in_process_steps_per_s": round(in_process, 1),
-                              "real_curl_calls_per_s": round(curl, 1) if curl else None}
+        results[task_name] = {
+            "in_process_steps_per_s": round(in_process, 1),
+            "real_curl_calls_per_s": round(curl, 1) if curl else None,
+        }
         ratio = f" ({in_process / curl:.0f}x)" if curl else ""
-        print(f"{task_name:12s} in-process {in_process:8.1f} steps/s   real curl to served fake "
-              f"{curl or float('nan'):7.1f} calls/s{ratio}")
+        print(
+            f"{task_name:12s} in-process {in_process:8.1f} steps/s   real curl to served fake "
+            f"{curl or float('nan'):7.1f} calls/s{ratio}"
+        )
     return results
 
 

@@ -36,7 +36,8 @@ def curl_binary() -> str:
 def run_python(code: str, env_overrides: dict[str, str] | None = None, timeout: float = 120) -> str:
     """Run ``code`` in a fresh interpreter (for cross-process checks) and return its stdout."""
     env = {**os.environ, **(env_overrides or {})}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout,
-                            cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout

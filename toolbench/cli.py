@@ -28,8 +28,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     tasks = [spec.name for spec in TASKS] if args.task == "all" else [args.task]
     try:
         report, episodes = evaluate(
-            args.agent, tasks, split=args.split, mode=args.mode, limit=args.limit, workers=args.workers,
-            seed=args.seed, progress=not args.json and sys.stderr.isatty(),
+            args.agent,
+            tasks,
+            split=args.split,
+            mode=args.mode,
+            limit=args.limit,
+            workers=args.workers,
+            seed=args.seed,
+            progress=not args.json and sys.stderr.isatty(),
         )
     except (KeyError, ValueError) as exc:
         print(f"toolbench eval: {exc.args[0] if exc.args else exc}", file=sys.stderr)
@@ -45,8 +51,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     app = create_service_app(args.service, args.api_key)
     server = make_server(args.host, args.port, app, threaded=True)
-    print(f"serving {args.service} on http://{args.host}:{server.server_port} "
-          f"(API key: {service_api_key(args.service, args.api_key)}); Ctrl-C stops", flush=True)
+    print(
+        f"serving {args.service} on http://{args.host}:{server.server_port} "
+        f"(API key: {service_api_key(args.service, args.api_key)}); Ctrl-C stops",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

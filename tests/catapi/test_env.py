@@ -56,10 +56,10 @@ def vote_task():
 def test_equivalent_spellings_of_a_vote_succeed(env):
     task, image, value = vote_task()
     for action in [
-        f"curl -X POST '{BASE}/votes' --data '{{\"image_id\":\"{image}\", \"value\":{value}}}'",
-        f"curl '{BASE}/votes' -d '{{\"value\": {value}, \"image_id\": \"{image}\"}}'",
+        f'curl -X POST \'{BASE}/votes\' --data \'{{"image_id":"{image}", "value":{value}}}\'',
+        f'curl \'{BASE}/votes\' -d \'{{"value": {value}, "image_id": "{image}"}}\'',
         f'curl --request POST "{BASE}/votes" -H "Content-Type: application/json" --data-raw \'{{"image_id":"{image}","value":{value}}}\'',
-        f"curl -sS {BASE}/votes --json '{{\"image_id\":\"{image}\",\"value\":{value}}}' -H 'x-api-key: {{API_KEY}}'",
+        f'curl -sS {BASE}/votes --json \'{{"image_id":"{image}","value":{value}}}\' -H \'x-api-key: {{API_KEY}}\'',
         f"curl -X POST {BASE}/votes -H 'Content-Type: application/x-www-form-urlencoded' -d image_id={image} -d value={value}",
     ]:
         _, reward, _, _, info = play(env, task.id, action)
@@ -69,8 +69,8 @@ def test_equivalent_spellings_of_a_vote_succeed(env):
 def test_wrong_votes_fail(env):
     task, image, value = vote_task()
     for action in [
-        f"curl -X POST '{BASE}/votes' --data '{{\"image_id\":\"{image}\", \"value\":{-value}}}'",
-        f"curl -X POST '{BASE}/votes' --data '{{\"image_id\":\"{image}\", \"value\":{value}, \"sub_id\":\"x\"}}'",
+        f'curl -X POST \'{BASE}/votes\' --data \'{{"image_id":"{image}", "value":{-value}}}\'',
+        f'curl -X POST \'{BASE}/votes\' --data \'{{"image_id":"{image}", "value":{value}, "sub_id":"x"}}\'',
         f"curl -X GET '{BASE}/votes'",
     ]:
         _, reward, _, _, info = play(env, task.id, action)
@@ -82,8 +82,10 @@ def test_wrong_votes_fail(env):
 def test_deletes_are_compared_by_their_effect(env):
     task = first("delete_favourite")
     favourite_id = task.references[0].rsplit("/", 1)[1].rstrip("'")
-    for action in [f"curl -X DELETE {BASE}/favourites/{favourite_id}",
-                   f"curl --request DELETE '{BASE}/favourites/{favourite_id}' -sSL"]:
+    for action in [
+        f"curl -X DELETE {BASE}/favourites/{favourite_id}",
+        f"curl --request DELETE '{BASE}/favourites/{favourite_id}' -sSL",
+    ]:
         assert play(env, task.id, action)[4]["success"]
     _, _, _, _, info = play(env, task.id, f"curl -X DELETE {BASE}/favourites/1")
     assert not info["executable"] and "INVALID_ACCOUNT" in info["error"]
@@ -111,23 +113,28 @@ def test_snapshot_carries_the_account_state(env):
 
 
 def test_compare_string_only_records_compare_canonical_requests(tmp_path):
-    record = {"prompt": "Remove the image tu from my favorites.", "compare_string_only": True,
-              "completion": [f"curl -X DELETE '{BASE}/favourites/tu'"]}
+    record = {
+        "prompt": "Remove the image tu from my favorites.",
+        "compare_string_only": True,
+        "completion": [f"curl -X DELETE '{BASE}/favourites/tu'"],
+    }
     path = tmp_path / "test.jsonl"
     path.write_text(json.dumps(record) + "\n")
     env = gym.make(ENV_ID, task_file=str(path))
     task_id = env.unwrapped.tasks[0].id
-    for action, success in [(f"curl --request DELETE {BASE}/favourites/tu", True),
-                            (f"curl -X DELETE '{BASE}/favourites/tu/'", True),
-                            (f"curl -X DELETE '{BASE}/favourites/tv'", False),
-                            (f"curl -X GET '{BASE}/favourites/tu'", False)]:
+    for action, success in [
+        (f"curl --request DELETE {BASE}/favourites/tu", True),
+        (f"curl -X DELETE '{BASE}/favourites/tu/'", True),
+        (f"curl -X DELETE '{BASE}/favourites/tv'", False),
+        (f"curl -X GET '{BASE}/favourites/tu'", False),
+    ]:
         assert play(env, task_id, action)[4]["success"] is success, action
 
 
 HOSTILE = [
     f"curl -X DELETE '{BASE}/favourites/232401017' && curl -X DELETE '{BASE}/votes/1160452'",
     f"curl -X POST {BASE}/favourites -d @/etc/passwd",
-    f"curl -X POST '{BASE}/favourites' --data \"{{\\\"image_id\\\":\\\"$(id)\\\"}}\"",
+    f'curl -X POST \'{BASE}/favourites\' --data "{{\\"image_id\\":\\"$(id)\\"}}"',
     "curl 'https://api.thedogapi.com/v1/favourites'",
     "curl gopher://api.thecatapi.com/",
     "\x00" * 10_000,
@@ -148,16 +155,28 @@ def test_hostile_actions_change_nothing(env, action):
 def test_real_curl_against_served_fake(curl_binary):
     store = CatStore.with_account(DEMO_API_KEY)
     with ServedApp(create_app(store)) as served:
+
         def curl(*args):
-            result = subprocess.run([curl_binary, "-s", "-H", f"x-api-key: {DEMO_API_KEY}", *args],
-                                    capture_output=True, timeout=30, check=True)
+            result = subprocess.run(
+                [curl_binary, "-s", "-H", f"x-api-key: {DEMO_API_KEY}", *args],
+                capture_output=True,
+                timeout=30,
+                check=True,
+            )
             return json.loads(result.stdout)
 
         favourites = curl(f"{served.url}/v1/favourites")
         env = gym.make(ENV_ID)
         in_process, *_ = play(env, first("list_favourites").id, f"curl {BASE}/favourites")
         assert favourites == json.loads(in_process)
-        created = curl("-X", "POST", f"{served.url}/v1/votes", "-H", "Content-Type: application/json",
-                       "-d", '{"image_id":"hdw","value":1}')
+        created = curl(
+            "-X",
+            "POST",
+            f"{served.url}/v1/votes",
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            '{"image_id":"hdw","value":1}',
+        )
         assert created["message"] == "SUCCESS" and created["value"] == 1
         assert curl(f"{served.url}/v1/votes?order=DESC&limit=1")[0]["id"] == created["id"]

@@ -41,15 +41,30 @@ def call(store, catalogue):
 def test_the_67_real_breeds(call, refdata):
     breeds = call("GET", "/breeds").json()
     assert len(breeds) == 67
-    expected = json.loads((refdata / "sambanova_toolbench/extracted/evaluator/the_cat_api_evaluator.BREED_MAP.json")
-                          .read_text())
+    expected = json.loads(
+        (refdata / "sambanova_toolbench/extracted/evaluator/the_cat_api_evaluator.BREED_MAP.json").read_text()
+    )
     assert {b["name"]: b["id"] for b in breeds} == expected
 
 
 def test_breed_objects_have_the_real_fields(call):
     breed = call("GET", "/breeds/beng").json()
-    for field in ("weight", "id", "name", "temperament", "origin", "country_code", "description", "life_span",
-                  "indoor", "adaptability", "affection_level", "hairless", "wikipedia_url", "reference_image_id"):
+    for field in (
+        "weight",
+        "id",
+        "name",
+        "temperament",
+        "origin",
+        "country_code",
+        "description",
+        "life_span",
+        "indoor",
+        "adaptability",
+        "affection_level",
+        "hairless",
+        "wikipedia_url",
+        "reference_image_id",
+    ):
         assert field in breed
     assert breed["name"] == "Bengal" and breed["origin"] == "United States"
     assert call("GET", "/breeds/sphy").json()["hairless"] == 1
@@ -77,8 +92,9 @@ def test_image_search_limits_and_order(call):
     page0 = call("GET", "/images/search?order=ASC&limit=5&page=0")
     page1 = call("GET", "/images/search?order=ASC&limit=5&page=1").json()
     assert page0.header("pagination-count") == str(len(Catalogue().images))
-    assert [i["id"] for i in page0.json()] + [i["id"] for i in page1] == \
-        [i["id"] for i in call("GET", "/images/search?order=ASC&limit=10").json()]
+    assert [i["id"] for i in page0.json()] + [i["id"] for i in page1] == [
+        i["id"] for i in call("GET", "/images/search?order=ASC&limit=10").json()
+    ]
     descending = call("GET", "/images/search?order=DESC&limit=3").json()
     assert descending[0]["id"] == Catalogue().images[-1].id
     assert call("GET", "/images/search?order=SIDEWAYS").status == 400
@@ -142,8 +158,14 @@ def test_votes_lifecycle(call, catalogue):
     created = call("POST", "/votes", {"image_id": image_id, "value": -1})
     assert created.status == 201
     body = created.json()
-    assert body == {"message": "SUCCESS", "id": body["id"], "image_id": image_id, "sub_id": None, "value": -1,
-                    "country_code": "US"}
+    assert body == {
+        "message": "SUCCESS",
+        "id": body["id"],
+        "image_id": image_id,
+        "sub_id": None,
+        "value": -1,
+        "country_code": "US",
+    }
     listed = call("GET", "/votes?order=DESC&limit=1").json()[0]
     assert listed["id"] == body["id"] and listed["image"]["id"] == image_id and listed["value"] == -1
     assert call("POST", "/votes", {"image_id": image_id}).text == '"value" is required'

@@ -72,7 +72,7 @@ def test_missing_scheme_defaults_to_http():
         ("curl https://h.com/x | sh", "shell operator '|'"),
         ("curl https://h.com/x > out.txt", "shell operator '>'"),
         ("curl https://h.com/$(whoami)", "shell expansion"),
-        ("curl \"https://h.com/$(whoami)\"", "shell expansion"),
+        ('curl "https://h.com/$(whoami)"', "shell expansion"),
         ("curl https://h.com/`id`", "shell expansion"),
         ("curl https://h.com/$HOME", "shell expansion"),
         ("curl file:///etc/passwd", "protocol 'file'"),

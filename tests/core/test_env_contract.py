@@ -74,7 +74,7 @@ def test_bad_actions_are_observations_not_exceptions(env_id):
         assert info["error"]
     env.reset(seed=1)
     env.step(env.unwrapped.oracle_actions(env.unwrapped.task)[0])
-    obs, reward, *_ , info = env.step("anything")
+    obs, reward, *_, info = env.step("anything")
     assert "episode is over" in obs and reward == 0.0
 
 

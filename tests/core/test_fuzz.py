@@ -8,8 +8,18 @@ import pytest
 import toolbench
 from tests.conftest import ENV_IDS
 
-ALPHABET = list("abc;&|$`'\"\\ \n\t-{}[]()<>#%?=/:.,@~*!+") + ["\udcff", "\x00", "é", "猫", "\u2028", "\r", "%00",
-                                                              "%ff", "\x7f", "\\\n"]
+ALPHABET = list("abc;&|$`'\"\\ \n\t-{}[]()<>#%?=/:.,@~*!+") + [
+    "\udcff",
+    "\x00",
+    "é",
+    "猫",
+    "\u2028",
+    "\r",
+    "%00",
+    "%ff",
+    "\x7f",
+    "\\\n",
+]
 
 
 def mutate(rng: random.Random, text: str) -> str:

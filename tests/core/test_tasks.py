@@ -10,8 +10,10 @@ from toolbench.core.tasks import Task, TaskFileError, read_task_file, task_from_
 def test_original_record_shape_loads_with_line_ids(tmp_path):
     path = tmp_path / "test.jsonl"
     path.write_text(
-        json.dumps({"prompt": "Task one", "completion": ["curl a", "curl b"]}) + "\n\n"
-        + json.dumps({"prompt": "Task two", "completion": "curl c", "compare_string_only": True}) + "\n"
+        json.dumps({"prompt": "Task one", "completion": ["curl a", "curl b"]})
+        + "\n\n"
+        + json.dumps({"prompt": "Task two", "completion": "curl c", "compare_string_only": True})
+        + "\n"
     )
     tasks = read_task_file(path, id_prefix="orig")
     assert [t.id for t in tasks] == ["orig-0000", "orig-0001"]

@@ -12,20 +12,31 @@ def echo_app() -> Flask:
 
     @app.route("/echo/<path:rest>", methods=["GET", "POST", "DELETE", "PUT"])
     def echo(rest):
-        return jsonify(method=request.method, path=rest, args=request.args.to_dict(flat=False),
-                       header=request.headers.get("X-Test"), body=request.get_data(as_text=True))
+        return jsonify(
+            method=request.method,
+            path=rest,
+            args=request.args.to_dict(flat=False),
+            header=request.headers.get("X-Test"),
+            body=request.get_data(as_text=True),
+        )
 
     return app
 
 
 def test_router_passes_method_query_headers_and_body():
     router = Router({"svc.test": echo_app()})
-    response = router.send(HttpRequest("POST", "https://svc.test/echo/a/b?x=1&x=2&q=S%C3%A3o+Paulo",
-                                       (("X-Test", "yes"),), b"payload"))
+    response = router.send(
+        HttpRequest("POST", "https://svc.test/echo/a/b?x=1&x=2&q=S%C3%A3o+Paulo", (("X-Test", "yes"),), b"payload")
+    )
     body = response.json()
     assert response.status == 200
-    assert body == {"method": "POST", "path": "a/b", "args": {"x": ["1", "2"], "q": ["São Paulo"]},
-                    "header": "yes", "body": "payload"}
+    assert body == {
+        "method": "POST",
+        "path": "a/b",
+        "args": {"x": ["1", "2"], "q": ["São Paulo"]},
+        "header": "yes",
+        "body": "payload",
+    }
 
 
 def test_unknown_host_is_refused():

@@ -53,8 +53,12 @@ def free_port() -> int:
 
 def test_serve_runs_a_real_server():
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "toolbench.cli", "serve", "openweather", "--port", str(port)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolbench.cli", "serve", "openweather", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         banner = process.stdout.readline()
         assert f"127.0.0.1:{port}" in banner and DEMO_API_KEY in banner

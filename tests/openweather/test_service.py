@@ -58,11 +58,33 @@ def test_current_weather_by_city_has_the_real_fields(get):
     response = get("/data/2.5/weather?q=Paris,FR")
     body = response.json()
     assert response.status == 200 and response.header("content-type").startswith("application/json")
-    assert list(body) == ["coord", "weather", "base", "main", "visibility", "wind", *(
-        [k for k in ("rain", "snow") if k in body]), "clouds", "dt", "sys", "timezone", "id", "name", "cod"]
+    assert list(body) == [
+        "coord",
+        "weather",
+        "base",
+        "main",
+        "visibility",
+        "wind",
+        *([k for k in ("rain", "snow") if k in body]),
+        "clouds",
+        "dt",
+        "sys",
+        "timezone",
+        "id",
+        "name",
+        "cod",
+    ]
     assert body["name"] == "Paris" and body["sys"]["country"] == "FR" and body["cod"] == 200
-    assert set(body["main"]) == {"temp", "feels_like", "temp_min", "temp_max", "pressure", "humidity", "sea_level",
-                                 "grnd_level"}
+    assert set(body["main"]) == {
+        "temp",
+        "feels_like",
+        "temp_min",
+        "temp_max",
+        "pressure",
+        "humidity",
+        "sea_level",
+        "grnd_level",
+    }
     assert body["weather"][0]["id"] in CONDITIONS and body["dt"] == DEFAULT_NOW
     assert body["sys"]["sunrise"] < DEFAULT_NOW < body["sys"]["sunset"]  # midday in May
     assert body["timezone"] == 7200
@@ -88,8 +110,9 @@ def test_units(get):
 
 
 def test_languages_translate_descriptions(get):
-    descriptions = {lang: get(f"/data/2.5/weather?q=Oslo&lang={lang}").json()["weather"][0]["description"]
-                    for lang in LANGUAGES}
+    descriptions = {
+        lang: get(f"/data/2.5/weather?q=Oslo&lang={lang}").json()["weather"][0]["description"] for lang in LANGUAGES
+    }
     assert len(set(descriptions.values())) >= 7
     assert get("/data/2.5/weather?q=Oslo&lang=xx").json()["weather"][0]["description"] == descriptions["en"]
     for condition in CONDITIONS.values():
@@ -145,8 +168,15 @@ def test_direct_geocoding(get):
 @pytest.mark.parametrize(
     "path, key, status, body",
     [
-        ("/data/2.5/weather?q=London", None, 401,
-         {"cod": 401, "message": "Invalid API key. Please see https://openweathermap.org/faq#error401 for more info."}),
+        (
+            "/data/2.5/weather?q=London",
+            None,
+            401,
+            {
+                "cod": 401,
+                "message": "Invalid API key. Please see https://openweathermap.org/faq#error401 for more info.",
+            },
+        ),
         ("/data/2.5/weather?q=London", "wrong", 401, None),
         ("/data/2.5/air_pollution?lat=1&lon=2", "wrong", 401, None),
         ("/data/2.5/weather?q=Atlantis", KEY, 404, {"cod": "404", "message": "city not found"}),

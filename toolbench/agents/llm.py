@@ -74,14 +74,19 @@ class OpenAIChatAgent:
         return content
 
     def _complete(self, messages: list[dict[str, str]]) -> str:
-        payload = {"model": self.model, "messages": messages, "max_tokens": self.max_tokens,
-                   "temperature": self.temperature}
+        payload = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+        }
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         last_error = ""
         for attempt in range(RETRIES):
             try:
-                response = self.session.post(f"{self.base_url}/chat/completions", json=payload, headers=headers,
-                                             timeout=self.timeout)
+                response = self.session.post(
+                    f"{self.base_url}/chat/completions", json=payload, headers=headers, timeout=self.timeout
+                )
             except requests.RequestException as exc:
                 last_error = str(exc)
             else:

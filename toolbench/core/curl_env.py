@@ -146,18 +146,27 @@ class CurlProgramEnv(ToolEnv):
             prf = self._string_score(self.task, command.request)
             matched = prf.f1 == 1.0
             return Outcome(
-                observation, done=True, score=prf.f1, success=matched, executable=matched or execution.ok,
-                error=None if matched else "the request differs from every reference", metrics=prf.as_dict(),
+                observation,
+                done=True,
+                score=prf.f1,
+                success=matched,
+                executable=matched or execution.ok,
+                error=None if matched else "the request differs from every reference",
+                metrics=prf.as_dict(),
             )
         if not execution.ok:
             return Outcome(
-                observation, done=True, executable=False, error=f"HTTP {response.status}: {response.text[:300]}",
+                observation,
+                done=True,
+                executable=False,
+                error=f"HTTP {response.status}: {response.text[:300]}",
                 metrics=ZERO.as_dict(),
             )
         references = [ref for ref in self._references(self.task) if isinstance(ref, Execution)]
         if not references:
-            return Outcome(observation, done=True, error="no reference of this task could be executed",
-                           metrics=ZERO.as_dict())
+            return Outcome(
+                observation, done=True, error="no reference of this task could be executed", metrics=ZERO.as_dict()
+            )
         _, prf = best_prf([self._compare(execution, ref) for ref in references])
         return Outcome(observation, done=True, score=prf.f1, success=prf.f1 == 1.0, metrics=prf.as_dict())
 

@@ -109,4 +109,3 @@ def read_task_file(path: str | Path, id_prefix: str | None = None) -> list[Task]
 def fixture_file(slug: str, filename: str) -> Path:
     """Path of a shipped fixture file, ``toolbench/fixtures/<slug>/<filename>``."""
     return Path(str(resources.files("toolbench.fixtures").joinpath(slug, filename)))
-

@@ -135,8 +135,10 @@ class CatAPIEnv(CurlProgramEnv):
 
     def _snapshot(self, router: Router) -> Any:
         store = self._store if router is self._router else self._scratch
-        return {key: {kind: account[kind] for kind in ("favourites", "votes")}
-                for key, account in store.snapshot()["accounts"].items()}
+        return {
+            key: {kind: account[kind] for kind in ("favourites", "votes")}
+            for key, account in store.snapshot()["accounts"].items()
+        }
 
     def _effects(self, before: Any, after: Any) -> dict[str, Any]:
         """What a call changed: ``{"favourites/<id>": record or "deleted", "votes/<id>": ...}``."""

@@ -58,9 +58,17 @@ def run_episode(env: ToolEnv, agent: Any, task_id: str) -> EpisodeResult:
             break
     metrics = {name: float(info.get(name, 0.0)) for name in env.metric_names}
     return EpisodeResult(
-        task=env.task_name, task_id=task.id, category=task.category, success=bool(info["success"]),
-        score=float(info["score"]), executable=bool(info["executable"]), error=info["error"], metrics=metrics,
-        steps=len(actions), actions=actions, observations=observations,
+        task=env.task_name,
+        task_id=task.id,
+        category=task.category,
+        success=bool(info["success"]),
+        score=float(info["score"]),
+        executable=bool(info["executable"]),
+        error=info["error"],
+        metrics=metrics,
+        steps=len(actions),
+        actions=actions,
+        observations=observations,
     )
 
 
@@ -130,13 +138,24 @@ def evaluate(
 
 def format_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table, one row per task."""
-    metric_names = sorted({key for row in report["tasks"].values() for key in row}
-                          - {"n", "mode", "success_rate", "score", "executable_rate"})
+    metric_names = sorted(
+        {key for row in report["tasks"].values() for key in row}
+        - {"n", "mode", "success_rate", "score", "executable_rate"}
+    )
     header = ["task", "mode", "n", "success", "score", "executable", *metric_names]
     rows = [header]
     for name, row in report["tasks"].items():
-        rows.append([name, row["mode"], str(row["n"]), f"{row['success_rate']:.3f}", f"{row['score']:.3f}",
-                     f"{row['executable_rate']:.3f}", *(f"{row[m]:.3f}" if m in row else "-" for m in metric_names)])
+        rows.append(
+            [
+                name,
+                row["mode"],
+                str(row["n"]),
+                f"{row['success_rate']:.3f}",
+                f"{row['score']:.3f}",
+                f"{row['executable_rate']:.3f}",
+                *(f"{row[m]:.3f}" if m in row else "-" for m in metric_names),
+            ]
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = [f"agent: {report['agent']}   split: {report['split']}"]
     for index, row in enumerate(rows):
@@ -152,7 +171,9 @@ def write_outputs(out: str | os.PathLike[str], report: dict[str, Any], episodes:
     directory.mkdir(parents=True, exist_ok=True)
     with open(directory / "trajectories.jsonl", "w", encoding="utf-8") as handle:
         for episode in episodes:
-            handle.write(json.dumps({"agent": report["agent"], "split": report["split"], **asdict(episode)},
-                                    ensure_ascii=False) + "\n")
+            handle.write(
+                json.dumps({"agent": report["agent"], "split": report["split"], **asdict(episode)}, ensure_ascii=False)
+                + "\n"
+            )
     (directory / "summary.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     (directory / "summary.txt").write_text(format_table(report) + "\n", encoding="utf-8")

@@ -45,8 +45,14 @@ def generate_images() -> list[dict[str, Any]]:
         ext = rng.choices(["jpg", "png", "gif"], weights=[80, 12, 8])[0]
         width = rng.randrange(240, 1600, 4)
         height = int(width * rng.uniform(0.55, 1.5)) // 2 * 2
-        return {"id": new_id(), "ext": ext, "width": width, "height": height, "breed_ids": breeds,
-                "category_ids": categories}
+        return {
+            "id": new_id(),
+            "ext": ext,
+            "width": width,
+            "height": height,
+            "breed_ids": breeds,
+            "category_ids": categories,
+        }
 
     images = [image([breed], []) for breed in breed_ids for _ in range(rng.randint(3, 7))]
     images += [image([], [cid]) for cid, _ in CATEGORIES for _ in range(rng.randint(10, 14))]
@@ -62,18 +68,27 @@ def generate_account(images: list[dict[str, Any]]) -> dict[str, Any]:
     favourite_id, vote_id = 232401017, 1160452
     for image_id in rng.sample(plain, 14):
         favourite_id += rng.randint(1, 40)
-        favourites.append({
-            "id": favourite_id, "user_id": "tbx7q2", "image_id": image_id,
-            "sub_id": rng.choice([None, None, *SUB_IDS]),
-            "created_at": timestamp(DEFAULT_NOW - rng.randint(2, 400) * 86400 // 7 * 7 + favourite_id % 86400),
-        })
+        favourites.append(
+            {
+                "id": favourite_id,
+                "user_id": "tbx7q2",
+                "image_id": image_id,
+                "sub_id": rng.choice([None, None, *SUB_IDS]),
+                "created_at": timestamp(DEFAULT_NOW - rng.randint(2, 400) * 86400 // 7 * 7 + favourite_id % 86400),
+            }
+        )
     for image_id in rng.sample(plain, 16):
         vote_id += rng.randint(1, 90)
-        votes.append({
-            "id": vote_id, "image_id": image_id, "sub_id": rng.choice([None, None, *SUB_IDS]),
-            "created_at": timestamp(DEFAULT_NOW - rng.randint(2, 400) * 86400 + vote_id % 86400),
-            "value": rng.choice([1, 1, -1]), "country_code": "US",
-        })
+        votes.append(
+            {
+                "id": vote_id,
+                "image_id": image_id,
+                "sub_id": rng.choice([None, None, *SUB_IDS]),
+                "created_at": timestamp(DEFAULT_NOW - rng.randint(2, 400) * 86400 + vote_id % 86400),
+                "value": rng.choice([1, 1, -1]),
+                "country_code": "US",
+            }
+        )
     favourites.sort(key=lambda f: f["id"])
     votes.sort(key=lambda v: v["id"])
     return {"user_id": "tbx7q2", "favourites": favourites, "votes": votes}
@@ -105,74 +120,149 @@ class _TaskMaker:
         if category == "list_favourites":
             form = rng.randrange(5)
             if form == 0:
-                return rng.choice(["Show me every cat picture I have saved as a favourite.",
-                                   "Which pictures are in my favourites right now?",
-                                   "List all of my favourite cat images."]), _curl("GET", "/favourites")
+                return rng.choice(
+                    [
+                        "Show me every cat picture I have saved as a favourite.",
+                        "Which pictures are in my favourites right now?",
+                        "List all of my favourite cat images.",
+                    ]
+                ), _curl("GET", "/favourites")
             if form == 1:
                 sub = self.sub()
-                return (rng.choice([f"List the favourites filed under the sub-account '{sub}'.",
-                                    f"Which favourites did I save for the sub id {sub}?"]),
-                        _curl("GET", f"/favourites?sub_id={sub}"))
+                return (
+                    rng.choice(
+                        [
+                            f"List the favourites filed under the sub-account '{sub}'.",
+                            f"Which favourites did I save for the sub id {sub}?",
+                        ]
+                    ),
+                    _curl("GET", f"/favourites?sub_id={sub}"),
+                )
             n = rng.randint(2, 6)
             if form in (2, 3):
-                return (rng.choice([f"What are the {n} pictures I most recently added to my favourites?",
-                                    f"Show my {n} newest favourites, newest first."]),
-                        _curl("GET", f"/favourites?order=DESC&limit={n}"))
-            return (rng.choice([f"Give me the first {n} entries of my favourites list, oldest first.",
-                                f"Show only the {n} oldest favourites I have."]),
-                    _curl("GET", f"/favourites?limit={n}"))
+                return (
+                    rng.choice(
+                        [
+                            f"What are the {n} pictures I most recently added to my favourites?",
+                            f"Show my {n} newest favourites, newest first.",
+                        ]
+                    ),
+                    _curl("GET", f"/favourites?order=DESC&limit={n}"),
+                )
+            return (
+                rng.choice(
+                    [
+                        f"Give me the first {n} entries of my favourites list, oldest first.",
+                        f"Show only the {n} oldest favourites I have.",
+                    ]
+                ),
+                _curl("GET", f"/favourites?limit={n}"),
+            )
         if category == "add_favourite":
             if rng.random() < 0.6:
                 image = self.fresh_image(None)
-                return (rng.choice([f"Save the picture {image} to my favourites.",
-                                    f"I love image {image}; add it to my favourite cats.",
-                                    f"Please favourite the cat photo with id {image}."]),
-                        _curl("POST", "/favourites", {"image_id": image}))
+                return (
+                    rng.choice(
+                        [
+                            f"Save the picture {image} to my favourites.",
+                            f"I love image {image}; add it to my favourite cats.",
+                            f"Please favourite the cat photo with id {image}.",
+                        ]
+                    ),
+                    _curl("POST", "/favourites", {"image_id": image}),
+                )
             sub = self.sub()
             image = self.fresh_image(sub)
-            return (rng.choice([f"Add picture {image} to the favourites of sub-account '{sub}'.",
-                                f"Bookmark cat image {image} as a favourite under the sub id {sub}."]),
-                    _curl("POST", "/favourites", {"image_id": image, "sub_id": sub}))
+            return (
+                rng.choice(
+                    [
+                        f"Add picture {image} to the favourites of sub-account '{sub}'.",
+                        f"Bookmark cat image {image} as a favourite under the sub id {sub}.",
+                    ]
+                ),
+                _curl("POST", "/favourites", {"image_id": image, "sub_id": sub}),
+            )
         if category == "delete_favourite":
             favourite = rng.choice(self.account["favourites"])["id"]
-            return (rng.choice([f"Remove favourite number {favourite} from my list.",
-                                f"Delete the favourite with id {favourite}.",
-                                f"I no longer want favourite {favourite}; take it off my favourites."]),
-                    _curl("DELETE", f"/favourites/{favourite}"))
+            return (
+                rng.choice(
+                    [
+                        f"Remove favourite number {favourite} from my list.",
+                        f"Delete the favourite with id {favourite}.",
+                        f"I no longer want favourite {favourite}; take it off my favourites.",
+                    ]
+                ),
+                _curl("DELETE", f"/favourites/{favourite}"),
+            )
         if category == "list_votes":
             form = rng.randrange(4)
             if form == 0:
-                return (rng.choice(["Show all the votes I have cast.", "List every vote on my account."]),
-                        _curl("GET", "/votes"))
+                return (
+                    rng.choice(["Show all the votes I have cast.", "List every vote on my account."]),
+                    _curl("GET", "/votes"),
+                )
             if form == 1:
                 sub = self.sub()
-                return (rng.choice([f"List the votes recorded for sub-account '{sub}'.",
-                                    f"Which votes were cast under the sub id {sub}?"]),
-                        _curl("GET", f"/votes?sub_id={sub}"))
+                return (
+                    rng.choice(
+                        [
+                            f"List the votes recorded for sub-account '{sub}'.",
+                            f"Which votes were cast under the sub id {sub}?",
+                        ]
+                    ),
+                    _curl("GET", f"/votes?sub_id={sub}"),
+                )
             n = rng.randint(2, 6)
             if form == 2:
-                return (rng.choice([f"What were my last {n} votes?", f"Show the {n} most recent votes, newest first."]),
-                        _curl("GET", f"/votes?order=DESC&limit={n}"))
-            return (rng.choice([f"Show the first {n} votes I ever cast.", f"List my {n} oldest votes."]),
-                    _curl("GET", f"/votes?limit={n}"))
+                return (
+                    rng.choice([f"What were my last {n} votes?", f"Show the {n} most recent votes, newest first."]),
+                    _curl("GET", f"/votes?order=DESC&limit={n}"),
+                )
+            return (
+                rng.choice([f"Show the first {n} votes I ever cast.", f"List my {n} oldest votes."]),
+                _curl("GET", f"/votes?limit={n}"),
+            )
         if category == "vote":
             image = rng.choice(self.image_ids)
             value = rng.choice([1, -1])
             if rng.random() < 0.65:
-                text = (rng.choice([f"Vote up the picture {image}.", f"Give image {image} a thumbs up.",
-                                    f"I like cat picture {image}; upvote it."]) if value == 1 else
-                        rng.choice([f"Vote down the picture {image}.", f"Give image {image} a thumbs down.",
-                                    f"Downvote cat photo {image}, please."]))
+                text = (
+                    rng.choice(
+                        [
+                            f"Vote up the picture {image}.",
+                            f"Give image {image} a thumbs up.",
+                            f"I like cat picture {image}; upvote it.",
+                        ]
+                    )
+                    if value == 1
+                    else rng.choice(
+                        [
+                            f"Vote down the picture {image}.",
+                            f"Give image {image} a thumbs down.",
+                            f"Downvote cat photo {image}, please.",
+                        ]
+                    )
+                )
                 return text, _curl("POST", "/votes", {"image_id": image, "value": value})
             sub = self.sub()
-            text = (f"Upvote image {image} on behalf of the sub-account '{sub}'." if value == 1 else
-                    f"Cast a down vote on picture {image} for the sub id {sub}.")
+            text = (
+                f"Upvote image {image} on behalf of the sub-account '{sub}'."
+                if value == 1
+                else f"Cast a down vote on picture {image} for the sub id {sub}."
+            )
             return text, _curl("POST", "/votes", {"image_id": image, "sub_id": sub, "value": value})
         if category == "delete_vote":
             vote = rng.choice(self.account["votes"])["id"]
-            return (rng.choice([f"Delete my vote {vote}.", f"Take back the vote with id {vote}.",
-                                f"Remove vote number {vote} from my history."]),
-                    _curl("DELETE", f"/votes/{vote}"))
+            return (
+                rng.choice(
+                    [
+                        f"Delete my vote {vote}.",
+                        f"Take back the vote with id {vote}.",
+                        f"Remove vote number {vote} from my history.",
+                    ]
+                ),
+                _curl("DELETE", f"/votes/{vote}"),
+            )
         raise ValueError(category)
 
 
@@ -183,8 +273,15 @@ def generate_tasks(
     records = []
     for index, category in enumerate(spread(total, CATEGORY_NAMES)):
         prompt, reference = maker.make(category)
-        records.append({"id": f"catapi-{split}-{index:04d}", "category": category, "prompt": prompt,
-                        "completion": [reference], "compare_string_only": False})
+        records.append(
+            {
+                "id": f"catapi-{split}-{index:04d}",
+                "category": category,
+                "prompt": prompt,
+                "completion": [reference],
+                "compare_string_only": False,
+            }
+        )
     return records
 
 

@@ -15,32 +15,138 @@ from toolbench.mock_services.openweather import DEMO_API_KEY, HOST, City, World,
 from toolbench.taskgen import Files, generator, jsonl, rng_for, spread
 
 BASE = "https://api.openweathermap.org"
-TYPES = ["current_city", "current_zip", "current_coords", "forecast_city", "forecast_zip", "forecast_coords",
-         "air_current", "air_forecast", "geocoding"]
+TYPES = [
+    "current_city",
+    "current_zip",
+    "current_coords",
+    "forecast_city",
+    "forecast_zip",
+    "forecast_coords",
+    "air_current",
+    "air_forecast",
+    "geocoding",
+]
 
 COUNTRY_NAMES = {
-    "AE": "the United Arab Emirates", "AF": "Afghanistan", "AM": "Armenia", "AO": "Angola", "AR": "Argentina",
-    "AT": "Austria", "AU": "Australia", "AZ": "Azerbaijan", "BD": "Bangladesh", "BE": "Belgium", "BG": "Bulgaria",
-    "BO": "Bolivia", "BR": "Brazil", "CA": "Canada", "CD": "the DR Congo", "CH": "Switzerland", "CL": "Chile",
-    "CN": "China", "CO": "Colombia", "CR": "Costa Rica", "CU": "Cuba", "CZ": "Czechia", "DE": "Germany",
-    "DK": "Denmark", "DO": "the Dominican Republic", "DZ": "Algeria", "EC": "Ecuador", "EE": "Estonia",
-    "EG": "Egypt", "ES": "Spain", "ET": "Ethiopia", "FI": "Finland", "FJ": "Fiji", "FR": "France",
-    "GB": "the UK", "GE": "Georgia", "GH": "Ghana", "GL": "Greenland", "GR": "Greece", "GT": "Guatemala",
-    "HK": "Hong Kong", "HR": "Croatia", "HU": "Hungary", "ID": "Indonesia", "IE": "Ireland", "IL": "Israel",
-    "IN": "India", "IQ": "Iraq", "IR": "Iran", "IS": "Iceland", "IT": "Italy", "JM": "Jamaica", "JO": "Jordan",
-    "JP": "Japan", "KE": "Kenya", "KH": "Cambodia", "KR": "South Korea", "KZ": "Kazakhstan", "LB": "Lebanon",
-    "LK": "Sri Lanka", "LT": "Lithuania", "LU": "Luxembourg", "LV": "Latvia", "MA": "Morocco", "MC": "Monaco",
-    "MG": "Madagascar", "MM": "Myanmar", "MN": "Mongolia", "MT": "Malta", "MX": "Mexico", "MY": "Malaysia",
-    "NG": "Nigeria", "NL": "the Netherlands", "NO": "Norway", "NP": "Nepal", "NZ": "New Zealand", "PA": "Panama",
-    "PE": "Peru", "PG": "Papua New Guinea", "PH": "the Philippines", "PK": "Pakistan", "PL": "Poland",
-    "PR": "Puerto Rico", "PT": "Portugal", "PY": "Paraguay", "QA": "Qatar", "RO": "Romania", "RS": "Serbia",
-    "RU": "Russia", "SA": "Saudi Arabia", "SE": "Sweden", "SG": "Singapore", "SI": "Slovenia", "SK": "Slovakia",
-    "SN": "Senegal", "TH": "Thailand", "TN": "Tunisia", "TR": "Turkey", "TW": "Taiwan", "TZ": "Tanzania",
-    "UA": "Ukraine", "UG": "Uganda", "US": "the US", "UY": "Uruguay", "UZ": "Uzbekistan", "VE": "Venezuela",
-    "VN": "Vietnam", "ZA": "South Africa", "ZW": "Zimbabwe",
+    "AE": "the United Arab Emirates",
+    "AF": "Afghanistan",
+    "AM": "Armenia",
+    "AO": "Angola",
+    "AR": "Argentina",
+    "AT": "Austria",
+    "AU": "Australia",
+    "AZ": "Azerbaijan",
+    "BD": "Bangladesh",
+    "BE": "Belgium",
+    "BG": "Bulgaria",
+    "BO": "Bolivia",
+    "BR": "Brazil",
+    "CA": "Canada",
+    "CD": "the DR Congo",
+    "CH": "Switzerland",
+    "CL": "Chile",
+    "CN": "China",
+    "CO": "Colombia",
+    "CR": "Costa Rica",
+    "CU": "Cuba",
+    "CZ": "Czechia",
+    "DE": "Germany",
+    "DK": "Denmark",
+    "DO": "the Dominican Republic",
+    "DZ": "Algeria",
+    "EC": "Ecuador",
+    "EE": "Estonia",
+    "EG": "Egypt",
+    "ES": "Spain",
+    "ET": "Ethiopia",
+    "FI": "Finland",
+    "FJ": "Fiji",
+    "FR": "France",
+    "GB": "the UK",
+    "GE": "Georgia",
+    "GH": "Ghana",
+    "GL": "Greenland",
+    "GR": "Greece",
+    "GT": "Guatemala",
+    "HK": "Hong Kong",
+    "HR": "Croatia",
+    "HU": "Hungary",
+    "ID": "Indonesia",
+    "IE": "Ireland",
+    "IL": "Israel",
+    "IN": "India",
+    "IQ": "Iraq",
+    "IR": "Iran",
+    "IS": "Iceland",
+    "IT": "Italy",
+    "JM": "Jamaica",
+    "JO": "Jordan",
+    "JP": "Japan",
+    "KE": "Kenya",
+    "KH": "Cambodia",
+    "KR": "South Korea",
+    "KZ": "Kazakhstan",
+    "LB": "Lebanon",
+    "LK": "Sri Lanka",
+    "LT": "Lithuania",
+    "LU": "Luxembourg",
+    "LV": "Latvia",
+    "MA": "Morocco",
+    "MC": "Monaco",
+    "MG": "Madagascar",
+    "MM": "Myanmar",
+    "MN": "Mongolia",
+    "MT": "Malta",
+    "MX": "Mexico",
+    "MY": "Malaysia",
+    "NG": "Nigeria",
+    "NL": "the Netherlands",
+    "NO": "Norway",
+    "NP": "Nepal",
+    "NZ": "New Zealand",
+    "PA": "Panama",
+    "PE": "Peru",
+    "PG": "Papua New Guinea",
+    "PH": "the Philippines",
+    "PK": "Pakistan",
+    "PL": "Poland",
+    "PR": "Puerto Rico",
+    "PT": "Portugal",
+    "PY": "Paraguay",
+    "QA": "Qatar",
+    "RO": "Romania",
+    "RS": "Serbia",
+    "RU": "Russia",
+    "SA": "Saudi Arabia",
+    "SE": "Sweden",
+    "SG": "Singapore",
+    "SI": "Slovenia",
+    "SK": "Slovakia",
+    "SN": "Senegal",
+    "TH": "Thailand",
+    "TN": "Tunisia",
+    "TR": "Turkey",
+    "TW": "Taiwan",
+    "TZ": "Tanzania",
+    "UA": "Ukraine",
+    "UG": "Uganda",
+    "US": "the US",
+    "UY": "Uruguay",
+    "UZ": "Uzbekistan",
+    "VE": "Venezuela",
+    "VN": "Vietnam",
+    "ZA": "South Africa",
+    "ZW": "Zimbabwe",
 }
-LANGUAGE_NAMES = {"fr": "French", "zh_cn": "Simplified Chinese", "it": "Italian", "de": "German", "ru": "Russian",
-                  "ja": "Japanese", "nl": "Dutch"}
+LANGUAGE_NAMES = {
+    "fr": "French",
+    "zh_cn": "Simplified Chinese",
+    "it": "Italian",
+    "de": "German",
+    "ru": "Russian",
+    "ja": "Japanese",
+    "nl": "Dutch",
+}
 UNIT_PHRASES = {
     "metric": [" in Celsius", " in metric units", " in degrees Celsius"],
     "imperial": [" in Fahrenheit", " using imperial units", " in °F"],
@@ -87,12 +193,14 @@ def _coords(rng: Any, world: World) -> tuple[float, float]:
 
 
 def _coords_text(rng: Any, lat: float, lon: float) -> str:
-    return rng.choice([
-        f"latitude {lat} and longitude {lon}",
-        f"latitude {lat}, longitude {lon}",
-        f"the point with (longitude, latitude) = ({lon}, {lat})",
-        f"coordinates lat={lat}, lon={lon}",
-    ])
+    return rng.choice(
+        [
+            f"latitude {lat} and longitude {lon}",
+            f"latitude {lat}, longitude {lon}",
+            f"the point with (longitude, latitude) = ({lon}, {lat})",
+            f"coordinates lat={lat}, lon={lon}",
+        ]
+    )
 
 
 def _curl(path: str, query: str) -> str:
@@ -109,57 +217,85 @@ def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list
             where, query = f"in {place_text}", f"q={quote_plus(q, safe=',')}"
         elif kind.endswith("zip"):
             city = rng.choice(us_cities)
-            where, query = rng.choice([f"in the {city.zip} zip code area", f"around zip code {city.zip}",
-                                       f"for the area with zip code {city.zip}"]), f"zip={city.zip}"
+            where, query = (
+                rng.choice(
+                    [
+                        f"in the {city.zip} zip code area",
+                        f"around zip code {city.zip}",
+                        f"for the area with zip code {city.zip}",
+                    ]
+                ),
+                f"zip={city.zip}",
+            )
         else:
             lat, lon = _coords(rng, world)
             where, query = "at " + _coords_text(rng, lat, lon), f"lat={lat}&lon={lon}"
         units = options.units_text
         if forecast and options.cnt:
-            question = rng.choice([
-                f"Give me the next {options.cnt} three-hour forecast steps {where}{units}.",
-                f"I only need the first {options.cnt} entries of the 3-hourly forecast {where}{units}.",
-            ])
+            question = rng.choice(
+                [
+                    f"Give me the next {options.cnt} three-hour forecast steps {where}{units}.",
+                    f"I only need the first {options.cnt} entries of the 3-hourly forecast {where}{units}.",
+                ]
+            )
         elif forecast:
-            question = rng.choice([
-                f"What will the weather be like {where} over the next few days{units}?",
-                f"Can you get me the 5-day forecast {where}{units}?",
-                f"I'm planning a trip; how does the weather look {where} for the coming days{units}?",
-                f"Show me the upcoming forecast {where}{units}.",
-            ])
+            question = rng.choice(
+                [
+                    f"What will the weather be like {where} over the next few days{units}?",
+                    f"Can you get me the 5-day forecast {where}{units}?",
+                    f"I'm planning a trip; how does the weather look {where} for the coming days{units}?",
+                    f"Show me the upcoming forecast {where}{units}.",
+                ]
+            )
         else:
-            question = rng.choice([
-                f"What's the weather like {where} right now{units}?",
-                f"How warm is it {where} at the moment{units}?",
-                f"Give me the current conditions {where}{units}.",
-                f"I'm about to go outside {where}. What does the weather look like now{units}?",
-                f"Tell me the present weather {where}{units}.",
-            ])
+            question = rng.choice(
+                [
+                    f"What's the weather like {where} right now{units}?",
+                    f"How warm is it {where} at the moment{units}?",
+                    f"Give me the current conditions {where}{units}.",
+                    f"I'm about to go outside {where}. What does the weather look like now{units}?",
+                    f"Tell me the present weather {where}{units}.",
+                ]
+            )
         return question + options.tail(), _curl(path, query + options.query())
     if kind in ("air_current", "air_forecast"):
         lat, lon = _coords(rng, world)
         where = _coords_text(rng, lat, lon)
         if kind == "air_current":
-            question = rng.choice([f"How clean is the air at {where} right now?",
-                                   f"What is the current air pollution level at {where}?",
-                                   f"Give me the air quality data at {where} at this moment."])
+            question = rng.choice(
+                [
+                    f"How clean is the air at {where} right now?",
+                    f"What is the current air pollution level at {where}?",
+                    f"Give me the air quality data at {where} at this moment.",
+                ]
+            )
             return question, _curl("/data/2.5/air_pollution", f"lat={lat}&lon={lon}")
-        question = rng.choice([f"What's the air quality outlook for the coming days at {where}?",
-                               f"Will the air be clean over the next few days at {where}?",
-                               f"Show me the air pollution forecast at {where}."])
+        question = rng.choice(
+            [
+                f"What's the air quality outlook for the coming days at {where}?",
+                f"Will the air be clean over the next few days at {where}?",
+                f"Show me the air pollution forecast at {where}.",
+            ]
+        )
         return question, _curl("/data/2.5/air_pollution/forecast", f"lat={lat}&lon={lon}")
     if kind == "geocoding":
         if rng.random() < 0.5:
             name = rng.choice(sorted({c.name for c in world.cities if len(world.search(c.name)) > 1}))
             k = rng.randint(2, 5)
-            question = rng.choice([
-                f"Find the coordinates of up to {k} places called {name}.",
-                f"There are several towns named {name}; list at most {k} of them with their coordinates.",
-            ])
+            question = rng.choice(
+                [
+                    f"Find the coordinates of up to {k} places called {name}.",
+                    f"There are several towns named {name}; list at most {k} of them with their coordinates.",
+                ]
+            )
             return question, _curl("/geo/1.0/direct", f"q={quote_plus(name, safe=',')}&limit={k}")
         place_text, q = _place(rng.choice(cities), world)
-        question = rng.choice([f"What are the latitude and longitude of {place_text}?",
-                               f"Where exactly is {place_text}? I need its geographic coordinates."])
+        question = rng.choice(
+            [
+                f"What are the latitude and longitude of {place_text}?",
+                f"Where exactly is {place_text}? I need its geographic coordinates.",
+            ]
+        )
         return question, _curl("/geo/1.0/direct", f"q={quote_plus(q, safe=',')}&limit=1")
     raise ValueError(kind)
 
@@ -170,8 +306,9 @@ def generate_tasks(split: str, total: int, world: World, cities: list[City]) -> 
     records = []
     for index, kind in enumerate(spread(total, TYPES)):
         prompt, reference = _make(kind, rng, world, cities, us_cities)
-        records.append({"id": f"openweather-{split}-{index:04d}", "category": kind, "prompt": prompt,
-                        "completion": [reference]})
+        records.append(
+            {"id": f"openweather-{split}-{index:04d}", "category": kind, "prompt": prompt, "completion": [reference]}
+        )
     return records
 
 

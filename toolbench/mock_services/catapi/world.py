@@ -20,8 +20,20 @@ from toolbench.core.tasks import fixture_file
 
 CDN = "https://cdn2.thecatapi.com/images"
 CATEGORIES = ((5, "boxes"), (15, "clothes"), (1, "hats"), (14, "sinks"), (2, "space"), (4, "sunglasses"), (7, "ties"))
-RATINGS = ("adaptability", "affection_level", "child_friendly", "dog_friendly", "energy_level", "grooming",
-           "health_issues", "intelligence", "shedding_level", "social_needs", "stranger_friendly", "vocalisation")
+RATINGS = (
+    "adaptability",
+    "affection_level",
+    "child_friendly",
+    "dog_friendly",
+    "energy_level",
+    "grooming",
+    "health_issues",
+    "intelligence",
+    "shedding_level",
+    "social_needs",
+    "stranger_friendly",
+    "vocalisation",
+)
 FLAGS = ("experimental", "hairless", "natural", "rare", "rex", "suppressed_tail", "short_legs", "hypoallergenic")
 
 
@@ -50,8 +62,14 @@ def load_images() -> tuple[Image, ...]:
 
 
 def image_from_record(record: dict[str, Any]) -> Image:
-    return Image(record["id"], record["ext"], record["width"], record["height"], tuple(record["breed_ids"]),
-                 tuple(record["category_ids"]))
+    return Image(
+        record["id"],
+        record["ext"],
+        record["width"],
+        record["height"],
+        tuple(record["breed_ids"]),
+        tuple(record["category_ids"]),
+    )
 
 
 class Catalogue:

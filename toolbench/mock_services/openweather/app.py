@@ -60,8 +60,9 @@ def create_app(world: World | None = None, api_keys: Iterable[str] = (DEMO_API_K
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
-        return respond({"cod": str(error.code), "message": (error.description or "").strip() or error.name},
-                       error.code or 500)
+        return respond(
+            {"cod": str(error.code), "message": (error.description or "").strip() or error.name}, error.code or 500
+        )
 
     keyed_paths: set[str] = set()  # every API route; filled once the routes are defined
 

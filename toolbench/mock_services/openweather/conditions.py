@@ -75,16 +75,38 @@ CONDITIONS: dict[int, Condition] = {c.code: c for c in (
 
 # Beaufort scale names (used by the XML format), upper bounds in m/s.
 BEAUFORT = (
-    (0.5, "Calm"), (1.5, "Light air"), (3.3, "Light breeze"), (5.5, "Gentle Breeze"), (7.9, "Moderate breeze"),
-    (10.7, "Fresh Breeze"), (13.8, "Strong breeze"), (17.1, "High wind, near gale"), (20.7, "Gale"),
-    (24.4, "Severe Gale"), (28.4, "Storm"), (32.6, "Violent Storm"), (float("inf"), "Hurricane"),
+    (0.5, "Calm"),
+    (1.5, "Light air"),
+    (3.3, "Light breeze"),
+    (5.5, "Gentle Breeze"),
+    (7.9, "Moderate breeze"),
+    (10.7, "Fresh Breeze"),
+    (13.8, "Strong breeze"),
+    (17.1, "High wind, near gale"),
+    (20.7, "Gale"),
+    (24.4, "Severe Gale"),
+    (28.4, "Storm"),
+    (32.6, "Violent Storm"),
+    (float("inf"), "Hurricane"),
 )
 
 COMPASS = (
-    ("N", "North"), ("NNE", "North-northeast"), ("NE", "NorthEast"), ("ENE", "East-northeast"), ("E", "East"),
-    ("ESE", "East-southeast"), ("SE", "SouthEast"), ("SSE", "South-southeast"), ("S", "South"),
-    ("SSW", "South-southwest"), ("SW", "Southwest"), ("WSW", "West-southwest"), ("W", "West"),
-    ("WNW", "West-northwest"), ("NW", "Northwest"), ("NNW", "North-northwest"),
+    ("N", "North"),
+    ("NNE", "North-northeast"),
+    ("NE", "NorthEast"),
+    ("ENE", "East-northeast"),
+    ("E", "East"),
+    ("ESE", "East-southeast"),
+    ("SE", "SouthEast"),
+    ("SSE", "South-southeast"),
+    ("S", "South"),
+    ("SSW", "South-southwest"),
+    ("SW", "Southwest"),
+    ("WSW", "West-southwest"),
+    ("W", "West"),
+    ("WNW", "West-northwest"),
+    ("NW", "Northwest"),
+    ("NNW", "North-northwest"),
 )
 
 

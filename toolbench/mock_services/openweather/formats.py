@@ -179,8 +179,14 @@ def current_xml(
     _element(city_node, "timezone", str(offset))
     _element(city_node, "sun", rise=iso(sun[0]), set=iso(sun[1]))
     unit = TEMPERATURE_UNIT[units]
-    _element(root, "temperature", value=temperature(w.temp, units), min=temperature(w.temp_min, units),
-             max=temperature(w.temp_max, units), unit=unit)
+    _element(
+        root,
+        "temperature",
+        value=temperature(w.temp, units),
+        min=temperature(w.temp_min, units),
+        max=temperature(w.temp_max, units),
+        unit=unit,
+    )
     _element(root, "feels_like", value=temperature(w.feels_like, units), unit=unit)
     _element(root, "humidity", value=w.humidity, unit="%")
     _element(root, "pressure", value=w.pressure, unit="hPa")
@@ -199,7 +205,13 @@ def current_xml(
 
 
 def forecast_xml(
-    entries: list[Weather], lat: float, lon: float, city: City | None, offset: int, sun: tuple[int, int], units: str,
+    entries: list[Weather],
+    lat: float,
+    lon: float,
+    city: City | None,
+    offset: int,
+    sun: tuple[int, int],
+    units: str,
     lang: str,
 ) -> str:
     root = ET.Element("weatherdata")
@@ -208,8 +220,15 @@ def forecast_xml(
     _element(location, "type", "")
     _element(location, "country", city.country if city else "")
     _element(location, "timezone", str(offset))
-    _element(location, "location", altitude=0, latitude=round(lat, 4), longitude=round(lon, 4), geobase="geonames",
-             geobaseid=city.id if city else 0)
+    _element(
+        location,
+        "location",
+        altitude=0,
+        latitude=round(lat, 4),
+        longitude=round(lon, 4),
+        geobase="geonames",
+        geobaseid=city.id if city else 0,
+    )
     _element(root, "credit", "")
     meta = _element(root, "meta")
     _element(meta, "lastupdate", "")
@@ -223,18 +242,31 @@ def forecast_xml(
         _element(node, "symbol", number=w.condition.code, name=w.condition.description(lang), var=icon(w))
         if w.rain_1h is not None or w.snow_1h is not None:
             amount = w.rain_1h if w.rain_1h is not None else w.snow_1h
-            _element(node, "precipitation", probability=w.pop, unit="3h", value=round((amount or 0) * 3, 2),
-                     type="rain" if w.rain_1h is not None else "snow")
+            _element(
+                node,
+                "precipitation",
+                probability=w.pop,
+                unit="3h",
+                value=round((amount or 0) * 3, 2),
+                type="rain" if w.rain_1h is not None else "snow",
+            )
         else:
             _element(node, "precipitation", probability=w.pop)
         code, name = compass_point(w.wind_deg)
         _element(node, "windDirection", deg=w.wind_deg, code=code, name=name)
-        _element(node, "windSpeed", mps=speed(w.wind_speed, units), unit=SPEED_UNIT[units],
-                 name=beaufort_name(w.wind_speed))
+        _element(
+            node, "windSpeed", mps=speed(w.wind_speed, units), unit=SPEED_UNIT[units], name=beaufort_name(w.wind_speed)
+        )
         if w.wind_gust is not None:
             _element(node, "windGust", gust=speed(w.wind_gust, units), unit=SPEED_UNIT[units])
-        _element(node, "temperature", unit=unit, value=temperature(w.temp, units), min=temperature(w.temp_min, units),
-                 max=temperature(w.temp_max, units))
+        _element(
+            node,
+            "temperature",
+            unit=unit,
+            value=temperature(w.temp, units),
+            min=temperature(w.temp_min, units),
+            max=temperature(w.temp_max, units),
+        )
         _element(node, "feels_like", unit=unit, value=temperature(w.feels_like, units))
         _element(node, "pressure", unit="hPa", value=w.pressure)
         _element(node, "humidity", value=w.humidity, unit="%")

@@ -100,6 +100,7 @@ class World:
         state = parts[1].upper() if len(parts) == 3 else None
         if len(parts) > 3:
             return []
+
         def state_matches(city: City) -> bool:
             return state is None or city.state_code == state or fold(city.state) == fold(parts[1])
 
