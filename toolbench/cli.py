@@ -23,9 +23,15 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from toolbench.eval.harness import evaluate, format_table, write_outputs
+    from toolbench.eval.harness import evaluate, format_table, supports, write_outputs
 
-    tasks = [spec.name for spec in TASKS] if args.task == "all" else [args.task]
+    if args.task == "all":
+        tasks = [spec.name for spec in TASKS if supports(spec, args.split, args.mode)]
+        if not tasks:
+            print(f"toolbench eval: no task has split {args.split!r} and mode {args.mode!r}", file=sys.stderr)
+            return 2
+    else:
+        tasks = [args.task]
     try:
         report, episodes = evaluate(
             args.agent,

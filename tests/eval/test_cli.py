@@ -39,10 +39,13 @@ def test_eval_table_and_outputs(tmp_path, capsys):
     assert (tmp_path / "summary.txt").read_text().strip() == table.strip()
 
 
-def test_eval_rejects_unknown_names(capsys):
+def test_eval_rejects_unknown_names_and_unsupported_choices(capsys):
     assert main(["eval", "--agent", "nobody", "--task", "all"]) == 2
     assert main(["eval", "--agent", "oracle", "--task", "Nowhere"]) == 2
     assert "unknown" in capsys.readouterr().err
+    assert main(["eval", "--agent", "oracle", "--task", "CatAPI", "--mode", "interactive"]) == 2
+    assert "modes ['program']" in capsys.readouterr().err
+    assert main(["eval", "--agent", "oracle", "--task", "all", "--split", "train"]) == 2
 
 
 def free_port() -> int:

@@ -173,7 +173,8 @@ def test_original_record_shape_is_read_and_scored(tmp_path):
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     env = gym.make(ENV_ID, task_file=str(path))
-    assert [t.id for t in env.unwrapped.tasks] == ["openweather-test-0000", "openweather-test-0001"]
+    assert [t.id for t in env.unwrapped.tasks] == ["openweather:test-0000", "openweather:test-0001"]
+    assert env.reset(seed=0)[1]["split"] == "test"
     for task in env.unwrapped.tasks:
         for reference in task.references:
             assert play(env, task.id, reference)[4]["success"]

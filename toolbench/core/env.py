@@ -86,7 +86,10 @@ class ToolEnv(gym.Env[str, str]):
         if tasks is not None:
             self.tasks = list(tasks)
         elif task_file is not None:
-            self.tasks = read_task_file(task_file, id_prefix=f"{self.fixture_slug}-{Path(task_file).stem}")
+            # A user's file (e.g. the original test.jsonl): its split is the file's name, and records
+            # without ids get ids that cannot clash with the shipped ones ("openweather:test-0007").
+            split = Path(task_file).stem
+            self.tasks = read_task_file(task_file, id_prefix=f"{self.fixture_slug}:{split}")
         else:
             if split not in self.splits:
                 raise ValueError(f"{self.task_name} has splits {list(self.splits)}, not {split!r}")
@@ -205,7 +208,7 @@ class ToolEnv(gym.Env[str, str]):
         self._done = ended
         info = self._step_info(outcome)
         observation = self._fit(outcome.observation)
-        self._transcript.append(("action", action if isinstance(action, str) else repr(action)))
+        self._transcript.append(("action", self._fit(action if isinstance(action, str) else repr(action)[:1000])))
         self._transcript.append(("observation", observation))
         if ended and not was_done:
             self._transcript.append(("end", f"reward={reward:.3f} success={info['success']} error={info['error']}"))

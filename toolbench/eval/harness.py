@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -93,6 +94,12 @@ def summarize(results: Sequence[EpisodeResult], mode: str) -> dict[str, Any]:
     return summary
 
 
+def supports(spec: TaskSpec, split: str, mode: str | None) -> bool:
+    """Whether a task has this split and mode (``None``: its default mode)."""
+    env_class = spec.env_class()
+    return split in env_class.splits and (mode is None or mode in env_class.modes)
+
+
 def evaluate(
     agent: str,
     tasks: Iterable[str],
@@ -110,15 +117,18 @@ def evaluate(
     for task_name in tasks:
         spec = find_task(task_name)
         env_class = spec.env_class()
+        if not supports(spec, split, mode):
+            raise ValueError(
+                f"{spec.name} has splits {list(env_class.splits)} and modes {list(env_class.modes)}; "
+                f"asked for split {split!r}, mode {mode!r}"
+            )
         task_mode = mode or env_class.modes[0]
-        if task_mode not in env_class.modes or split not in env_class.splits:
-            continue  # e.g. --mode interactive on a program-only task
         ids = [task.id for task in env_class.load_split(split)][:limit]
-        chunks = [ids[i::workers] for i in range(workers)] if workers > 1 else [ids]
-        jobs = [(spec.name, split, task_mode, agent, seed, chunk) for chunk in chunks if chunk]
         results: list[EpisodeResult] = []
         bar = tqdm(total=len(ids), desc=spec.name, disable=not progress, leave=False)
         if workers > 1:
+            size = max(1, math.ceil(len(ids) / (workers * 4)))  # small chunks keep workers busy to the end
+            jobs = [(spec.name, split, task_mode, agent, seed, ids[i : i + size]) for i in range(0, len(ids), size)]
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for chunk_results in pool.map(_run_chunk, jobs):
                     results.extend(chunk_results)
@@ -129,8 +139,6 @@ def evaluate(
                 results.append(run_episode(env, runner, task_id))
                 bar.update(1)
         bar.close()
-        order = {task_id: i for i, task_id in enumerate(ids)}
-        results.sort(key=lambda r: order[r.task_id])
         report["tasks"][spec.name] = summarize(results, task_mode)
         episodes.extend(results)
     return report, episodes
