@@ -25,6 +25,12 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 Headers = tuple[tuple[str, str], ...]
 
 
+def find_header(headers: Headers, name: str) -> str | None:
+    """The first value of header ``name`` (case-insensitive), or None."""
+    name = name.lower()
+    return next((value for key, value in headers if key.lower() == name), None)
+
+
 @dataclass(frozen=True)
 class HttpRequest:
     method: str
@@ -37,11 +43,7 @@ class HttpRequest:
         return (urlsplit(self.url).hostname or "").lower()
 
     def header(self, name: str) -> str | None:
-        name = name.lower()
-        for key, value in self.headers:
-            if key.lower() == name:
-                return value
-        return None
+        return find_header(self.headers, name)
 
     def with_default_header(self, name: str, value: str) -> HttpRequest:
         """This request with header ``name`` added unless it is already set."""
@@ -68,11 +70,7 @@ class HttpResponse:
         return json.loads(self.body)
 
     def header(self, name: str) -> str | None:
-        name = name.lower()
-        for key, value in self.headers:
-            if key.lower() == name:
-                return value
-        return None
+        return find_header(self.headers, name)
 
     def head_text(self) -> str:
         """Status line and headers as curl ``-i`` prints them."""
