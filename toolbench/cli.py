@@ -53,10 +53,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
+    from toolbench.core.transport import make_loopback_server
 
     app = create_service_app(args.service, args.api_key)
-    server = make_server(args.host, args.port, app, threaded=True)
+    server = make_loopback_server(app, args.host, args.port, log_requests=True)
     print(
         f"serving {args.service} on http://{args.host}:{server.server_port} "
         f"(API key: {service_api_key(args.service, args.api_key)}); Ctrl-C stops",

@@ -1,4 +1,5 @@
 import base64
+import json
 import re
 
 import pytest
@@ -40,13 +41,15 @@ def test_method_and_body_rules():
     assert post.method == "POST" and post.body == b'{"a": 1}'
     assert post.header("content-type") == "application/x-www-form-urlencoded"
     assert parse("curl -I https://h.com/x").method == "HEAD"
-    assert parse("curl -X delete https://h.com/x/1").method == "DELETE"
+    assert parse("curl -X delete https://h.com/x/1").method == "delete"  # sent as written, like curl
+    empty = parse("curl https://h.com/x -d ''")
+    assert empty.method == "POST" and empty.body == b"" and empty.header("content-type").startswith("application/x-www")
     joined = parse("curl https://h.com/x -d a=1 --data-raw '@b=2'")
     assert joined.body == b"a=1&@b=2"
     as_json = parse("curl https://h.com/x --json '{\"a\":1}'")
     assert as_json.header("content-type") == as_json.header("accept") == "application/json"
-    encoded = parse("curl -G https://h.com/x --data-urlencode 'q=New York'")
-    assert encoded.url == "https://h.com/x?q=New%20York"
+    encoded = parse("curl -G https://h.com/x --data-urlencode 'q=New York' --data-urlencode 'a@b=c@d'")
+    assert encoded.url == "https://h.com/x?q=New+York&a@b=c%40d"  # as curl 7.88 sends them
 
 
 def test_headers():
@@ -61,6 +64,34 @@ def test_headers():
 
 def test_missing_scheme_defaults_to_http():
     assert parse("curl h.com/path").url == "http://h.com/path"
+    assert parse("curl 'h.com/x?next=http://other'").url == "http://h.com/x?next=http://other"
+
+
+def test_dot_segments_are_removed_unless_path_as_is():
+    assert parse("curl 'https://h.com/a/../b/./c?x=1'").url == "https://h.com/b/c?x=1"
+    assert parse("curl --path-as-is 'https://h.com/a/../b'").url == "https://h.com/a/../b"
+
+
+def test_url_globbing_needs_globoff():
+    with pytest.raises(CurlError, match="globbing"):
+        parse("curl 'https://h.com/{a,b}'")
+    assert parse("curl -g 'https://h.com/x?q=[1]'").url == "https://h.com/x?q=[1]"
+
+
+def test_quoted_body_may_span_lines():
+    text = """curl -X POST 'https://h.com/v1/votes' \\
+  -d '{
+    "image_id": "abc",
+    "value": 1
+  }'
+and some prose after it"""
+    request = parse(text)
+    assert request.method == "POST" and json.loads(request.body) == {"image_id": "abc", "value": 1}
+
+
+def test_head_prints_headers_only():
+    command = parse_curl("curl -I https://h.com/x")
+    assert command.request.method == "HEAD" and command.head_only and command.include_headers
 
 
 @pytest.mark.parametrize(

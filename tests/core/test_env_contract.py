@@ -88,20 +88,23 @@ def test_ansi_render_is_a_transcript(env_id):
     assert env.unwrapped.task.prompt in text and action in text and "episode end" in text
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
-def test_state_snapshot_round_trip(env_id):
-    env = gym.make(env_id).unwrapped
+@pytest.mark.parametrize("env_id, mode", CASES)
+def test_state_snapshot_round_trip(env_id, mode):
+    env = gym.make(env_id, mode=mode).unwrapped
     env.reset(seed=11)
+    actions = env.oracle_actions(env.task)
+    first = env.step(actions[0])  # change the state: the snapshot must carry it
     snapshot = env.get_state()
     pickle.dumps(snapshot)
-    action = env.oracle_actions(env.task)[0]
-    expected = env.step(action)
+    rest = [env.step(action) for action in actions[1:]]
     env.reset(seed=99)  # move elsewhere, then come back
     env.set_state(snapshot)
-    assert env.step(action) == expected
-    other = gym.make(env_id).unwrapped
+    assert env.get_state() == snapshot
+    assert [env.step(action) for action in actions[1:]] == rest
+    other = gym.make(env_id, mode=mode).unwrapped
     other.set_state(snapshot)
-    assert other.step(action) == expected
+    assert other.get_state() == snapshot and other.render() == env.render() is None
+    assert first[4]["task_id"] == snapshot["task_id"]
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)

@@ -39,6 +39,25 @@ def test_router_passes_method_query_headers_and_body():
     }
 
 
+def test_the_path_reaches_the_app_exactly():
+    router = Router({"svc.test": echo_app()})
+    assert router.send(HttpRequest("GET", "https://svc.test/echo/a%2Fb")).json()["path"] == "a/b"
+    # "//x/echo/..." is a path a server sees as such, not a host followed by "/echo/..."
+    assert router.send(HttpRequest("GET", "https://svc.test//x/echo/a")).status in (308, 404)
+
+
+def test_a_crashing_app_is_a_500_not_an_exception():
+    app = Flask(__name__)
+
+    @app.get("/boom")
+    def boom():
+        raise RuntimeError("bug")
+
+    app.config["PROPAGATE_EXCEPTIONS"] = True  # even when the app would re-raise (FLASK_DEBUG)
+    response = Router({"svc.test": app}).send(HttpRequest("GET", "https://svc.test/boom"))
+    assert response.status == 500
+
+
 def test_unknown_host_is_refused():
     router = Router({"svc.test": echo_app()})
     with pytest.raises(HostNotServed, match="evil.example"):

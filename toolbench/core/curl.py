@@ -14,7 +14,7 @@ import base64
 import re
 import shlex
 from dataclasses import dataclass
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote_plus, urlsplit, urlunsplit
 
 from toolbench.core.transport import HttpRequest
 
@@ -145,6 +145,7 @@ _OPTIONS_WITH_VALUE = {
     *_HARMLESS_WITH_VALUE,
 }
 _SHELL_OPERATORS = set(";&|<>()")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _EXPANSION_START = re.compile(r"[({A-Za-z_0-9@*#?$!-]")  # what makes "$" start a shell expansion
 
 
@@ -156,16 +157,46 @@ class CurlError(ValueError):
 class CurlCommand:
     request: HttpRequest
     include_headers: bool = False  # -i: print the status line and headers before the body
+    head_only: bool = False  # -I: print the status line and headers, no body
 
 
 def find_curl_command(text: str) -> str:
-    """The first line that starts with ``curl``, with backslash-newline continuations joined."""
-    joined = re.sub(r"\\[ \t]*\r?\n", " ", text)
-    for line in joined.splitlines():
+    """The first line that starts with ``curl``, with backslash-newline continuations joined.
+
+    A quoted argument may span lines (a pretty-printed JSON body): while a quote is open, the
+    following lines belong to the command, as they would in a shell.
+    """
+    lines = re.sub(r"\\[ \t]*\r?\n", " ", text).splitlines()
+    for index, line in enumerate(lines):
         stripped = line.strip()
         if stripped == "curl" or (stripped.startswith("curl") and stripped[4].isspace()):
-            return stripped
+            command = stripped
+            for following in lines[index + 1 :]:
+                if _open_quote(command) is None:
+                    break
+                command += "\n" + following
+            return command.strip()
     raise CurlError("no curl command found: write the API call on a line that starts with `curl`")
+
+
+def _open_quote(command: str) -> str | None:
+    """The quote character left open at the end of ``command``, if any."""
+    quote_char: str | None = None
+    index = 0
+    while index < len(command):
+        char = command[index]
+        if quote_char == "'":
+            quote_char = None if char == "'" else quote_char
+        elif char == "\\":
+            index += 1
+        elif quote_char == '"':
+            quote_char = None if char == '"' else quote_char
+        elif char in "'\"":
+            quote_char = char
+        elif char == "#" and (index == 0 or command[index - 1].isspace()):
+            break  # a comment: quotes after it do not count
+        index += 1
+    return quote_char
 
 
 def parse_curl(command: str) -> CurlCommand:
@@ -182,7 +213,7 @@ def parse_curl(command: str) -> CurlCommand:
     removed_headers: set[str] = set()
     data_parts: list[str] = []
     urls: list[str] = []
-    get_mode = head = include = json_mode = False
+    get_mode = head = include = json_mode = path_as_is = globoff = False
 
     def take(option: str, rest: list[str]) -> str:
         if not rest:
@@ -211,6 +242,10 @@ def parse_curl(command: str) -> CurlCommand:
                     break
                 options.append(option)
         for option in options:
+            if option in ("-g", "--globoff"):
+                globoff = True  # braces and brackets are sent as they are
+            elif option == "--path-as-is":
+                path_as_is = True
             if option in _HARMLESS_FLAGS:
                 continue
             if option in _REFUSED:
@@ -258,28 +293,27 @@ def parse_curl(command: str) -> CurlCommand:
         raise CurlError("no URL specified")
     if len(urls) > 1:
         raise CurlError(f"one URL per call, got {len(urls)}: {', '.join(urls[:3])}")
-    url = _check_url(urls[0])
+    url = _check_url(urls[0], globoff=globoff, path_as_is=path_as_is)
 
     body = b""
-    if data_parts:
-        joined = "".join(data_parts) if json_mode else "&".join(data_parts)
-        if get_mode:
-            url += ("&" if "?" in url else "?") + joined
-        else:
-            body = joined.encode("utf-8", "surrogateescape")
+    if data_parts and not get_mode:
+        body = ("".join(data_parts) if json_mode else "&".join(data_parts)).encode("utf-8", "surrogateescape")
+    elif data_parts:
+        url += ("&" if "?" in url else "?") + "&".join(data_parts)
     if method is None:
-        method = "HEAD" if head else ("POST" if body else "GET")
+        method = "HEAD" if head else ("POST" if data_parts and not get_mode else "GET")
 
     accept = "application/json" if json_mode else "*/*"
     defaults = [("Host", urlsplit(url).netloc), ("User-Agent", CURL_USER_AGENT), ("Accept", accept)]
     if json_mode:
         defaults.append(("Content-Type", "application/json"))
-    elif body:
+    elif data_parts and not get_mode:
         defaults.append(("Content-Type", "application/x-www-form-urlencoded"))
     # A user header replaces curl's default of the same name; "Name:" removes the default.
     overridden = {name.lower() for name, _ in headers} | removed_headers
     merged = [(k, v) for k, v in defaults if k.lower() not in overridden] + headers
-    return CurlCommand(HttpRequest(method.upper(), url, tuple(merged), body), include_headers=include)
+    # curl sends the method as written ("-X get" stays lowercase); -I prints the headers only.
+    return CurlCommand(HttpRequest(method, url, tuple(merged), body), include_headers=include or head, head_only=head)
 
 
 def _strip_comment_and_check_shell(command: str) -> str:
@@ -339,20 +373,25 @@ def _data_value(kind: str, value: str) -> str:
     if kind in ("--data", "--data-binary", "--json") and value.startswith("@"):
         raise CurlError(f"curl {kind} @file reads a local file, which is not allowed here")
     if kind == "--data-urlencode":
-        at, eq = value.find("@"), value.find("=")
-        if at != -1 and (eq == -1 or at < eq):
+        # curl's forms: "name=content" and "=content" (checked first), then "@file" and "name@file".
+        if "=" in value:
+            name, content = value.split("=", 1)
+            return (name + "=" if name else "") + quote_plus(content, safe="")
+        if "@" in value:
             raise CurlError("curl --data-urlencode name@file reads a local file, which is not allowed here")
-        if eq == -1:
-            return quote(value, safe="")
-        name, content = value[:eq], value[eq + 1 :]
-        return (name + "=" if name else "") + quote(content, safe="")
+        return quote_plus(value, safe="")
     return value
 
 
-def _check_url(url: str) -> str:
+def _check_url(url: str, globoff: bool = False, path_as_is: bool = False) -> str:
     if any(char.isspace() for char in url):
         raise CurlError("curl: (3) URL using bad/illegal format: a URL cannot contain spaces (write %20 or +)")
-    if "://" not in url:
+    if not globoff and any(char in url for char in "{}[]"):
+        raise CurlError(
+            "curl would expand {...} and [...] in the URL into several requests (URL globbing); "
+            "percent-encode those characters or add -g"
+        )
+    if not _SCHEME.match(url):
         url = "http://" + url  # curl's default when the scheme is missing
     scheme = url.split("://", 1)[0].lower()
     if scheme not in ("http", "https"):
@@ -364,4 +403,20 @@ def _check_url(url: str) -> str:
         raise CurlError(f"curl: (3) URL using bad/illegal format: {exc}") from exc
     if not parts.hostname:
         raise CurlError("curl: (3) URL using bad/illegal format or missing host")
-    return url
+    if path_as_is or "." not in parts.path:
+        return url
+    return urlunsplit(parts._replace(path=_remove_dot_segments(parts.path)))
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4, as curl applies it unless --path-as-is is given."""
+    output: list[str] = []
+    for segment in path.split("/")[1:]:
+        if segment == "..":
+            if output:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    if path.endswith(("/.", "/..")):
+        output.append("")
+    return "/" + "/".join(output)

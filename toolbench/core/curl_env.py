@@ -45,7 +45,7 @@ def response_fields(response: HttpResponse) -> dict[Any, Any]:
     text = response.text
     try:
         body = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
         if text.lstrip().startswith("<"):
             try:
@@ -65,16 +65,20 @@ def response_fields(response: HttpResponse) -> dict[Any, Any]:
     return {"body": body}
 
 
-def canonical_request(request: HttpRequest) -> tuple[Any, ...]:
-    """A request reduced to what a service sees, so equivalent spellings compare equal."""
+def canonical_request(request: HttpRequest, headers: tuple[str, ...] = ("x-api-key",)) -> tuple[Any, ...]:
+    """A request reduced to what a service sees, so equivalent spellings compare equal.
+
+    ``headers`` are the header names that change the answer (an API key sent as a header).
+    """
     parts = urlsplit(request.url)
     query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
     try:
         body: Any = json.loads(request.body) if request.body else None
         body = json.dumps(body, sort_keys=True)
-    except ValueError:
+    except (ValueError, RecursionError):
         body = tuple(sorted(parse_qsl(request.body.decode("utf-8", "replace"), keep_blank_values=True)))
-    return request.method, parts.hostname, parts.path.rstrip("/") or "/", query, body
+    significant = tuple(request.header(name) for name in headers)
+    return request.method.upper(), parts.hostname, parts.path.rstrip("/") or "/", query, body, significant
 
 
 class CurlProgramEnv(ToolEnv):
@@ -121,7 +125,7 @@ class CurlProgramEnv(ToolEnv):
             command = parse_curl(find_curl_command(action).replace(API_KEY_PLACEHOLDER, self.api_key))
         except CurlError as exc:
             raise ActionError(str(exc)) from None
-        host = command.request.host
+        host = command.request.host.rstrip(".")  # "example.com." is the same host
         if host != self.service_host:
             raise ActionError(
                 f"refused: host {host!r} is not this task's service; send the call to {self.service_host}"
@@ -141,7 +145,9 @@ class CurlProgramEnv(ToolEnv):
         command = self.parse_action(action)
         execution = self.execute(command.request, self._episode_router())
         response = execution.response
-        observation = (response.head_text() if command.include_headers else "") + response.text
+        observation = (response.head_text() if command.include_headers else "") + (
+            "" if command.head_only else response.text
+        )
         if self.task.get("compare_string_only"):
             prf = self._string_score(self.task, command.request)
             matched = prf.f1 == 1.0

@@ -9,6 +9,7 @@ subclasses it and implements ``_begin`` (start an episode on a task) and ``_act`
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,8 @@ import gymnasium as gym
 
 from toolbench.core.spaces import UnicodeText
 from toolbench.core.tasks import Task, fixture_file, read_task_file
+
+logger = logging.getLogger("toolbench")
 
 OBSERVATION_MAX_LENGTH = 2**18
 ACTION_MAX_LENGTH = 2**17
@@ -194,6 +197,11 @@ class ToolEnv(gym.Env[str, str]):
                 outcome = self._act(action)
             except ActionError as exc:
                 outcome = Outcome.failure(str(exc), done=program_mode)
+            except Exception as exc:  # a bug of ours must not stop a training run; it is logged and reported
+                logger.exception("internal error in %s on task %s", self.task_name, self._task.id)
+                outcome = Outcome.failure(
+                    f"internal error in the environment ({type(exc).__name__}: {exc})", done=program_mode
+                )
         was_done = self._done
         self._steps += 1
         truncated = False

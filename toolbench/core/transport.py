@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 import requests
 from flask import Flask
@@ -106,14 +106,21 @@ class Router:
             served = ", ".join(self._apps) or "none"
             raise HostNotServed(f"host {host or '(none)'!r} is not served here (served: {served})")
         path = parts.path or "/"
-        response = client.open(
-            path,
-            base_url=f"{parts.scheme or 'http'}://{parts.netloc}",
-            query_string=parts.query,
-            method=request.method,
-            headers=list(request.headers),
-            data=request.body,
-        )
+        try:
+            response = client.open(
+                "/",
+                base_url=f"{parts.scheme or 'http'}://{parts.netloc}",
+                query_string=parts.query,
+                method=request.method,
+                headers=list(request.headers),
+                data=request.body,
+                # The path exactly as a server would see it ("//x" is a path, not a host; WSGI wants latin-1).
+                environ_overrides={"PATH_INFO": unquote_to_bytes(path).decode("latin-1")},
+            )
+        except Exception as exc:  # a bug in a fake must look like a server error, not crash the caller
+            return HttpResponse(
+                500, (("Content-Type", "text/plain; charset=utf-8"),), f"Internal Server Error: {exc}".encode()
+            )
         try:
             return HttpResponse(response.status_code, tuple(response.headers.items()), response.get_data())
         finally:
@@ -164,17 +171,39 @@ class RouterAdapter(BaseAdapter):
         pass
 
 
-class _QuietHandler(WSGIRequestHandler):
+class RawUrlRequestHandler(WSGIRequestHandler):
+    """Werkzeug's dev-server handler, but raw non-ASCII bytes in the URL reach the app intact.
+
+    curl sends ``?q=São`` as raw UTF-8 bytes; the stock handler decodes them twice, so the app
+    would see mojibake where the in-process path sees the right text.
+    """
+
+    def make_environ(self) -> dict[str, Any]:
+        environ = super().make_environ()
+        raw = urlsplit(self.path)  # http.server decoded the request line as latin-1: these are the raw bytes
+        environ["QUERY_STRING"] = raw.query  # already the WSGI form: raw bytes as latin-1
+        environ["PATH_INFO"] = unquote_to_bytes(raw.path.encode("latin-1")).decode("latin-1")
+        return environ
+
+
+class _QuietHandler(RawUrlRequestHandler):
     def log_request(self, *args: Any, **kwargs: Any) -> None:
         pass
+
+
+def make_loopback_server(
+    app: Flask, host: str = "127.0.0.1", port: int = 0, log_requests: bool = False
+) -> BaseWSGIServer:
+    """A threaded HTTP server for ``app`` (call ``serve_forever``)."""
+    handler = RawUrlRequestHandler if log_requests else _QuietHandler
+    return make_server(host, port, app, threaded=True, request_handler=handler)
 
 
 class ServedApp:
     """Serve a WSGI app on a loopback port in a background thread (``with ServedApp(app) as s:``)."""
 
     def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, log_requests: bool = False):
-        handler = WSGIRequestHandler if log_requests else _QuietHandler
-        self._server: BaseWSGIServer = make_server(host, port, app, threaded=True, request_handler=handler)
+        self._server: BaseWSGIServer = make_loopback_server(app, host, port, log_requests)
         self._thread = threading.Thread(target=self._server.serve_forever, name="toolbench-serve", daemon=True)
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Response
+from flask import Flask, Response
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -14,6 +14,22 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     response = Response(text, status=status, content_type="application/json; charset=utf-8")
     response.headers.update(headers or {})
     return response
+
+
+def parse_int(text: str) -> int | None:
+    """An ASCII decimal integer (``"12"``, ``"-3"``), or None: ``int()`` alone accepts "²" or "١٢"."""
+    text = text.strip()
+    digits = text[1:] if text[:1] in "+-" else text
+    if not digits or not (digits.isascii() and digits.isdigit()) or len(digits) > 18:
+        return None
+    return int(text)
+
+
+def new_app(name: str) -> Flask:
+    """A Flask app for a fake: errors become responses even under FLASK_DEBUG, never exceptions."""
+    app = Flask(name)
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    return app
 
 
 def text_response(text: str, status: int, content_type: str = "text/plain; charset=utf-8") -> Response:

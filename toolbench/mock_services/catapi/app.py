@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from toolbench.core.seeding import stable_uniform
 from toolbench.mock_services.catapi.store import CatStore
 from toolbench.mock_services.catapi.world import Catalogue
-from toolbench.mock_services.http import json_response, text_response
+from toolbench.mock_services.http import json_response, new_app, parse_int, text_response
 
 HOST = "api.thecatapi.com"
 #: The key the envs and ``toolbench serve catapi`` accept by default (shaped like a real "live_" key).
@@ -39,7 +39,7 @@ class ApiError(Exception):
 def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
     """A Cat API-compatible app over ``store`` (mutable state) and ``catalogue`` (read-only data)."""
     catalogue = catalogue or Catalogue()
-    app = Flask(__name__)
+    app = new_app(__name__)
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
@@ -62,10 +62,9 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
         raw = request.args.get(name)
         if raw is None or raw == "":
             return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ApiError(400, f'"{name}" must be a number') from None
+        value = parse_int(raw)
+        if value is None:
+            raise ApiError(400, f'"{name}" must be a number')
         if value < low:
             raise ApiError(400, f'"{name}" must be greater than or equal to {low}')
         return min(value, high) if high is not None else value
@@ -80,6 +79,8 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             parsed = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ApiError(400, f"Unexpected token in JSON at position {exc.pos}") from None
+        except RecursionError:
+            raise ApiError(400, "request entity too deeply nested") from None
         if not isinstance(parsed, dict):
             raise ApiError(400, '"value" must be of type object')
         return parsed
@@ -111,9 +112,10 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             images = [image for image in images if breed_ids & set(image.breed_ids)]
         category_ids = set()
         for part in csv_arg("category_ids"):
-            if not part.isdigit():
+            category_id = parse_int(part)
+            if category_id is None:
                 raise ApiError(400, '"category_ids" must be a number')
-            category_ids.add(int(part))
+            category_ids.add(category_id)
         if category_ids:
             images = [image for image in images if category_ids & set(image.category_ids)]
         mime_types = {"jpg" if m.lower() == "jpeg" else m.lower() for m in csv_arg("mime_types")}
@@ -191,9 +193,7 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             raise ApiError(400, '"image_id" is required')
         if not isinstance(image_id, str):
             raise ApiError(400, '"image_id" must be a string')
-        if image_id not in catalogue.images_by_id:
-            raise ApiError(400, f"Couldn't find an image matching the passed 'id' of {image_id}")
-        return image_id
+        return image_id  # like the real service, any id is accepted (an unknown image lists as "image": {})
 
     def optional_sub_id(data: dict[str, Any]) -> str | None:
         sub_id = data.get("sub_id")
@@ -250,8 +250,8 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
         if "value" not in data:
             raise ApiError(400, '"value" is required')
         value = data["value"]
-        if isinstance(value, str) and value.lstrip("-").isdigit():
-            value = int(value)  # form-encoded bodies carry numbers as text
+        if isinstance(value, str) and parse_int(value) is not None:
+            value = parse_int(value)  # form-encoded bodies carry numbers as text
         if isinstance(value, bool) or not isinstance(value, int):
             raise ApiError(400, '"value" must be a number')
         vote = store.add_vote(owner, image_id, sub_id, value, COUNTRY_CODE)

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from toolbench.mock_services.http import json_response, text_response
+from toolbench.mock_services.http import json_response, new_app, parse_int, text_response
 from toolbench.mock_services.openweather import formats
 from toolbench.mock_services.openweather.conditions import LANGUAGES
 from toolbench.mock_services.openweather.weather import air_quality_series, sun_times, weather_at
@@ -42,7 +42,7 @@ def create_app(world: World | None = None, api_keys: Iterable[str] = (DEMO_API_K
     world = world or World()
     keys = frozenset(api_keys)
     cities_by_id = {city.id: city for city in world.cities}
-    app = Flask(__name__)
+    app = new_app(__name__)
 
     def respond(body: Any, status: int = 200) -> Response:
         if isinstance(body, str):  # XML
@@ -108,7 +108,7 @@ def create_app(world: World | None = None, api_keys: Iterable[str] = (DEMO_API_K
                 raise ApiError(404, "city not found")
             return city.lat, city.lon, city
         if "id" in args:
-            city = cities_by_id.get(int(args["id"])) if args["id"].strip().isdigit() else None
+            city = cities_by_id.get(parse_int(args["id"]))
             if city is None:
                 raise ApiError(404, "city not found")
             return city.lat, city.lon, city
@@ -132,10 +132,10 @@ def create_app(world: World | None = None, api_keys: Iterable[str] = (DEMO_API_K
         units, lang, mode = options()
         count = FORECAST_STEPS
         if "cnt" in request.args:
-            value = request.args["cnt"].strip()
-            if not value.lstrip("-").isdigit():
-                raise ApiError(400, f"{value} is not a number")
-            count = min(FORECAST_STEPS, int(value))
+            value = parse_int(request.args["cnt"])
+            if value is None:
+                raise ApiError(400, f"{request.args['cnt'].strip()} is not a number")
+            count = min(FORECAST_STEPS, value)
             if count < 1:
                 raise ApiError(400, "cnt can not be less than 1")
         offset = city.utc_offset if city else world.utc_offset(lat, lon)
@@ -174,8 +174,7 @@ def create_app(world: World | None = None, api_keys: Iterable[str] = (DEMO_API_K
         query = request.args.get("q", "")
         if not query.strip():
             raise ApiError(400, "Nothing to geocode")
-        limit = request.args.get("limit", "1").strip()
-        count = max(1, min(GEOCODING_MAX, int(limit))) if limit.isdigit() else 1
+        count = max(1, min(GEOCODING_MAX, parse_int(request.args.get("limit", "1")) or 1))
         return respond([formats.geocoding_json(city) for city in world.search(query)[:count]])
 
     keyed_paths.update(rule.rule for rule in app.url_map.iter_rules() if rule.endpoint != "static")
