@@ -8,11 +8,11 @@ code for US cities). City ids are this project's own numbering, not OpenWeather'
 from __future__ import annotations
 
 import csv
-import math
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 
+from toolbench.core.geo import distance_km
 from toolbench.core.tasks import fixture_file
 
 #: 2024-05-14 12:00:00 UTC: the fixed "now" of the default world.
@@ -41,14 +41,6 @@ def fold(text: str) -> str:
     """Case- and accent-insensitive form of a place name."""
     decomposed = unicodedata.normalize("NFKD", text.strip().casefold())
     return "".join(char for char in decomposed if not unicodedata.combining(char))
-
-
-def distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """Great-circle distance (haversine)."""
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lon2 - lon1)
-    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 6371.0 * 2 * math.asin(math.sqrt(min(1.0, a)))
 
 
 def load_cities() -> tuple[City, ...]:
