@@ -204,14 +204,14 @@ class ToolEnv(gym.Env[str, str]):
                 )
         was_done = self._done
         self._steps += 1
-        truncated = False
+        terminated, truncated = bool(outcome.done), False
         if not outcome.done and self._steps >= self.max_steps:
             truncated = True
             final = self._on_truncation()
             if final is not None:
                 final.observation = outcome.observation
                 outcome = final
-        ended = outcome.done or truncated
+        ended = terminated or truncated
         reward = float(outcome.score) if ended and not was_done else 0.0
         self._done = ended
         info = self._step_info(outcome)
@@ -220,7 +220,7 @@ class ToolEnv(gym.Env[str, str]):
         self._transcript.append(("observation", observation))
         if ended and not was_done:
             self._transcript.append(("end", f"reward={reward:.3f} success={info['success']} error={info['error']}"))
-        return observation, reward, bool(outcome.done), truncated, info
+        return observation, reward, terminated, truncated, info
 
     def _step_info(self, outcome: Outcome) -> dict[str, Any]:
         assert self._task is not None

@@ -1,0 +1,95 @@
+"""The API-program language: what it accepts, what it refuses, and that it never runs code."""
+
+import pytest
+
+from toolbench.core.program import MAX_PROGRAM_CHARS, Call, ProgramError, parse_program
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and other.value == self.value
+
+
+FUNCTIONS = {"put", "search"}
+CONSTRUCTORS = {"Box": Box}
+
+
+def parse(text, variables=None):
+    return parse_program(text, FUNCTIONS, CONSTRUCTORS, variables)
+
+
+def test_calls_literals_constructors_and_variables():
+    calls = parse(
+        "```python\nActions:\nx = Box('a')\n  API.put(x, n=-3, items=[1, 2.5, ('t', None, True)])\nAPI.search()\n```"
+    )
+    assert calls == [
+        Call(4, "put", (Box("a"),), {"n": -3, "items": [1, 2.5, ("t", None, True)]}),
+        Call(5, "search", (), {}),
+    ]
+
+
+def test_variables_carry_across_calls_when_shared():
+    variables = {}
+    assert parse("place = Box('x')", variables) == []
+    assert parse("API.put(place)", variables)[0].args == (Box("x"),)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("import os", "`import` statements are not allowed"),
+        ("from os import system", "`importfrom` statements are not allowed"),
+        ("__import__('os').system('ls')", "only API.<function>(...) calls are allowed"),
+        ("().__class__.__subclasses__()", "only API.<function>(...) calls are allowed"),
+        ("API.put(().__class__)", "is not a literal value"),
+        ("API.__class__", "is not a call"),
+        ("API.__init__()", "unknown function API.__init__"),
+        ("open('/etc/passwd')", "only API.<function>(...) calls are allowed"),
+        ("API.put(open('/etc/passwd'))", "only Box calls build values"),
+        ("exec('print(1)')", "only API.<function>(...) calls are allowed"),
+        ("API.put(eval('1'))", "only Box calls build values"),
+        ("API.delete_everything()", "unknown function API.delete_everything"),
+        ("API.put(y)", "name 'y' is not defined"),
+        ("API.put(1 + 2)", "is not a literal value"),
+        ("API.put(f'{1}')", "is not a literal value"),
+        ("API.put(*[1])", "*args are not allowed"),
+        ("API.put(**{'a': 1})", "**kwargs are not allowed"),
+        ("x = y = 1", "only simple assignments"),
+        ("API = 1", "cannot be assigned"),
+        ("for i in range(3):\n  API.put(i)", "`for` statements are not allowed"),
+        ("while True: pass", "`while` statements are not allowed"),
+        ("def f(): pass", "`functiondef` statements are not allowed"),
+        ("lambda: 0", "is not a call"),
+        ("API.put(Box(Box(1).value))", "is not a literal value"),
+        ("API.put([1] * 10**9)", "is not a literal value"),
+        ("API.put(" + "[" * 300 + "]" * 300 + ")", "too many nested parentheses"),
+        ("API.put(" + "-" * 30000 + "1)", "characters long"),
+        ("x = " + "-" * 19000 + "1", "cannot be parsed"),
+        ("API.put(1,)\n" * 301, "statements; the limit is 300"),
+        ("API.put([" + ", ".join(["1"] * 101) + "])", "at most 100 items"),
+        ("API.put(", "syntax error"),
+        ("x" * (MAX_PROGRAM_CHARS + 1), "characters long"),
+    ],
+)
+def test_refused_programs_say_why(text, message):
+    with pytest.raises(ProgramError, match=message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
+        parse(text)
+
+
+def test_nothing_is_executed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for text in ["open('made', 'w')", "API.put(open('made', 'w'))", "x = open('made', 'w')"]:
+        with pytest.raises(ProgramError):
+            parse(text)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_constructor_errors_become_program_errors():
+    def strict(value):
+        raise ValueError("bad value")
+
+    with pytest.raises(ProgramError, match="line 1: Strict\\(...\\): bad value"):
+        parse_program("API.put(Strict(1))", FUNCTIONS, {"Strict": strict})

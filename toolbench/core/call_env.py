@@ -1,0 +1,202 @@
+"""The shared machinery of tasks whose answer is a sequence of API calls that set criteria.
+
+Home Search and Trip Booking (ToolBench) both work like this: an API object collects criteria
+through setter calls that follow rules, ``search()`` submits them, and the score is the dict F1
+between the criteria the prediction set and those each reference sets.
+
+- ``mode="program"``: the action is the whole program, parsed by ``core.program`` (never
+  executed); a broken rule makes it not executable.
+- ``mode="interactive"``: one call per step, written as Python (``API.set_num_beds(2)``) or as a
+  JSON tool call (``{"name": "set_num_beds", "arguments": {"value": 2}}``). The observation is
+  the call's result; the episode ends at ``search()`` or at ``max_steps``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.functions import FunctionSpec, api_docs
+from toolbench.core.program import Call, ProgramError, RuleError, parse_program
+from toolbench.core.scoring import PRF, ZERO, best_prf, dict_f1
+from toolbench.core.tasks import Task
+
+
+class CriteriaApiEnv(ToolEnv):
+    """Base env; subclasses name the API's functions, value constructors and backend factory."""
+
+    modes = ("program", "interactive")
+    default_max_steps = 30
+    metric_names = ("precision", "recall", "f1")
+    functions: ClassVar[tuple[FunctionSpec, ...]]
+    constructors: ClassVar[Mapping[str, Callable[..., Any]]] = {}
+    #: For JSON tool calls: parameter kind -> function turning the JSON value into the Python value.
+    json_values: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+    finish: ClassVar[str] = "search"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._specs = {spec.name: spec for spec in self.functions}
+        self._reference_criteria: dict[tuple[str, int], dict[str, Any] | None] = {}
+        self._api: Any = None
+        self._variables: dict[str, Any] = {}
+
+    def new_api(self) -> Any:
+        """A backend in its starting state (an object with the functions and a ``criteria`` dict)."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- running calls
+    def run_call(self, api: Any, call: Call) -> str:
+        """Apply one call; raises ``ActionError`` naming the line and the rule when it fails."""
+        method = getattr(api, call.function)
+        where = f"line {call.line}: " if self.mode == "program" else ""
+        try:
+            inspect.signature(method).bind(*call.args, **call.kwargs)
+        except TypeError as exc:
+            raise ActionError(f"{where}{call.function}(): {exc}") from None
+        try:
+            return method(*call.args, **call.kwargs)
+        except RuleError as exc:
+            raise ActionError(f"{where}{exc}") from None
+
+    def run_program(self, api: Any, text: str) -> str:
+        try:
+            calls = parse_program(text, self._specs, self.constructors)
+        except ProgramError as exc:
+            raise ActionError(str(exc)) from None
+        outputs = [self.run_call(api, call) for call in calls]
+        if not outputs or not any(call.function == self.finish for call in calls):
+            outputs.append(f"Criteria set (search() was not called): {api.criteria}")
+        return outputs[-1]
+
+    # ----------------------------------------------------------------- episode
+    def _begin(self, task: Task) -> str:
+        self._api = self.new_api()
+        self._variables = {}
+        return task.prompt
+
+    def _act(self, action: str) -> Outcome:
+        assert self.task is not None
+        if self.mode == "program":
+            observation = self.run_program(self._api, action)
+            return self._scored(observation)
+        call = self._interactive_call(action)
+        if call is None:
+            return Outcome("OK: " + ", ".join(f"{k} = {v!r}" for k, v in self._variables.items()), done=False)
+        observation = self.run_call(self._api, call)
+        if call.function == self.finish:
+            return self._scored(observation)
+        return Outcome(observation, done=False)
+
+    def _on_truncation(self) -> Outcome | None:
+        return self._scored("")  # cut off: score the criteria set so far
+
+    def _scored(self, observation: str) -> Outcome:
+        prf = self.score_criteria(self.task, self._api.criteria)
+        return Outcome(observation, done=True, score=prf.f1, success=prf.f1 == 1.0, metrics=prf.as_dict())
+
+    def _interactive_call(self, action: str) -> Call | None:
+        text = action.strip()
+        if text.startswith("{"):
+            return self._json_call(text)
+        try:
+            calls = parse_program(text, self._specs, self.constructors, variables=self._variables)
+        except ProgramError as exc:
+            raise ActionError(str(exc)) from None
+        if len(calls) > 1:
+            raise ActionError(f"interactive mode takes one call per step, got {len(calls)}")
+        return calls[0] if calls else None
+
+    def _json_call(self, text: str) -> Call:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ActionError(f"not valid JSON: {exc.msg}") from None
+        if isinstance(data, dict) and isinstance(data.get("function"), dict):
+            data = data["function"]  # an OpenAI tool_call object
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise ActionError('a JSON tool call must look like {"name": "<function>", "arguments": {...}}')
+        spec = self._specs.get(data["name"])
+        if spec is None:
+            raise ActionError(f"unknown function {data['name']!r}; see the tools list")
+        arguments = data.get("arguments", {})
+        if isinstance(arguments, str):  # OpenAI sends arguments as a JSON string
+            try:
+                arguments = json.loads(arguments or "{}")
+            except json.JSONDecodeError as exc:
+                raise ActionError(f"the arguments are not valid JSON: {exc.msg}") from None
+        if not isinstance(arguments, dict):
+            raise ActionError("the arguments of a tool call must be a JSON object")
+        kinds = {p.name: p.kind for p in spec.params}
+        converted = {}
+        for name, value in arguments.items():
+            convert = self.json_values.get(kinds.get(name, ""))
+            try:
+                converted[name] = convert(value) if convert else value
+            except (TypeError, ValueError) as exc:
+                raise ActionError(f"{spec.name}: argument {name!r}: {exc}") from None
+        return Call(1, spec.name, (), converted)
+
+    # ----------------------------------------------------------------- scoring
+    def score_criteria(self, task: Task, criteria: Mapping[str, Any]) -> PRF:
+        """Dict F1 of ``criteria`` against each reference's criteria; the best reference wins."""
+        scores = []
+        for index in range(len(task.references)):
+            reference = self._reference(task, index)
+            if reference is not None:
+                scores.append(dict_f1(criteria, reference))
+        return best_prf(scores)[1] if scores else ZERO
+
+    def _reference(self, task: Task, index: int) -> dict[str, Any] | None:
+        key = (task.id, index)
+        if key not in self._reference_criteria:
+            api = self.new_api()
+            try:
+                calls = parse_program(task.references[index], self._specs, self.constructors)
+                for call in calls:
+                    getattr(api, call.function)(*call.args, **call.kwargs)
+                self._reference_criteria[key] = dict(api.criteria)
+            except (ProgramError, RuleError, TypeError):
+                self._reference_criteria[key] = None  # an unusable reference (e.g. in a user's file)
+        return self._reference_criteria[key]
+
+    # ----------------------------------------------------------------- contract hooks
+    def api_docs(self) -> str:
+        return api_docs(self.functions)
+
+    def tools(self) -> list[dict[str, Any]]:
+        return [spec.schema() for spec in self.functions]
+
+    def oracle_actions(self, task: Task) -> list[str]:
+        """Program mode: the reference. Interactive: one call per step, with variables inlined."""
+        if self.mode == "program":
+            return super().oracle_actions(task)
+        names: dict[str, ast.expr] = {}
+        actions = []
+        for statement in ast.parse(task.references[0]).body:
+            if isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name):
+                names[statement.targets[0].id] = statement.value
+            elif isinstance(statement, ast.Expr):
+                actions.append(ast.unparse(_Inline(names).visit(statement)))
+        return actions
+
+    def _get_backend_state(self) -> Any:
+        return {"api": self._api.snapshot() if self._api is not None else None, "variables": dict(self._variables)}
+
+    def _set_backend_state(self, state: Any) -> None:
+        self._api = self.new_api()
+        if state["api"] is not None:
+            self._api.restore(state["api"])
+        self._variables = dict(state["variables"])
+
+
+class _Inline(ast.NodeTransformer):
+    def __init__(self, names: dict[str, ast.expr]):
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return self.names.get(node.id, node)

@@ -1,0 +1,223 @@
+"""Parse API-call programs without running them.
+
+ToolBench's Home Search and Trip Booking answers are short Python programs such as::
+
+    location = Loc("Laredo")
+    API.set_origin(location)
+    API.set_departure_date(Date(8, 25, 2023))
+    API.search()
+
+The original harness ``exec``'d them. Here the text is parsed with ``ast`` and only this tiny
+language is accepted: calls ``API.<documented function>(...)``; arguments that are literals
+(strings, numbers, booleans, None, lists and tuples of those), calls of the task's value
+constructors (``Loc``, ``Date``), or names assigned earlier; and assignments of such values to
+names. Values are evaluated while parsing; nothing is executed. Anything else is refused with a
+message that names the line and the construct.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+import warnings
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_PROGRAM_CHARS = 20_000
+MAX_STATEMENTS = 300
+MAX_NODES = 20_000
+MAX_SEQUENCE = 100
+
+
+class ProgramError(ValueError):
+    """The program is outside the accepted language, or a value cannot be built."""
+
+
+class RuleError(ValueError):
+    """An API call that breaks the API's rules (raised by the backends; the program is not executable)."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One ``API.function(*args, **kwargs)`` with its arguments already evaluated."""
+
+    line: int
+    function: str
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return f"API.{self.function}({', '.join(parts)})"
+
+
+def parse_program(
+    text: str,
+    functions: Collection[str],
+    constructors: Mapping[str, Callable[..., Any]],
+    variables: dict[str, Any] | None = None,
+    receiver: str = "API",
+) -> list[Call]:
+    """The calls a program makes, in order. ``variables`` (updated in place) carries names across calls."""
+    if len(text) > MAX_PROGRAM_CHARS:
+        raise ProgramError(f"the program is {len(text)} characters long; the limit is {MAX_PROGRAM_CHARS}")
+    tree = _parse(_strip_fences(text))
+    if len(tree.body) > MAX_STATEMENTS:
+        raise ProgramError(f"the program has {len(tree.body)} statements; the limit is {MAX_STATEMENTS}")
+    nodes = sum(1 for _ in ast.walk(tree))
+    if nodes > MAX_NODES:
+        raise ProgramError(f"the program is too large ({nodes} syntax nodes; the limit is {MAX_NODES})")
+    reader = _Reader(functions, constructors, variables if variables is not None else {}, receiver)
+    calls = []
+    for statement in tree.body:
+        call = reader.statement(statement)
+        if call is not None:
+            calls.append(call)
+    return calls
+
+
+def _strip_fences(text: str) -> str:
+    """Blank out Markdown code fences and ``Action(s):`` headers that models wrap programs in.
+
+    Lines are blanked rather than dropped, so that error messages keep the agent's line numbers.
+    """
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        fence = stripped.startswith("```") or stripped.rstrip(":").lower() in ("action", "actions")
+        lines.append("" if fence else line)
+    return textwrap.dedent("\n".join(lines))
+
+
+def _parse(text: str) -> ast.Module:
+    try:
+        with warnings.catch_warnings():  # e.g. "invalid escape sequence" in a string: not our business
+            warnings.simplefilter("ignore")
+            try:
+                return ast.parse(text, mode="exec")
+            except IndentationError:
+                # The language has no blocks, so stray indentation (common in model output) is harmless.
+                return ast.parse("\n".join(line.strip() for line in text.splitlines()), mode="exec")
+    except SyntaxError as exc:
+        raise ProgramError(f"line {exc.lineno}: syntax error: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ProgramError(f"the program cannot be parsed: {type(exc).__name__}") from None
+
+
+class _Reader:
+    def __init__(
+        self,
+        functions: Collection[str],
+        constructors: Mapping[str, Callable[..., Any]],
+        variables: dict[str, Any],
+        receiver: str,
+    ):
+        self.functions = set(functions)
+        self.constructors = constructors
+        self.variables = variables
+        self.receiver = receiver
+
+    def fail(self, node: ast.AST, message: str) -> ProgramError:
+        return ProgramError(f"line {getattr(node, 'lineno', '?')}: {message}")
+
+    def statement(self, node: ast.stmt) -> Call | None:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            return self.api_call(node.value)
+        if isinstance(node, ast.Assign):
+            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                raise self.fail(node, "only simple assignments (name = value) are allowed")
+            name = node.targets[0].id
+            if name.startswith("__") or name == self.receiver or name in self.constructors:
+                raise self.fail(node, f"the name {name!r} cannot be assigned")
+            self.variables[name] = self.value(node.value)
+            return None
+        if isinstance(node, ast.Pass):
+            return None
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return None  # a docstring-like comment
+        if isinstance(node, ast.Expr):
+            raise self.fail(
+                node,
+                f"`{_snippet(node.value)}` is not a call; a statement must call "
+                f"{self.receiver}.<function>(...) or assign a value to a name",
+            )
+        kind = type(node).__name__.lower()
+        raise self.fail(
+            node,
+            f"`{kind}` statements are not allowed; a program may only call the documented "
+            f"{self.receiver} functions and assign values to names",
+        )
+
+    def api_call(self, node: ast.Call) -> Call:
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.receiver
+        ):
+            if isinstance(func, ast.Name) and func.id in self.constructors:
+                raise self.fail(node, f"{func.id}(...) builds a value; pass it to an {self.receiver} function")
+            raise self.fail(node, f"only {self.receiver}.<function>(...) calls are allowed, not `{_snippet(func)}`")
+        if func.attr not in self.functions:
+            raise self.fail(node, f"unknown function {self.receiver}.{func.attr}; see the API documentation")
+        args, kwargs = self.arguments(node)
+        return Call(node.lineno, func.attr, args, kwargs)
+
+    def arguments(self, node: ast.Call) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        args = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise self.fail(node, "*args are not allowed")
+            args.append(self.value(arg))
+        kwargs = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise self.fail(node, "**kwargs are not allowed")
+            kwargs[keyword.arg] = self.value(keyword.value)
+        return tuple(args), kwargs
+
+    def value(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, float, bool))):
+            return node.value
+        if (
+            isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, (ast.USub, ast.UAdd))
+            and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float))
+            and not isinstance(node.operand.value, bool)
+        ):
+            return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+        if isinstance(node, (ast.List, ast.Tuple)):
+            if len(node.elts) > MAX_SEQUENCE:
+                raise self.fail(node, f"lists may hold at most {MAX_SEQUENCE} items")
+            items = [self.value(item) for item in node.elts]
+            return items if isinstance(node, ast.List) else tuple(items)
+        if isinstance(node, ast.Name):
+            if node.id not in self.variables:
+                raise self.fail(node, f"name {node.id!r} is not defined")
+            return self.variables[node.id]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.constructors:
+            args, kwargs = self.arguments(node)
+            try:
+                return self.constructors[node.func.id](*args, **kwargs)
+            except (TypeError, ValueError) as exc:
+                raise self.fail(node, f"{node.func.id}(...): {exc}") from None
+        if isinstance(node, ast.Call):
+            allowed = (
+                f"only {', '.join(self.constructors)} calls build values"
+                if self.constructors
+                else "no call builds a value"
+            )
+            raise self.fail(node, f"{allowed}; `{_snippet(node.func)}(...)` is not allowed")
+        raise self.fail(
+            node,
+            f"`{_snippet(node)}` is not a literal value, a defined name or a "
+            f"{'/'.join(self.constructors) or 'value'} constructor",
+        )
+
+
+def _snippet(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except RecursionError:  # absurdly deep expressions
+        return type(node).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
