@@ -1,0 +1,104 @@
+"""toolbench/HomeSearch-v0: set home-search criteria through a 15-function API, then search."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from toolbench.core.call_env import CriteriaApiEnv
+from toolbench.core.functions import FunctionSpec, Param
+from toolbench.mock_services.home_search import BUY_TYPES, RENT_TYPES, Home, HomeSearchAPI, load_listings
+
+
+def _setter(name: str, description: str, kind: str = "int") -> FunctionSpec:
+    return FunctionSpec(name, description, (Param("value", kind),))
+
+
+FUNCTIONS = (
+    FunctionSpec(
+        "set_location",
+        "Set the city to search in. This must be the first call, before any other criterion.",
+        (Param("value", "str", "city name"),),
+    ),
+    FunctionSpec(
+        "set_buy_or_rent",
+        "Choose between buying and renting: 'buy' or 'rent'. Call it right after "
+        "set_location and before every other criterion.",
+        (Param("value", "str", enum=("buy", "rent")),),
+    ),
+    FunctionSpec(
+        "select_home_type",
+        "Set the acceptable home types. To buy: "
+        + ", ".join(t.title() for t in BUY_TYPES)
+        + "; to rent: "
+        + ", ".join(t.title() for t in RENT_TYPES)
+        + ".",
+        (Param("home_types", "List[str]", "one or more home types"),),
+    ),
+    _setter("set_min_price", "Set the lowest price in dollars (the monthly rent when renting)."),
+    _setter("set_max_price", "Set the highest price in dollars (the monthly rent when renting)."),
+    _setter("set_min_square_feet", "Set the smallest size in square feet."),
+    _setter("set_max_square_feet", "Set the largest size in square feet."),
+    _setter("set_num_beds", "Set the number of bedrooms (homes with at least this many are found)."),
+    _setter("set_num_baths", "Set the number of bathrooms, in halves such as 2 or 2.5 (at least this many).", "float"),
+    _setter("set_num_garages", "Set the number of garages (at least this many)."),
+    _setter("set_num_swimming_pools", "Set the number of swimming pools (at least this many)."),
+    _setter("set_num_balconies", "Set the number of balconies (at least this many)."),
+    _setter("set_floor_number", "Set the floor the home is on (homes on exactly that floor)."),
+    _setter("set_max_commute_time", "Set the longest acceptable commute, in minutes."),
+    FunctionSpec("search", "Submit the criteria and get the matching homes. Call it after setting all criteria."),
+)
+
+
+@cache
+def _listings() -> tuple[Home, ...]:
+    return load_listings()
+
+
+class HomeSearchEnv(CriteriaApiEnv):
+    """Find homes by setting search criteria through the ToolBench Home Search API.
+
+    ## Description
+    The ToolBench Home Search task (Xu et al. 2023), a Redfin-like search: the agent turns a
+    request ("a townhouse or condo to buy in Boston, 1,000-1,750 sq ft, a balcony") into calls of a
+    15-function API that each set one criterion, then ``API.search()``. The rules: location first,
+    buy or rent second, home types valid for buying or renting. Behind ``search()`` is a database
+    of 2,586 listings in 38 US cities; every task's search finds at least one home.
+
+    ## Action Space
+    Text (``UnicodeText``). ``mode="program"``: the whole program, e.g.
+    ``API.set_location("Boston")\\nAPI.set_buy_or_rent("buy")\\n...\\nAPI.search()``; it is parsed
+    with ``ast``, never executed: only ``API.<function>(...)`` calls with literal arguments and
+    assignments of literals are accepted. ``mode="interactive"``: one call per step, as Python
+    (``API.set_num_beds(3)``) or as a JSON tool call (``{"name": "set_num_beds", "arguments":
+    {"value": 3}}``, schemas in ``info["tools"]``).
+
+    ## Observation Space
+    Text: the request after ``reset``; after a step, the call's confirmation, the rule it broke, or
+    the search results.
+
+    ## Rewards
+    As in ToolBench: the F1 between the criteria the agent set (including ``search()``'s defaults)
+    and those of the best reference, paid when the episode ends. ``info`` has ``success`` (F1 = 1
+    and executable), ``score``, ``executable``, ``error``, ``precision``, ``recall``, ``f1``. A
+    program that breaks a rule is not executable and scores 0.
+
+    ## Starting State
+    Empty criteria; a task from the split (``test``: 100, ``demo``: 10; three setters, balconies,
+    floor and commute time, appear only in test tasks) drawn by the seeded RNG or named by
+    ``options={"task_id": ...}``.
+
+    ## Episode End
+    ``program``: after one action. ``interactive``: at ``search()`` (scored), or truncated at
+    ``max_steps`` (default 30; the criteria so far are scored).
+
+    ## Arguments
+    ``gym.make("toolbench/HomeSearch-v0", split="test", mode="program", render_mode=None,
+    max_steps=None, task_file=None)``.
+    """
+
+    task_name = "HomeSearch"
+    fixture_slug = "home_search"
+    functions = FUNCTIONS
+
+    def new_api(self) -> HomeSearchAPI:
+        return HomeSearchAPI(_listings())
