@@ -1,0 +1,161 @@
+"""toolbench/TripBooking-v0: both modes, Loc/Date through variables, broken rules, original records."""
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import toolbench
+
+ENV_ID = "toolbench/TripBooking-v0"
+
+
+def play(env, task_id, actions):
+    env.reset(options={"task_id": task_id})
+    for action in actions:
+        result = env.step(action)
+        if result[2] or result[3]:
+            return result
+    return result
+
+
+@pytest.mark.parametrize("mode", ["program", "interactive"])
+@pytest.mark.parametrize("split", ["test", "demo"])
+def test_oracle_solves_every_task(mode, split):
+    env = gym.make(ENV_ID, mode=mode, split=split)
+    for task in toolbench.load_tasks("TripBooking", split):
+        _, reward, terminated, _, info = play(env, task.id, env.unwrapped.oracle_actions(task))
+        assert terminated and info["success"] and reward == 1.0, task.id
+
+
+def test_task_sets_cover_the_three_booking_types():
+    tests = toolbench.load_tasks("TripBooking")
+    assert len(tests) == 120 and len(toolbench.load_tasks("TripBooking", "demo")) == 11
+    for kind in ("hotels", "trip tickets", "both"):
+        assert sum(f'select_booking_type("{kind}")' in t.references[0] for t in tests) == 40
+    env = gym.make(ENV_ID).unwrapped
+    for task in tests:  # every part of every search finds something
+        env.reset(options={"task_id": task.id})
+        env.step(task.references[0])
+        assert env._api.found_something(), task.id
+
+
+REFERENCE = """API.select_booking_type("trip tickets")
+API.select_transportation("bus")
+API.set_num_adults(2)
+location_from = Loc("Austin")
+API.set_origin(location_from)
+API.set_destination(Loc("Dallas"))
+departure_date = Date(6, 14, 2024)
+API.set_departure_date(departure_date)
+API.search()"""
+
+
+@pytest.fixture
+def austin(tmp_path):
+    # The original record shape: {"prompt", "completion"} and no id.
+    path = tmp_path / "test.jsonl"
+    record = {"prompt": "Bus tickets for 2 adults from Austin to Dallas on June 14, 2024.", "completion": [REFERENCE]}
+    path.write_text(json.dumps(record) + "\n")
+    return gym.make(ENV_ID, task_file=str(path))
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        REFERENCE,
+        """API.select_booking_type(booking_type="trip tickets")
+API.set_destination(value=Loc(location="dallas"))
+API.set_departure_date(Date(month=6, day=14, year=2024))
+API.set_origin(Loc("Austin"))
+API.set_num_adults(2)
+API.select_transportation("Bus")
+API.set_min_ticket_price(0)
+API.search()""",
+        """day = Date(6, 14, 2024)
+here = Loc("Austin")
+there = Loc("Dallas")
+API.select_booking_type("trip tickets")
+API.select_transportation("bus")
+API.set_origin(here)
+API.set_destination(there)
+API.set_departure_date(day)
+API.set_num_adults(2)
+API.search()""",
+    ],
+)
+def test_equivalent_programs_succeed(austin, program):
+    task_id = austin.unwrapped.tasks[0].id
+    _, reward, _, _, info = play(austin, task_id, [program])
+    assert info["success"] and reward == 1.0, info
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            (
+                'API.select_booking_type("trip tickets")\nAPI.select_transportation("bus")',
+                'API.select_transportation("bus")\nAPI.select_booking_type("trip tickets")',
+            ),
+            "line 1: select_transportation was called before select_booking_type",
+        ),
+        (("API.set_origin(location_from)", 'API.set_origin("Austin")'), "line 5: set_origin expects a Loc object"),
+        (
+            ("API.set_departure_date(departure_date)", "API.set_departure_date('6-14-2024')"),
+            "line 8: set_departure_date expects a Date object",
+        ),
+        (("API.set_departure_date(departure_date)\n", ""), "line 8: search for trip tickets needs the departure date"),
+        (("Date(6, 14, 2024)", "Date(6, 31, 2024)"), "line 7: Date(...): Date(6, 31, 2024) is not a real date"),
+    ],
+)
+def test_broken_rules_are_not_executable(austin, change, message):
+    program = REFERENCE.replace(*change)
+    obs, reward, _, _, info = play(austin, austin.unwrapped.tasks[0].id, [program])
+    assert reward == 0.0 and not info["executable"] and message in info["error"], info["error"]
+
+
+def test_a_different_date_is_wrong(austin):
+    _, reward, _, _, info = play(austin, austin.unwrapped.tasks[0].id, [REFERENCE.replace("Date(6, 14", "Date(6, 15")])
+    assert info["executable"] and not info["success"] and 0 < reward < 1
+
+
+def test_interactive_json_calls_with_places_and_dates():
+    env = gym.make(ENV_ID, mode="interactive")
+    env.reset(seed=0)
+    steps = [
+        {"name": "select_booking_type", "arguments": {"booking_type": "hotels"}},
+        {"name": "set_hotel_location", "arguments": {"value": "Denver"}},
+        {"name": "set_checkin_date", "arguments": {"value": {"month": 6, "day": 14, "year": 2024}}},
+        {"name": "set_checkout_date", "arguments": {"value": "2024-06-16"}},
+    ]
+    for step in steps:
+        obs, reward, terminated, *_ = env.step(json.dumps(step))
+        assert obs.startswith("OK:") and not terminated
+    obs, *_ = env.step(json.dumps({"name": "set_checkout_date", "arguments": {"value": "June 16"}}))
+    assert obs.startswith("Error:") and "a date must be" in obs
+    obs, reward, terminated, *_ = env.step('{"name": "search", "arguments": {}}')
+    assert terminated and "Hotels:" in obs
+    tools = env.unwrapped.tools()
+    by_name = {t["function"]["name"]: t["function"] for t in tools}
+    assert by_name["set_checkin_date"]["parameters"]["properties"]["value"]["type"] == "object"
+    assert by_name["select_room_type"]["parameters"]["properties"]["room_type"]["enum"] == [
+        "King Bed",
+        "Queen Bed",
+        "Double",
+        "Luxury",
+    ]
+    assert "Loc(location: str)" in env.unwrapped.api_docs()
+
+
+def test_original_records_from_the_reference_data(refdata, tmp_path):
+    from tests.conftest import readme_examples
+
+    examples = readme_examples(refdata, "Trip Booking")
+    assert len(examples) >= 2
+    path = tmp_path / "test.jsonl"
+    path.write_text("".join(json.dumps({"prompt": p, "completion": [c]}) + "\n" for p, c in examples))
+    for mode in ("program", "interactive"):
+        env = gym.make(ENV_ID, task_file=str(path), mode=mode)
+        for task in env.unwrapped.tasks:
+            assert play(env, task.id, env.unwrapped.oracle_actions(task))[4]["success"], task.prompt

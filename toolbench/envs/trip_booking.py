@@ -1,0 +1,125 @@
+"""toolbench/TripBooking-v0: book trip tickets and hotels through the ToolBench booking API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolbench.core.call_env import CriteriaApiEnv
+from toolbench.core.functions import FunctionSpec, Param
+from toolbench.mock_services.trip_booking import CONSTRUCTORS, MODES, ROOM_TYPES, Date, Loc, TripBookingAPI
+from toolbench.mock_services.trip_booking.api import BOOKING_TYPES
+
+
+def _number(name: str, description: str, kind: str = "int") -> FunctionSpec:
+    return FunctionSpec(name, description, (Param("value", kind),))
+
+
+FUNCTIONS = (
+    FunctionSpec(
+        "select_booking_type",
+        "Choose what to book: 'hotels', 'trip tickets' or 'both'. This must be the first call.",
+        (Param("booking_type", "str", enum=BOOKING_TYPES),),
+    ),
+    FunctionSpec(
+        "select_transportation",
+        "Choose the means of transportation: " + ", ".join(MODES) + ".",
+        (Param("transportation_type", "str", enum=MODES),),
+    ),
+    FunctionSpec("set_origin", "Set where the trip starts, given a Loc object.", (Param("value", "Loc"),)),
+    FunctionSpec("set_destination", "Set where the trip goes, given a Loc object.", (Param("value", "Loc"),)),
+    _number("set_min_ticket_price", "Set the lowest ticket price in dollars.", "float"),
+    _number("set_max_ticket_price", "Set the highest ticket price in dollars.", "float"),
+    _number("set_num_adults", "Set the number of adult tickets."),
+    _number("set_num_children", "Set the number of child tickets."),
+    FunctionSpec("set_departure_date", "Set the day the trip starts, given a Date object.", (Param("value", "Date"),)),
+    FunctionSpec("set_return_date", "Set the day of the trip back, given a Date object.", (Param("value", "Date"),)),
+    FunctionSpec(
+        "set_hotel_location", "Set the city to find a hotel in, given a Loc object.", (Param("value", "Loc"),)
+    ),
+    FunctionSpec("set_checkin_date", "Set the hotel check-in day, given a Date object.", (Param("value", "Date"),)),
+    FunctionSpec("set_checkout_date", "Set the hotel check-out day, given a Date object.", (Param("value", "Date"),)),
+    _number("set_num_rooms", "Set the number of hotel rooms."),
+    FunctionSpec(
+        "select_room_type",
+        "Choose the room type: " + ", ".join(ROOM_TYPES) + ".",
+        (Param("room_type", "str", enum=ROOM_TYPES),),
+    ),
+    _number("set_min_room_price", "Set the lowest nightly room price in dollars.", "float"),
+    _number("set_max_room_price", "Set the highest nightly room price in dollars.", "float"),
+    FunctionSpec(
+        "search",
+        "Submit the criteria and get the matching trips and hotel rooms. For trip tickets it "
+        "needs the transportation, origin, destination and departure date; for hotels the hotel location, "
+        "check-in and check-out dates; for both, all of these (departure and return default to check-in "
+        "and check-out).",
+    ),
+)
+
+DOC_PREAMBLE = """# A place: Loc("Denver"). Location setters take a Loc.
+Loc(location: str)
+
+# A date: Date(month, day, year), e.g. Date(8, 25, 2023). Date setters take a Date.
+Date(month: int, day: int, year: int)
+
+"""
+
+
+def _date_from_json(value: Any) -> Date:
+    if isinstance(value, dict):
+        return Date(value.get("month"), value.get("day"), value.get("year"))
+    if isinstance(value, str) and value.count("-") == 2:  # ISO YYYY-MM-DD
+        year, month, day = (int(part) for part in value.split("-"))
+        return Date(month, day, year)
+    raise ValueError('a date must be {"month": M, "day": D, "year": Y} or "YYYY-MM-DD"')
+
+
+class TripBookingEnv(CriteriaApiEnv):
+    """Book trip tickets and hotel rooms through the ToolBench Trip Booking API.
+
+    ## Description
+    The ToolBench Trip Booking task (Xu et al. 2023), a booking.com-like search: the agent turns a
+    request ("round-trip train tickets from Denver to Omaha for 2 adults, leaving May 3") into
+    ``API.`` calls, with ``Loc("...")`` places and ``Date(month, day, year)`` dates, then
+    ``API.search()``. The booking type comes first; ``search()`` checks the criteria the booking type
+    needs. Behind it is a database of 7,488 scheduled flights, trains, buses and cruises between
+    52 US cities, with fares and seats by date, and 686 hotel room types with nightly prices and
+    availability; every task's search finds at least one option.
+
+    ## Action Space
+    Text. ``mode="program"``: the whole program, parsed with ``ast`` (never executed): ``API.``
+    calls, ``Loc``/``Date`` values, literals and assignments of those. ``mode="interactive"``: one
+    call per step as Python, or a JSON tool call in which places are strings and dates are
+    ``{"month": 8, "day": 25, "year": 2023}`` (schemas in ``info["tools"]``).
+
+    ## Observation Space
+    Text: the request; then the call's confirmation, the broken rule, or the search results.
+
+    ## Rewards
+    The F1 between the criteria set (including ``search()``'s defaults) and the best reference's,
+    paid at the end; ``info`` has ``success``, ``score``, ``executable``, ``error``, ``precision``,
+    ``recall``, ``f1``. A rule broken in a program (wrong first call, a missing required criterion,
+    a string where a ``Loc`` is needed) makes it not executable: score 0.
+
+    ## Starting State
+    Empty criteria; a task from the split (``test``: 120, 40 per booking type; ``demo``: 11).
+
+    ## Episode End
+    ``program``: after one action. ``interactive``: at a successful ``search()`` or at ``max_steps``
+    (default 30).
+
+    ## Arguments
+    ``gym.make("toolbench/TripBooking-v0", split="test", mode="program", render_mode=None,
+    max_steps=None, task_file=None)``.
+    """
+
+    task_name = "TripBooking"
+    fixture_slug = "trip_booking"
+    functions = FUNCTIONS
+    constructors = CONSTRUCTORS
+    json_values = {"Loc": Loc, "Date": _date_from_json}
+
+    def new_api(self) -> TripBookingAPI:
+        return TripBookingAPI()
+
+    def api_docs(self) -> str:
+        return DOC_PREAMBLE + super().api_docs()
