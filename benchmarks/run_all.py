@@ -10,9 +10,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_episodes  # noqa: E402
 import bench_rest_tasks  # noqa: E402
 
-BENCHMARKS = {"rest_tasks": bench_rest_tasks.main}
+BENCHMARKS = {"episodes": bench_episodes.main, "rest_tasks": bench_rest_tasks.main}
 
 
 def main() -> None:

@@ -33,6 +33,22 @@ def curl_binary() -> str:
     return path
 
 
+def readme_examples(refdata: Path, summary: str) -> list[tuple[str, str]]:
+    """(task text, program) pairs from the examples of one task in the upstream ToolBench README."""
+    text = (refdata / "sambanova_toolbench" / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"<summary>{summary}</summary>", 1)[1].split("</details>", 1)[0]
+    examples = section.split("- Examples", 1)[1].strip().strip("`").strip()
+    pairs = []
+    for block in examples.split("\n\n"):
+        lines = [line.strip() for line in block.strip().splitlines()]
+        if "Actions:" not in lines:
+            continue
+        split = lines.index("Actions:")
+        prompt = " ".join(lines[:split]).removeprefix("Task: ")
+        pairs.append((prompt, "\n".join(line for line in lines[split + 1 :] if line and not line.startswith("`"))))
+    return pairs
+
+
 def run_python(code: str, env_overrides: dict[str, str] | None = None, timeout: float = 120) -> str:
     """Run ``code`` in a fresh interpreter (for cross-process checks) and return its stdout."""
     env = {**os.environ, **(env_overrides or {})}

@@ -29,6 +29,8 @@ class TaskSpec:
 TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv"),
     TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv"),
+    TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv"),
+    TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv"),
 )
 
 

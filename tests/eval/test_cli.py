@@ -7,6 +7,7 @@ import time
 import pytest
 import requests
 
+from toolbench import TASKS
 from toolbench.cli import main
 from toolbench.mock_services.openweather import DEMO_API_KEY
 
@@ -21,7 +22,7 @@ def test_eval_json_shape(capsys):
     assert main(["eval", "--agent", "oracle", "--task", "all", "--limit", "5", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["agent"] == "oracle" and report["split"] == "test"
-    assert set(report["tasks"]) == {"OpenWeather", "CatAPI"}
+    assert set(report["tasks"]) == {spec.name for spec in TASKS}
     for row in report["tasks"].values():
         assert row["n"] == 5 and row["success_rate"] == 1.0 and row["executable_rate"] == 1.0
         assert {"score", "precision", "recall", "f1"} <= set(row)

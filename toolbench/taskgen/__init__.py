@@ -6,6 +6,7 @@ same bytes, and a test checks that. Prompts come from templates written for this
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 from collections.abc import Callable, Iterable, Mapping
@@ -40,6 +41,15 @@ def spread(total: int, categories: list[str]) -> list[str]:
 
 
 GENERATORS: dict[str, Callable[[], Files]] = {}
+#: The generator modules; each registers itself with ``@generator`` when imported.
+MODULES = ("openweather", "catapi", "home_search", "trip_booking")
+
+
+def load_generators() -> dict[str, Callable[[], Files]]:
+    """Every registered generator, by task-set slug."""
+    for module in MODULES:
+        importlib.import_module(f"toolbench.taskgen.{module}")
+    return GENERATORS
 
 
 def generator(slug: str) -> Callable[[Callable[[], Files]], Callable[[], Files]]:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import sys
 
-from toolbench.taskgen import GENERATORS, catapi, openweather, write_fixtures  # noqa: F401  (registers the generators)
+from toolbench.taskgen import load_generators, write_fixtures
 
 
 def main(argv: list[str]) -> int:
-    slugs = argv or sorted(GENERATORS)
-    for slug in slugs:
-        if slug not in GENERATORS:
-            print(f"unknown task set {slug!r}; known: {', '.join(sorted(GENERATORS))}", file=sys.stderr)
+    generators = load_generators()
+    for slug in argv or sorted(generators):
+        if slug not in generators:
+            print(f"unknown task set {slug!r}; known: {', '.join(sorted(generators))}", file=sys.stderr)
             return 2
-        for path in write_fixtures(slug, GENERATORS[slug]()):
+        for path in write_fixtures(slug, generators[slug]()):
             print(f"wrote {path}")
     return 0
 
