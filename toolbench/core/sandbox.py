@@ -1,0 +1,430 @@
+"""Run untrusted agent Python with no imports, no dunders, no files, no network, and budgets.
+
+Some tasks' actions are real code (gspread/pandas programs for Google Sheets, Code-as-Policies
+programs for Tabletop). Such code runs here, behind layers that each stop a class of escape:
+
+1. Compile time: RestrictedPython (a maintained, widely used restricted-compilation library)
+   rejects names and attributes that start with ``_`` (so no ``().__class__.__subclasses__()``),
+   and our own pass rejects ``import`` and ``class`` with a clear message. Two common, harmless
+   forms RestrictedPython refuses are rewritten first: ``df.loc[m, "c"] += 2`` (augmented
+   assignment to an item or attribute) and annotated assignments.
+2. Names: the code sees only safe builtins (no ``open``, ``eval``, ``exec``, ``compile``,
+   ``__import__``, ``globals``...) and the names the task provides.
+3. Process: the code runs in a forked child. Its environment variables are cleared (no secrets),
+   its address space is capped (a 10 GB allocation fails with MemoryError), a wall-clock
+   budget is enforced by the parent (an endless loop is killed), and a Python audit hook
+   refuses file opens outside the Python installation, every write, sockets, subprocesses,
+   ``os``-level file-system calls, ctypes and frame inspection.
+
+The child sends back what ``collect(namespace)`` returns (e.g. the workbook after the code ran),
+the printed output and the error, as JSON over a pipe: the parent never unpickles anything the
+child wrote, and the child closes every other inherited file descriptor first, so agent code
+that reaches ``os.write`` can at most send a malformed reply, which the parent rejects. The
+parent's state is never touched by the code.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import multiprocessing
+import operator
+import os
+import sys
+import sysconfig
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from RestrictedPython import compile_restricted_exec, safe_builtins
+from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence, safer_getattr
+
+MAX_CODE_CHARS = 65_536
+LAST_VALUE = "toolbench_last_value"  # where the last expression of a cell is stored (no leading _)
+AGENT_FILE = "<agent code>"
+
+# Builtins beyond RestrictedPython's safe set that ordinary data code needs; none of them reach
+# files, the network, the interpreter's internals or other modules.
+_EXTRA_BUILTINS = (
+    "all",
+    "any",
+    "dict",
+    "enumerate",
+    "filter",
+    "format",
+    "frozenset",
+    "iter",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "reversed",
+    "set",
+    "sorted",
+    "sum",
+    "tuple",
+    "zip",
+)
+
+
+class CodeError(ValueError):
+    """The code is refused before it runs (syntax, imports, dunders...)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    seconds: float = 10.0
+    memory_mb: int = 1024  # address space the code may add to what the process already maps
+    output_chars: int = 20_000
+
+
+@dataclass
+class SandboxResult:
+    ok: bool
+    output: str
+    error: str | None
+    payload: Any = None
+    timed_out: bool = False
+
+
+# ----------------------------------------------------------------------------- compile time
+class _Rewrite(ast.NodeTransformer):
+    """Turn forms RestrictedPython refuses but that are harmless into ones it accepts."""
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        if isinstance(node.target, (ast.Subscript, ast.Attribute)):
+            load = _as_load(node.target)
+            value = ast.BinOp(left=load, op=node.op, right=node.value)
+            return ast.copy_location(ast.Assign(targets=[node.target], value=value), node)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        if node.value is None:
+            return ast.copy_location(ast.Pass(), node)
+        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+
+
+def _as_load(node: ast.expr) -> ast.expr:
+    clone = ast.parse(ast.unparse(node), mode="eval").body
+    return ast.copy_location(clone, node)
+
+
+def compile_code(code: str, echo_last_expression: bool = False) -> Any:
+    """Check and compile agent code; raises ``CodeError`` saying what is not allowed."""
+    if len(code) > MAX_CODE_CHARS:
+        raise CodeError(f"the code is {len(code)} characters long; the limit is {MAX_CODE_CHARS}")
+    try:
+        tree = ast.parse(code, filename=AGENT_FILE, mode="exec")
+    except SyntaxError as exc:
+        raise CodeError(f"line {exc.lineno}: syntax error: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise CodeError(f"the code cannot be parsed: {type(exc).__name__}") from None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            raise CodeError(f"line {node.lineno}: import is not allowed; use the names already provided")
+        if isinstance(node, ast.ClassDef):
+            raise CodeError(f"line {node.lineno}: class definitions are not allowed")
+    if echo_last_expression and tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = tree.body[-1]
+        tree.body[-1] = ast.copy_location(
+            ast.Assign(targets=[ast.Name(id=LAST_VALUE, ctx=ast.Store())], value=last.value), last
+        )
+    tree = ast.fix_missing_locations(_Rewrite().visit(tree))
+    result = compile_restricted_exec(tree, filename=AGENT_FILE)
+    if result.errors:
+        raise CodeError("; ".join(_readable(error) for error in result.errors))
+    return result.code
+
+
+def _readable(error: str) -> str:
+    return error.replace("Line ", "line ", 1)
+
+
+# ----------------------------------------------------------------------------- run time names
+class _Printer:
+    """RestrictedPython routes ``print`` through ``_print_``; this one writes to a bounded buffer."""
+
+    def __init__(self, limit: int):
+        self.parts: list[str] = []
+        self.size = 0
+        self.limit = limit
+
+    def __call__(self, _getattr: Any = None) -> _Printer:
+        return self
+
+    def _call_print(
+        self, *objects: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False
+    ) -> None:
+        text = str(sep).join(str(o) for o in objects) + str(end)
+        if self.size < self.limit:
+            self.parts.append(text[: self.limit - self.size])
+        self.size += len(text)
+
+    def text(self) -> str:
+        joined = "".join(self.parts)
+        return joined + (f"\n...[output truncated at {self.limit} characters]" if self.size > self.limit else "")
+
+
+def _inplace(op: str, target: Any, value: Any) -> Any:
+    return _INPLACE[op](target, value)
+
+
+_INPLACE = {
+    "+=": operator.iadd,
+    "-=": operator.isub,
+    "*=": operator.imul,
+    "/=": operator.itruediv,
+    "//=": operator.ifloordiv,
+    "%=": operator.imod,
+    "**=": operator.ipow,
+    "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+    "&=": operator.iand,
+    "^=": operator.ixor,
+    "|=": operator.ior,
+    "@=": operator.imatmul,
+}
+
+
+def _guarded_hasattr(obj: Any, name: str) -> bool:
+    try:
+        safer_getattr(obj, name)
+    except (AttributeError, TypeError):
+        return False
+    return True
+
+
+def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, Any]:
+    """The globals agent code runs with: safe builtins, RestrictedPython's guards, and ``names``."""
+    import builtins
+
+    allowed = dict(safe_builtins)
+    allowed.update({name: getattr(builtins, name) for name in _EXTRA_BUILTINS})
+    allowed["getattr"] = safer_getattr
+    allowed["hasattr"] = _guarded_hasattr
+    return {
+        "__builtins__": allowed,
+        "__name__": "agent",
+        "_print_": printer,
+        "_getattr_": safer_getattr,
+        "_getitem_": operator.getitem,
+        "_getiter_": iter,
+        "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
+        "_unpack_sequence_": guarded_unpack_sequence,
+        "_write_": lambda obj: obj,  # the code may change the objects it was given (dataframes, sheets)
+        "_inplacevar_": _inplace,
+        "_apply_": lambda function, *args, **kwargs: function(*args, **kwargs),
+        **names,
+    }
+
+
+# ----------------------------------------------------------------------------- the child process
+# sys._getframe stays allowed: libraries call it to place their warnings, and the agent cannot
+# spell it (leading underscore); whatever a frame exposes is still behind this hook.
+_DENIED_EVENT_PREFIXES = (
+    "os.",
+    "shutil.",
+    "subprocess.",
+    "socket.",
+    "ctypes.",
+    "urllib.",
+    "http.",
+    "ftplib.",
+    "smtplib.",
+    "webbrowser.",
+    "pty.",
+    "glob.",
+    "tempfile.",
+    "sqlite3.",
+    "fcntl.",
+    "mmap.",
+    "resource.",
+    "winreg.",
+    "msvcrt.",
+    "_winapi.",
+    "sys.settrace",
+    "sys.setprofile",
+    "sys.addaudithook",
+    "gc.get_",
+    "signal.",
+)
+MAX_REPLY_BYTES = 256 * 2**20
+
+
+def _readable_roots() -> tuple[str, ...]:
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values()}
+    paths.update(p for p in sys.path if p and os.path.isdir(p))
+    return tuple(sorted(os.path.realpath(p) + os.sep for p in paths if p))
+
+
+def _under(path: Any, roots: tuple[str, ...]) -> bool:
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        return False  # a file descriptor or nothing: refuse
+    return (os.path.realpath(os.fsdecode(path)) + os.sep).startswith(roots)
+
+
+def _install_audit_hook() -> None:
+    roots = _readable_roots()
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            path, mode = args[0], args[1]
+            writing = isinstance(mode, str) and any(c in mode for c in "wax+")
+            if isinstance(mode, int):  # os.open flags
+                writing = bool(mode & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC))
+            if writing or not _under(path, roots):
+                raise PermissionError(
+                    f"file access is not allowed here: {os.fsdecode(path)!r}"
+                    if isinstance(path, (str, bytes))
+                    else "file access is not allowed here"
+                )
+        elif event in ("os.listdir", "os.scandir") and _under(args[0], roots):
+            return  # the import system lists package folders when a library loads a submodule lazily
+        elif event.startswith(_DENIED_EVENT_PREFIXES):
+            raise PermissionError(f"not allowed here: {event}")
+
+    sys.addaudithook(hook)
+
+
+def _limit_memory(extra_mb: int) -> None:
+    try:
+        import resource
+
+        with open("/proc/self/statm") as handle:
+            pages = int(handle.read().split()[0])
+        ceiling = pages * os.sysconf("SC_PAGE_SIZE") + extra_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+    except (ImportError, OSError, ValueError):
+        pass  # not Linux: the wall-clock budget still applies
+
+
+def _agent_traceback(exc: BaseException) -> str:
+    """The error with the agent's own line numbers, without the sandbox's frames."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == AGENT_FILE]
+    where = f"line {frames[-1].lineno}: " if frames else ""
+    message = str(exc)
+    return f"{where}{type(exc).__name__}" + (f": {message}" if message else "")
+
+
+def _close_inherited_descriptors(keep: int) -> None:
+    """Close every descriptor but stdio and the reply pipe: nothing else the parent holds (sockets,
+    a vector env's pipes, log files) may be reachable from agent code."""
+    try:
+        import resource
+
+        highest = min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 65536)
+    except (ImportError, ValueError, OSError):
+        highest = 4096
+    os.closerange(3, keep)
+    os.closerange(keep + 1, highest)
+
+
+def _child(
+    connection: Any,
+    code_object: Any,
+    setup: Callable[[], dict[str, Any]],
+    collect: Callable[[dict[str, Any]], Any],
+    limits: Limits,
+) -> None:
+    _close_inherited_descriptors(connection.fileno())
+    os.environ.clear()
+    _limit_memory(limits.memory_mb)
+    printer = _Printer(limits.output_chars)
+    error = None
+    namespace: dict[str, Any] = {}
+    try:
+        namespace = restricted_globals(setup(), printer)
+        _install_audit_hook()
+        exec(code_object, namespace)  # compiled by RestrictedPython from checked code; see the module doc
+    except MemoryError:
+        error = "MemoryError: the code used more memory than its budget"
+    except RecursionError:
+        error = "RecursionError: maximum recursion depth exceeded"
+    except BaseException as exc:  # the agent's own exceptions, SystemExit included
+        error = _agent_traceback(exc)
+    output = printer.text()
+    if error is None and LAST_VALUE in namespace:
+        value = namespace[LAST_VALUE]
+        if value is not None:
+            output += repr(value)[: limits.output_chars]
+    try:
+        payload = collect(namespace)
+    except BaseException as exc:
+        payload, error = None, error or f"could not read the result: {type(exc).__name__}: {exc}"
+    try:
+        reply = json.dumps({"ok": error is None, "output": output, "error": error, "payload": payload})
+    except (TypeError, ValueError) as exc:
+        reply = json.dumps(
+            {
+                "ok": False,
+                "output": output,
+                "payload": None,
+                "error": f"the result could not be sent back: {type(exc).__name__}: {exc}",
+            }
+        )
+    try:
+        connection.send_bytes(reply.encode("utf-8"))
+    finally:
+        os._exit(0)
+
+
+def run_code(
+    code: str,
+    setup: Callable[[], dict[str, Any]],
+    collect: Callable[[dict[str, Any]], Any],
+    limits: Limits = Limits(),
+    echo_last_expression: bool = False,
+) -> SandboxResult:
+    """Run ``code`` in a forked child with the names ``setup()`` returns; ``collect(namespace)`` (run
+    in the child after the code, even if it failed) says what to send back as the payload."""
+    try:
+        code_object = compile_code(code, echo_last_expression)
+    except CodeError as exc:
+        return SandboxResult(False, "", str(exc))
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(sender, code_object, setup, collect, limits), daemon=True)
+    process.start()
+    sender.close()
+    try:
+        if receiver.poll(limits.seconds):
+            return _parse_reply(receiver.recv_bytes(MAX_REPLY_BYTES))
+        if process.is_alive():
+            return SandboxResult(
+                False, "", f"the code did not finish within its {limits.seconds:g} s time budget", timed_out=True
+            )
+        return SandboxResult(False, "", _death(process))
+    except (EOFError, OSError):  # no reply, or one longer than MAX_REPLY_BYTES
+        return SandboxResult(False, "", _death(process))
+    finally:
+        receiver.close()
+        if process.is_alive():
+            process.kill()
+        process.join(timeout=5)
+
+
+def _parse_reply(data: bytes) -> SandboxResult:
+    """The child's reply, checked: agent code could have written to the pipe itself."""
+    try:
+        reply = json.loads(data)
+        ok, output, error = reply["ok"], reply["output"], reply["error"]
+        if not (isinstance(ok, bool) and isinstance(output, str) and (error is None or isinstance(error, str))):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        return SandboxResult(False, "", "the code sent back a malformed result")
+    return SandboxResult(ok, output, error, reply.get("payload"))
+
+
+def _death(process: Any) -> str:
+    process.join(timeout=5)
+    code = process.exitcode
+    if code is not None and code < 0:
+        return f"the code crashed (signal {-code}); it may have exceeded its memory budget"
+    return f"the code stopped without a result (exit code {code})"
+
+
+def describe_limits(limits: Limits) -> str:
+    return f"{limits.seconds:g} s and {limits.memory_mb} MB ({math.ceil(limits.output_chars / 1000)}k chars of output)"
