@@ -159,3 +159,77 @@ def test_original_records_from_the_reference_data(refdata, tmp_path):
         env = gym.make(ENV_ID, task_file=str(path), mode=mode)
         for task in env.unwrapped.tasks:
             assert play(env, task.id, env.unwrapped.oracle_actions(task))[4]["success"], task.prompt
+
+
+BLOWUP = (
+    "a = ["
+    + ", ".join(["0"] * 100)
+    + "]\n"
+    + "".join(f"{n} = [" + ", ".join([p] * 100) + "]\n" for p, n in zip("abcd", "bcde"))
+)
+
+HOSTILE = [
+    BLOWUP + "API.select_booking_type(e)",
+    'API.select_booking_type("hotels")\nAPI.set_hotel_location(Loc("Denver"))\nAPI.set_checkin_date(Date(1, 1, 1900))\n'
+    "API.set_checkout_date(Date(1, 1, 2100))\nAPI.search()",
+    'API.select_booking_type("trip tickets")\nAPI.select_transportation("flight")\nAPI.set_origin(Loc("Laredo"))\n'
+    'API.set_destination(Loc("Boston"))\nAPI.set_departure_date(Date(12, 31, 9999))\nAPI.search()',
+    'API.select_booking_type("hotels")\nAPI.set_num_rooms(' + "9" * 4000 + ")",
+    "import os",
+    "API.set_origin(Loc(().__class__))",
+]
+
+
+@pytest.mark.parametrize("action", HOSTILE, ids=range(len(HOSTILE)))
+@pytest.mark.parametrize("mode", ["program", "interactive"])
+def test_hostile_programs_are_fast_errors(action, mode):
+    import time
+
+    env = gym.make(ENV_ID, mode=mode, disable_env_checker=True)
+    env.reset(seed=0)
+    start = time.perf_counter()
+    for line in [action] if mode == "program" else action.splitlines():
+        obs, reward, terminated, truncated, info = env.step(line)
+        if terminated:
+            break
+    assert time.perf_counter() - start < 2.0
+    assert "internal error" not in obs and reward < 1.0
+
+
+def test_interactive_variables_fences_and_call_aliases():
+    env = gym.make(ENV_ID, mode="interactive")
+    env.reset(seed=0)
+    assert env.step('API.select_booking_type("hotels")')[0].startswith("OK")
+    assert env.step('home = Loc("Denver")')[0] == "OK: home = Loc('Denver')"
+    assert env.step("API.set_hotel_location(home)")[0] == "OK: location = 'Denver'"
+    fenced = '```json\n{"name": "set_checkin_date", "parameters": {"value": "2024-06-14"}}\n```'
+    assert env.step(fenced)[0] == "OK: checkin_date = '6-14-2024'"
+    listed = '[{"name": "set_checkout_date", "input": {"value": {"month": 6, "day": 16, "year": 2024}}}]'
+    assert env.step(listed)[0] == "OK: checkout_date = '6-16-2024'"
+    huge = env.step('{"name": "set_num_rooms", "arguments": {"value": ' + "9" * 5000 + "}}")[0]
+    assert huge.startswith("Error: not valid JSON")
+    obs, reward, terminated, *_ = env.step("results = API.search()")
+    assert terminated and "Hotels:" in obs
+
+
+def test_truncation_keeps_the_last_error():
+    env = gym.make(ENV_ID, mode="interactive", max_steps=2)
+    env.reset(seed=0)
+    env.step('API.select_booking_type("hotels")')
+    obs, reward, terminated, truncated, info = env.step("API.set_hotel_location('Denver')")
+    assert truncated and not terminated and not info["executable"] and "expects a Loc" in info["error"]
+
+
+def test_tools_are_independent_copies():
+    first = gym.make(ENV_ID).unwrapped.tools()
+    date = next(t for t in first if t["function"]["name"] == "set_checkin_date")
+    date["function"]["parameters"]["properties"]["value"]["required"].append("hour")
+    again = next(t for t in gym.make(ENV_ID).unwrapped.tools() if t["function"]["name"] == "set_checkin_date")
+    assert again["function"]["parameters"]["properties"]["value"]["required"] == ["month", "day", "year"]
+
+
+def test_print_and_assigned_calls_run_the_call(austin):
+    program = REFERENCE.replace("API.search()", "print(API.search())").replace(
+        "API.set_num_adults(2)", "confirmation = API.set_num_adults(2)"
+    )
+    assert play(austin, austin.unwrapped.tasks[0].id, [program])[4]["success"]

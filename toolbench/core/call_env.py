@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -84,16 +85,20 @@ class CriteriaApiEnv(ToolEnv):
         if self.mode == "program":
             observation = self.run_program(self._api, action)
             return self._scored(observation)
+        before = dict(self._variables)
         call = self._interactive_call(action)
         if call is None:
-            return Outcome("OK: " + ", ".join(f"{k} = {v!r}" for k, v in self._variables.items()), done=False)
+            assigned = [k for k, v in self._variables.items() if k not in before or before[k] is not v]
+            return Outcome("OK: " + ", ".join(f"{k} = {_short(self._variables[k])}" for k in assigned), done=False)
         observation = self.run_call(self._api, call)
         if call.function == self.finish:
             return self._scored(observation)
         return Outcome(observation, done=False)
 
-    def _on_truncation(self) -> Outcome | None:
-        return self._scored("")  # cut off: score the criteria set so far
+    def _on_truncation(self, last: Outcome) -> Outcome | None:
+        final = self._scored(last.observation)  # cut off: score the criteria set so far
+        final.executable, final.error = last.executable, last.error
+        return final
 
     def _scored(self, observation: str) -> Outcome:
         prf = self.score_criteria(self.task, self._api.criteria)
@@ -101,8 +106,9 @@ class CriteriaApiEnv(ToolEnv):
 
     def _interactive_call(self, action: str) -> Call | None:
         text = action.strip()
-        if text.startswith("{"):
-            return self._json_call(text)
+        unfenced = "\n".join(line for line in text.splitlines() if not line.strip().startswith("```")).strip()
+        if unfenced.startswith(("{", "[")):
+            return self._json_call(unfenced)
         try:
             calls = parse_program(text, self._specs, self.constructors, variables=self._variables)
         except ProgramError as exc:
@@ -112,10 +118,9 @@ class CriteriaApiEnv(ToolEnv):
         return calls[0] if calls else None
 
     def _json_call(self, text: str) -> Call:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ActionError(f"not valid JSON: {exc.msg}") from None
+        data = _json(text, "not valid JSON")
+        if isinstance(data, list) and len(data) == 1:  # a list of tool calls holding one call
+            data = data[0]
         if isinstance(data, dict) and isinstance(data.get("function"), dict):
             data = data["function"]  # an OpenAI tool_call object
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
@@ -123,12 +128,10 @@ class CriteriaApiEnv(ToolEnv):
         spec = self._specs.get(data["name"])
         if spec is None:
             raise ActionError(f"unknown function {data['name']!r}; see the tools list")
-        arguments = data.get("arguments", {})
+        # "arguments" (OpenAI), "parameters" (Llama-style) and "input" (Anthropic-style) name the same thing
+        arguments = next((data[key] for key in ("arguments", "parameters", "input") if key in data), {})
         if isinstance(arguments, str):  # OpenAI sends arguments as a JSON string
-            try:
-                arguments = json.loads(arguments or "{}")
-            except json.JSONDecodeError as exc:
-                raise ActionError(f"the arguments are not valid JSON: {exc.msg}") from None
+            arguments = _json(arguments or "{}", "the arguments are not valid JSON")
         if not isinstance(arguments, dict):
             raise ActionError("the arguments of a tool call must be a JSON object")
         kinds = {p.name: p.kind for p in spec.params}
@@ -192,6 +195,19 @@ class CriteriaApiEnv(ToolEnv):
         if state["api"] is not None:
             self._api.restore(state["api"])
         self._variables = dict(state["variables"])
+
+
+def _json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ActionError(f"{what}: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # e.g. a 5,000-digit number, absurd nesting
+        raise ActionError(f"{what}: {type(exc).__name__}") from None
+
+
+def _short(value: Any) -> str:
+    return reprlib.repr(value)
 
 
 class _Inline(ast.NodeTransformer):

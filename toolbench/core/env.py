@@ -124,8 +124,8 @@ class ToolEnv(gym.Env[str, str]):
         """Carry out one action (raise ``ActionError`` for an action that cannot be run)."""
         raise NotImplementedError
 
-    def _on_truncation(self) -> Outcome | None:
-        """Score an episode cut off by ``max_steps``; ``None`` pays nothing."""
+    def _on_truncation(self, last: Outcome) -> Outcome | None:
+        """Score an episode cut off by ``max_steps`` (``last`` is the final step); ``None`` pays nothing."""
         return None
 
     def api_docs(self) -> str:
@@ -207,9 +207,8 @@ class ToolEnv(gym.Env[str, str]):
         terminated, truncated = bool(outcome.done), False
         if not outcome.done and self._steps >= self.max_steps:
             truncated = True
-            final = self._on_truncation()
+            final = self._on_truncation(outcome)
             if final is not None:
-                final.observation = outcome.observation
                 outcome = final
         ended = terminated or truncated
         reward = float(outcome.score) if ended and not was_done else 0.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +45,7 @@ class FunctionSpec:
         """The function as an OpenAI function-calling tool."""
         properties = {}
         for p in self.params:
-            prop = dict(JSON_SCHEMAS[p.kind])
+            prop = copy.deepcopy(JSON_SCHEMAS[p.kind])  # callers may edit the schemas they get
             if p.description:
                 prop["description"] = p.description + (f"; {prop['description']}" if "description" in prop else "")
             if p.enum:

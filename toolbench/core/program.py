@@ -28,6 +28,7 @@ MAX_PROGRAM_CHARS = 20_000
 MAX_STATEMENTS = 300
 MAX_NODES = 20_000
 MAX_SEQUENCE = 100
+MAX_ITEMS = 1000
 
 
 class ProgramError(ValueError):
@@ -121,15 +122,36 @@ class _Reader:
     def fail(self, node: ast.AST, message: str) -> ProgramError:
         return ProgramError(f"line {getattr(node, 'lineno', '?')}: {message}")
 
+    def is_api_call(self, node: ast.expr) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == self.receiver
+        )
+
     def statement(self, node: ast.stmt) -> Call | None:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            return self.api_call(node.value)
+            call = node.value
+            # print(API.search()) is a common way to write a call; it runs that one call
+            if (
+                isinstance(call.func, ast.Name)
+                and call.func.id == "print"
+                and len(call.args) == 1
+                and not call.keywords
+                and self.is_api_call(call.args[0])
+            ):
+                call = call.args[0]
+            return self.api_call(call)
         if isinstance(node, ast.Assign):
             if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
                 raise self.fail(node, "only simple assignments (name = value) are allowed")
             name = node.targets[0].id
             if name.startswith("__") or name == self.receiver or name in self.constructors:
                 raise self.fail(node, f"the name {name!r} cannot be assigned")
+            if self.is_api_call(node.value):  # results = API.search(): the call runs; the name holds nothing
+                self.variables[name] = None
+                return self.api_call(node.value)
             self.variables[name] = self.value(node.value)
             return None
         if isinstance(node, ast.Pass):
@@ -190,6 +212,8 @@ class _Reader:
             if len(node.elts) > MAX_SEQUENCE:
                 raise self.fail(node, f"lists may hold at most {MAX_SEQUENCE} items")
             items = [self.value(item) for item in node.elts]
+            if _weight(items) > MAX_ITEMS:  # names can nest shared lists: count what they hold
+                raise self.fail(node, f"a value may hold at most {MAX_ITEMS} items in all")
             return items if isinstance(node, ast.List) else tuple(items)
         if isinstance(node, ast.Name):
             if node.id not in self.variables:
@@ -213,6 +237,17 @@ class _Reader:
             f"`{_snippet(node)}` is not a literal value, a defined name or a "
             f"{'/'.join(self.constructors) or 'value'} constructor",
         )
+
+
+def _weight(value: Any, limit: int = MAX_ITEMS) -> int:
+    """How many items ``value`` holds, nested lists included; stops counting past ``limit``."""
+    count, stack = 0, [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            count += len(item)
+            stack.extend(item)
+    return count
 
 
 def _snippet(node: ast.AST) -> str:

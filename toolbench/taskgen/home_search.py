@@ -148,6 +148,10 @@ def _money(value: int) -> str:
     return f"${value:,}"
 
 
+def _count(n: float, noun: str) -> str:
+    return f"{n:g} {noun}" + ("" if n == 1 else "s")
+
+
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
@@ -166,11 +170,11 @@ def _criteria(rng: Any, home: Home, allow_unseen: bool) -> list[tuple[str, str]]
             [
                 (
                     f"API.set_num_beds({home.beds})",
-                    rng.choice([f"{home.beds} bedrooms", f"at least {home.beds} bedrooms"]),
+                    rng.choice([_count(home.beds, "bedroom"), f"at least {_count(home.beds, 'bedroom')}"]),
                 )
             ]
         )
-        options.append([(f"API.set_num_baths({home.baths:g})", f"{home.baths:g} bathrooms")])
+        options.append([(f"API.set_num_baths({home.baths:g})", _count(home.baths, "bathroom"))])
     high = int(math.ceil(home.price * rng.uniform(1.0, 1.4) / (50 if unit else 5000))) * (50 if unit else 5000)
     low = int(home.price * rng.uniform(0.6, 1.0) // (50 if unit else 5000)) * (50 if unit else 5000)
     options.append(
@@ -220,7 +224,8 @@ def _criteria(rng: Any, home: Home, allow_unseen: bool) -> list[tuple[str, str]]
 
 def _task(rng: Any, home: Home, allow_unseen: bool) -> tuple[str, str]:
     mode_types = list(RENT_WEIGHTS if home.buy_or_rent == "rent" else BUY_WEIGHTS)
-    others = [t for t in mode_types if t != home.home_type]
+    # extra acceptable types are homes to live in: "land" only when the listing itself is land
+    others = [t for t in mode_types if t not in (home.home_type, "land")]
     types = [home.home_type] + rng.sample(others, rng.choice([0, 0, 1, 2]))
     rng.shuffle(types)
     criteria = _criteria(rng, home, allow_unseen)

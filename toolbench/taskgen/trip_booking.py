@@ -374,8 +374,8 @@ class _TaskMaker:
                 f"Plan my {r.mode} trip from {r.origin} to {r.destination} for {people}, with a hotel in "
                 f"{r.destination}"
                 + (f" ({extras})" if extras else "")
-                + f": arriving {_date_text(rng, s['checkin'])} and going home "
-                f"{_date_text(rng, s['checkout'])}.",
+                + f": setting off and checking in on {_date_text(rng, s['checkin'])}, checking out and going home "
+                f"on {_date_text(rng, s['checkout'])}.",
             ]
         )
         return prompt, lines

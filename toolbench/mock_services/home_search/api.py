@@ -9,6 +9,7 @@ benchmark's keys, since scoring compares it with the reference's.
 from __future__ import annotations
 
 import copy
+import reprlib
 from typing import Any
 
 from toolbench.core.program import RuleError
@@ -38,7 +39,7 @@ def _whole_number(function: str, value: Any, what: str) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"{function} expects a whole number of {what}, got {value!r}")
+        raise RuleError(f"{function} expects a whole number of {what}, got {reprlib.repr(value)}")
     if value < 0:
         raise RuleError(f"{function} expects a number of {what} of at least 0, got {value}")
     return value
@@ -67,7 +68,7 @@ class HomeSearchAPI:
 
     def _set(self, key: str, value: Any) -> str:
         self.criteria[key] = value
-        return f"OK: {key} = {value!r}"
+        return f"OK: {key} = {reprlib.repr(value)}"
 
     def _after_buy_or_rent(self, function: str) -> None:
         if "buy_or_rent" not in self.criteria:
@@ -81,7 +82,7 @@ class HomeSearchAPI:
         if self.criteria:
             raise RuleError("set_location must be the first call, before any other criterion")
         if not isinstance(value, str) or not value.strip():
-            raise RuleError(f"set_location expects a city name, got {value!r}")
+            raise RuleError(f"set_location expects a city name, got {reprlib.repr(value)}")
         name = value.strip()
         city = self._cities.get(name.casefold()) or self._cities.get(name.split(",")[0].strip().casefold())
         return self._set("location", city or name)
@@ -92,14 +93,15 @@ class HomeSearchAPI:
         if len(self.criteria) != 1:
             raise RuleError("set_buy_or_rent must come right after set_location, before any other criterion")
         if not isinstance(value, str) or value.strip().lower() not in ("buy", "rent"):
-            raise RuleError(f"set_buy_or_rent expects 'buy' or 'rent', got {value!r}")
+            raise RuleError(f"set_buy_or_rent expects 'buy' or 'rent', got {reprlib.repr(value)}")
         return self._set("buy_or_rent", value.strip().lower())
 
     def select_home_type(self, home_types: list[str]) -> str:
         self._after_buy_or_rent("select_home_type")
         if not isinstance(home_types, (list, tuple)) or not home_types:
             raise RuleError(
-                f"select_home_type expects a list of home types such as ['House', 'Condo'], got {home_types!r}"
+                "select_home_type expects a list of home types such as ['House', 'Condo'], "
+                f"got {reprlib.repr(home_types)}"
             )
         allowed = RENT_TYPES if self.criteria["buy_or_rent"] == "rent" else BUY_TYPES
         chosen = set()
@@ -107,7 +109,9 @@ class HomeSearchAPI:
             name = home_type.strip().lower() if isinstance(home_type, str) else home_type
             if name not in allowed:
                 mode = "renting" if self.criteria["buy_or_rent"] == "rent" else "buying"
-                raise RuleError(f"{home_type!r} is not a home type for {mode}; choose from {', '.join(allowed)}")
+                raise RuleError(
+                    f"{reprlib.repr(home_type)} is not a home type for {mode}; choose from {', '.join(allowed)}"
+                )
             chosen.add(name)
         return self._set("home_type", ",".join(sorted(chosen)))
 
@@ -133,8 +137,8 @@ class HomeSearchAPI:
 
     def set_num_baths(self, value: float) -> str:
         self._after_buy_or_rent("set_num_baths")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (value * 2) % 1:
-            raise RuleError(f"set_num_baths expects a number of bathrooms such as 2 or 2.5, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1000 or (value * 2) % 1:
+            raise RuleError(f"set_num_baths expects a number of bathrooms such as 2 or 2.5, got {reprlib.repr(value)}")
         return self._set("num_baths", float(value))
 
     def set_num_garages(self, value: int) -> str:

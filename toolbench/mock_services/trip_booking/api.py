@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import reprlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,7 @@ FUNCTIONS = (
     "search",
 )
 BOOKING_TYPES = ("hotels", "trip tickets", "both")
+FIRST_YEAR, LAST_YEAR = 1900, 2100
 RESULTS_SHOWN = 5
 
 
@@ -50,10 +52,10 @@ class Loc:
 
     def __post_init__(self) -> None:
         if not isinstance(self.location, str) or not self.location.strip():
-            raise ValueError(f"Loc expects a place name, got {self.location!r}")
+            raise ValueError(f"Loc expects a place name, got {reprlib.repr(self.location)}")
 
     def __repr__(self) -> str:
-        return f"Loc({self.location!r})"
+        return f"Loc({reprlib.repr(self.location)})"
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,10 @@ class Date:
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (self.month, self.day, self.year)):
             raise ValueError(
                 f"Date expects whole numbers Date(month, day, year), got "
-                f"Date({self.month!r}, {self.day!r}, {self.year!r})"
+                f"Date({reprlib.repr(self.month)}, {reprlib.repr(self.day)}, {reprlib.repr(self.year)})"
             )
+        if not FIRST_YEAR <= self.year <= LAST_YEAR:
+            raise ValueError(f"Date years run from {FIRST_YEAR} to {LAST_YEAR}, got {self.year}")
         try:
             dt.date(self.year, self.month, self.day)
         except ValueError as exc:
@@ -96,13 +100,13 @@ def _count(function: str, value: Any, what: str) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise RuleError(f"{function} expects a whole number of {what} (0 or more), got {value!r}")
+        raise RuleError(f"{function} expects a whole number of {what} (0 or more), got {reprlib.repr(value)}")
     return value
 
 
 def _price(function: str, value: Any) -> int | float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise RuleError(f"{function} expects a price in dollars (a number, 0 or more), got {value!r}")
+        raise RuleError(f"{function} expects a price in dollars (a number, 0 or more), got {reprlib.repr(value)}")
     return value
 
 
@@ -126,7 +130,7 @@ class TripBookingAPI:
     # ------------------------------------------------------------------ helpers
     def _set(self, key: str, value: Any) -> str:
         self.criteria[key] = value
-        return f"OK: {key} = {value!r}"
+        return f"OK: {key} = {reprlib.repr(value)}"
 
     def _started(self, function: str) -> None:
         if "booking_type" not in self.criteria:
@@ -135,13 +139,13 @@ class TripBookingAPI:
     def _place(self, function: str, value: Any) -> str:
         self._started(function)
         if not isinstance(value, Loc):
-            raise RuleError(f'{function} expects a Loc object such as Loc("Denver"), got {value!r}')
+            raise RuleError(f'{function} expects a Loc object such as Loc("Denver"), got {reprlib.repr(value)}')
         return self.db.canonical_city(value.location) or value.location.strip()
 
     def _date(self, function: str, value: Any) -> str:
         self._started(function)
         if not isinstance(value, Date):
-            raise RuleError(f"{function} expects a Date object such as Date(8, 25, 2023), got {value!r}")
+            raise RuleError(f"{function} expects a Date object such as Date(8, 25, 2023), got {reprlib.repr(value)}")
         return value.text
 
     # ------------------------------------------------------------------ the documented functions
@@ -150,14 +154,17 @@ class TripBookingAPI:
             raise RuleError("select_booking_type must be the first call, before any other criterion")
         if not isinstance(booking_type, str) or booking_type.strip().lower() not in BOOKING_TYPES:
             raise RuleError(
-                f"select_booking_type expects one of {', '.join(map(repr, BOOKING_TYPES))}, got {booking_type!r}"
+                f"select_booking_type expects one of {', '.join(map(repr, BOOKING_TYPES))}, "
+                f"got {reprlib.repr(booking_type)}"
             )
         return self._set("booking_type", booking_type.strip().lower())
 
     def select_transportation(self, transportation_type: str) -> str:
         self._started("select_transportation")
         if not isinstance(transportation_type, str) or transportation_type.strip().lower() not in MODES:
-            raise RuleError(f"select_transportation expects one of {', '.join(MODES)}, got {transportation_type!r}")
+            raise RuleError(
+                f"select_transportation expects one of {', '.join(MODES)}, got {reprlib.repr(transportation_type)}"
+            )
         return self._set("means_of_transportation", transportation_type.strip().lower())
 
     def set_origin(self, value: Loc) -> str:
@@ -205,7 +212,7 @@ class TripBookingAPI:
         self._started("select_room_type")
         canonical = {name.casefold(): name for name in ROOM_TYPES}
         if not isinstance(room_type, str) or room_type.strip().casefold() not in canonical:
-            raise RuleError(f"select_room_type expects one of {', '.join(ROOM_TYPES)}, got {room_type!r}")
+            raise RuleError(f"select_room_type expects one of {', '.join(ROOM_TYPES)}, got {reprlib.repr(room_type)}")
         return self._set("room_type", canonical[room_type.strip().casefold()])
 
     def set_min_room_price(self, value: float) -> str:

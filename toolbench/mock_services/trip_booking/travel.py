@@ -20,6 +20,7 @@ from toolbench.core.tasks import fixture_file
 
 MODES = ("flight", "train", "bus", "cruise")
 ROOM_TYPES = ("King Bed", "Queen Bed", "Double", "Luxury")
+MAX_NIGHTS = 60
 
 
 @dataclass(frozen=True)
@@ -192,9 +193,9 @@ class TravelDB:
 
     def stays(self, city: str, checkin: dt.date, checkout: dt.date) -> list[Stay]:
         """Every room type of every hotel in ``city`` for the nights from check-in to check-out."""
+        if not 0 < (checkout - checkin).days <= MAX_NIGHTS:
+            return []  # no hotel takes bookings for such stays
         nights = [checkin + dt.timedelta(days=i) for i in range((checkout - checkin).days)]
-        if not nights:
-            return []
         stays = []
         for room in self._rooms.get(city, []):
             average = round(sum(night_price(room, night) for night in nights) / len(nights), 2)
