@@ -99,6 +99,7 @@ class ToolEnv(gym.Env[str, str]):
             self.tasks = self.load_split(split)
         if not self.tasks:
             raise ValueError(f"{self.task_name}: no tasks to play")
+        self.tasks = [self.complete_task(task) for task in self.tasks]
         self._tasks_by_id = {task.id: task for task in self.tasks}
         self.split = split
         self.mode = mode
@@ -147,6 +148,11 @@ class ToolEnv(gym.Env[str, str]):
         pass
 
     # ----------------------------------------------------------------- Gymnasium API
+    @classmethod
+    def complete_task(cls, task: Task) -> Task:
+        """Fill what an original record leaves out (e.g. a prompt built from its configuration)."""
+        return task
+
     @classmethod
     def load_split(cls, split: str) -> list[Task]:
         return read_task_file(fixture_file(cls.fixture_slug, f"{split}.jsonl"), id_prefix=f"{cls.fixture_slug}-{split}")

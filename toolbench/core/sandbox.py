@@ -26,13 +26,16 @@ parent's state is never touched by the code.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import math
-import multiprocessing
 import operator
 import os
+import selectors
+import signal
 import sys
 import sysconfig
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -323,13 +326,13 @@ def _close_inherited_descriptors(keep: int) -> None:
 
 
 def _child(
-    connection: Any,
+    reply_fd: int,
     code_object: Any,
     setup: Callable[[], dict[str, Any]],
     collect: Callable[[dict[str, Any]], Any],
     limits: Limits,
 ) -> None:
-    _close_inherited_descriptors(connection.fileno())
+    _close_inherited_descriptors(reply_fd)
     os.environ.clear()
     _limit_memory(limits.memory_mb)
     printer = _Printer(limits.output_chars)
@@ -366,7 +369,9 @@ def _child(
             }
         )
     try:
-        connection.send_bytes(reply.encode("utf-8"))
+        data = memoryview(reply.encode("utf-8"))
+        while data:
+            data = data[os.write(reply_fd, data) :]
     finally:
         os._exit(0)
 
@@ -384,26 +389,62 @@ def run_code(
         code_object = compile_code(code, echo_last_expression)
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(sender, code_object, setup, collect, limits), daemon=True)
-    process.start()
-    sender.close()
+    # A bare fork, not multiprocessing: it also works inside daemonic workers (AsyncVectorEnv's),
+    # which multiprocessing forbids to have children.
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child never returns
+        try:
+            os.close(read_fd)
+            _child(write_fd, code_object, setup, collect, limits)
+        finally:
+            os._exit(1)
+    os.close(write_fd)
     try:
-        if receiver.poll(limits.seconds):
-            return _parse_reply(receiver.recv_bytes(MAX_REPLY_BYTES))
-        if process.is_alive():
-            return SandboxResult(
-                False, "", f"the code did not finish within its {limits.seconds:g} s time budget", timed_out=True
-            )
-        return SandboxResult(False, "", _death(process))
-    except (EOFError, OSError):  # no reply, or one longer than MAX_REPLY_BYTES
-        return SandboxResult(False, "", _death(process))
+        data, finished = _read_reply(read_fd, limits.seconds)
     finally:
-        receiver.close()
-        if process.is_alive():
-            process.kill()
-        process.join(timeout=5)
+        os.close(read_fd)
+    if not finished:
+        _kill(pid)
+        return SandboxResult(
+            False, "", f"the code did not finish within its {limits.seconds:g} s time budget", timed_out=True
+        )
+    status = _reap(pid)
+    if data is None:
+        return SandboxResult(False, "", "the code sent back a result longer than allowed")
+    if not data:
+        return SandboxResult(False, "", _death(status))
+    return _parse_reply(data)
+
+
+def _read_reply(fd: int, seconds: float) -> tuple[bytes | None, bool]:
+    """Everything the child writes until it exits (None if too long), and whether it exited in time."""
+    deadline = time.monotonic() + seconds
+    chunks, size = [], 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not selector.select(remaining):
+                return None, False
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:  # end of file: the child closed the pipe by exiting
+                return (b"".join(chunks) if size <= MAX_REPLY_BYTES else None), True
+            size += len(chunk)
+            if size <= MAX_REPLY_BYTES:
+                chunks.append(chunk)
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    _reap(pid)
+
+
+def _reap(pid: int) -> int:
+    with contextlib.suppress(ChildProcessError):
+        return os.waitpid(pid, 0)[1]
+    return 0
 
 
 def _parse_reply(data: bytes) -> SandboxResult:
@@ -418,12 +459,10 @@ def _parse_reply(data: bytes) -> SandboxResult:
     return SandboxResult(ok, output, error, reply.get("payload"))
 
 
-def _death(process: Any) -> str:
-    process.join(timeout=5)
-    code = process.exitcode
-    if code is not None and code < 0:
-        return f"the code crashed (signal {-code}); it may have exceeded its memory budget"
-    return f"the code stopped without a result (exit code {code})"
+def _death(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"the code crashed (signal {os.WTERMSIG(status)}); it may have exceeded its memory budget"
+    return f"the code stopped without a result (exit code {os.waitstatus_to_exitcode(status)})"
 
 
 def describe_limits(limits: Limits) -> str:
