@@ -1,5 +1,7 @@
 """The shipped fixtures are exactly what the generators in the repo produce."""
 
+import inspect
+
 import pytest
 
 from toolbench.core.tasks import fixture_file
@@ -8,7 +10,11 @@ from toolbench.taskgen import MODULES, load_generators
 
 @pytest.mark.parametrize("slug", MODULES)
 def test_fixtures_are_reproducible(slug):
-    for name, content in load_generators()[slug]().items():
+    generate = load_generators()[slug]
+    # Tabletop's generator also verifies every reference in the simulator (minutes); that check is
+    # the oracle test in tests/tabletop, so here it only re-samples.
+    files = generate(verify=False) if "verify" in inspect.signature(generate).parameters else generate()
+    for name, content in files.items():
         assert fixture_file(slug, name).read_text(encoding="utf-8") == content, name
 
 

@@ -52,6 +52,43 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    """Play one episode and save what the camera saw (tasks with ``render_mode="rgb_array"``)."""
+    import gymnasium as gym
+
+    from toolbench.agents import make_agent
+    from toolbench.catalog import find_task
+    from toolbench.eval.frames import save_frames
+
+    try:
+        spec = find_task(args.task)
+        env_class = spec.env_class()
+        if "rgb_array" not in env_class.metadata["render_modes"]:
+            raise ValueError(f"{spec.name} has nothing to see (no rgb_array render mode)")
+        env = gym.make(spec.env_id, split=args.split, mode=args.mode, render_mode="rgb_array").unwrapped
+        agent = make_agent(args.agent, seed=args.seed)
+        keeps_frames = hasattr(env, "record_frames")  # envs that keep a frame after every move
+        if keeps_frames:
+            env.record_frames = True
+        options = {"task_id": args.task_id} if args.task_id else None
+        observation, info = env.reset(seed=args.seed, options=options)
+    except (KeyError, ValueError) as exc:
+        print(f"toolbench record: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    frames = [] if keeps_frames else [env.render()]
+    agent.begin(env, env.task, observation, info)
+    while True:
+        observation, reward, terminated, truncated, info = env.step(agent.act(observation, info))
+        if not keeps_frames:
+            frames.append(env.render())
+        if terminated or truncated:
+            break
+    frames = env.frames if keeps_frames else frames
+    path = save_frames(frames, args.out)
+    print(f"saved {len(frames)} frames of {env.task.id} to {path} (reward {reward:.2f})")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from toolbench.core.transport import make_loopback_server
 
@@ -90,6 +127,16 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--out", default=None, help="directory for trajectories.jsonl and the summary")
     evaluation.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     evaluation.set_defaults(run=cmd_eval)
+
+    record = commands.add_parser("record", help="play one episode and save its camera frames (GIF or PNG strip)")
+    record.add_argument("--task", default="Tabletop")
+    record.add_argument("--task-id", default=None)
+    record.add_argument("--agent", default="oracle")
+    record.add_argument("--split", default="test")
+    record.add_argument("--mode", default=None)
+    record.add_argument("--seed", type=int, default=0)
+    record.add_argument("--out", default="episode.gif", help="a .gif (animation) or .png (strip) path")
+    record.set_defaults(run=cmd_record)
 
     serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
     serve.add_argument("service", choices=sorted(SERVICES))

@@ -7,6 +7,7 @@ import time
 import pytest
 import requests
 
+import toolbench
 from toolbench import TASKS
 from toolbench.cli import main
 from toolbench.mock_services.openweather import DEMO_API_KEY
@@ -23,9 +24,9 @@ def test_eval_json_shape(capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["agent"] == "oracle" and report["split"] == "test"
     assert set(report["tasks"]) == {spec.name for spec in TASKS}
-    for row in report["tasks"].values():
+    for name, row in report["tasks"].items():
         assert row["n"] == 5 and row["success_rate"] == 1.0 and row["executable_rate"] == 1.0
-        assert {"score", "precision", "recall", "f1"} <= set(row)
+        assert {"score", *toolbench.find_task(name).env_class().metric_names} <= set(row)
 
 
 def test_eval_table_and_outputs(tmp_path, capsys):
@@ -46,7 +47,7 @@ def test_eval_rejects_unknown_names_and_unsupported_choices(capsys):
     assert "unknown" in capsys.readouterr().err
     assert main(["eval", "--agent", "oracle", "--task", "CatAPI", "--mode", "interactive"]) == 2
     assert "modes ['program']" in capsys.readouterr().err
-    assert main(["eval", "--agent", "oracle", "--task", "all", "--split", "train"]) == 2
+    assert main(["eval", "--agent", "oracle", "--task", "all", "--split", "nosuch"]) == 2
 
 
 def free_port() -> int:
@@ -79,3 +80,14 @@ def test_serve_runs_a_real_server():
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_record_saves_a_gif_of_a_tabletop_episode(tmp_path, capsys):
+    from PIL import Image
+
+    path = tmp_path / "episode.gif"
+    assert main(["record", "--task", "Tabletop", "--task-id", "tabletop-test-0014", "--out", str(path)]) == 0
+    assert "reward 1.00" in capsys.readouterr().out
+    with Image.open(path) as image:
+        assert image.n_frames >= 2 and image.size == (320, 240)
+    assert main(["record", "--task", "CatAPI"]) == 2

@@ -40,9 +40,9 @@ def spread(total: int, categories: list[str]) -> list[str]:
     return labels
 
 
-GENERATORS: dict[str, Callable[[], Files]] = {}
+GENERATORS: dict[str, Callable[..., Files]] = {}
 #: The generator modules; each registers itself with ``@generator`` when imported.
-MODULES = ("openweather", "catapi", "home_search", "trip_booking")
+MODULES = ("openweather", "catapi", "home_search", "trip_booking", "tabletop")
 
 
 def load_generators() -> dict[str, Callable[[], Files]]:

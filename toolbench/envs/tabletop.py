@@ -1,0 +1,305 @@
+"""toolbench/Tabletop-v0: Code-as-Policies pick-and-place programs on a simulated UR5e."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import numpy as np
+
+from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.sandbox import Limits, run_code
+from toolbench.core.tasks import Task
+from toolbench.mock_services.tabletop import (
+    TabletopSim,
+    check,
+    instruction,
+    layout_from_record,
+    make_agent_api,
+    reference_program,
+)
+from toolbench.mock_services.tabletop.layouts import Layout
+
+MAX_MOVES = 100  # pick-and-place moves one action may make
+FRAME_SIZE = (320, 240)
+
+API_DOCS = """# The names of the objects on the table, e.g. ['blue block', 'red bowl'].
+get_obj_names()
+
+# The xy position (a numpy array, metres) of an object or of a named place such as 'top left corner'.
+get_obj_pos(name)
+
+# The object's bounding box seen from above: [min_x, min_y, max_x, max_y].
+get_bbox(name)
+
+# The RGBA colour of an object.
+get_color(name)
+
+# Whether the object is on the table, in the camera's view.
+is_obj_visible(name)
+
+# Map a normalized point in [0, 1]^2 ([0, 0] is the bottom left corner of the table) to workspace xy.
+denormalize_xy(point)
+
+# Pick up the first (a block's name or an xy point) and put it on the second (a name or an xy point).
+# A block put on a block is stacked on it; put on a bowl it goes into the bowl.
+put_first_on_second(first, second)
+
+# Stack the objects bottom to top in the given order.
+stack_objects_in_order(object_names)
+
+# The name of the corner or of the side nearest to a point or an object.
+get_corner_name(point)
+get_side_name(point)
+
+# The xy of a place phrase: 'top left corner', 'middle', 'left side', an object's name, or offsets such
+# as '10cm left of the blue bowl' and '0.2 m to the top of the red bowl'.
+parse_position(text)
+
+# Say something to the user.
+say(message)
+
+# numpy is available as np. x grows to the right, y grows to the top; the table spans
+# x in [-0.3, 0.3] and y in [-0.8, -0.2].
+"""
+
+
+def prompt_for(objects: list[str], text: str) -> str:
+    """The Code-as-Policies prompt: the objects, then the instruction as a comment."""
+    return f"objects = {objects!r}\n# {text.rstrip('.')}."
+
+
+def strip_fences(action: str) -> str:
+    lines = [line for line in action.splitlines() if not line.strip().startswith("```")]
+    return "\n".join(lines)
+
+
+def _point(value: Any) -> list[float]:
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
+        raise ValueError("a recorded move is not an xy pair")
+    return [float(v) for v in value]
+
+
+class TabletopEnv(ToolEnv):
+    """Write Code-as-Policies programs that move blocks and bowls with a simulated UR5e arm.
+
+    ## Description
+    The ToolBench Tabletop task, from Code as Policies (Liang et al.): a UR5e arm with a
+    two-finger gripper picks and places 4 cm blocks among open bowls on a 0.6 m table. The
+    agent writes Python against a small perception and action API (``get_obj_pos``,
+    ``put_first_on_second``, ``parse_position``...). 15 instruction types (8 seen ``SI_*``, 7
+    unseen ``UI_*``): stacking, moving to corners and sides, into bowls of matching or
+    mismatched colours, relative placement, lines. The world is a PyBullet simulation in
+    DIRECT mode built from primitive shapes, deterministic to the bit.
+
+    ## Action Space
+    Python code (``UnicodeText``). It runs in the core sandbox: no imports, no names starting with
+    ``_``, no files, network or processes, a time and a memory budget. ``mode="program"``: the
+    action is the whole program. ``mode="interactive"``: each step runs one code cell; the action
+    ``done`` ends the episode.
+
+    ## Observation Space
+    Text: the prompt (``objects = [...]`` and the instruction as a comment); after a step, what the
+    code printed or said, any error, and every object's position.
+
+    ## Rewards
+    1 when the final scene satisfies the instruction within 0.05 m (the checker checks what the
+    instruction says: stacked means stacked, a diagonal line is diagonal, objects not mentioned
+    stay put), else 0; paid when the episode ends. ``info`` has ``success``, ``score``,
+    ``executable``, ``error``, ``collisions`` (contacts the arm made that it should not have) and
+    ``reason`` (why the scene passes or fails).
+
+    ## Starting State
+    A layout of up to 4 blocks and 4 bowls from the split (``test``: 105, 7 per type; ``train``:
+    150; ``demo``: 8), drawn by the seeded RNG or named by ``options={"task_id": ...}``.
+
+    ## Episode End
+    ``program``: after one action. ``interactive``: at ``done`` or ``max_steps`` (default 20).
+
+    ## Arguments
+    ``gym.make("toolbench/Tabletop-v0", split="test", mode="program", render_mode=None,
+    max_steps=None, task_file=None)``; ``render_mode="rgb_array"`` returns the front camera,
+    ``"ansi"`` the transcript. A ``task_file`` may hold the original test records
+    (``tester_id``, ``configs``).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    task_name = "Tabletop"
+    fixture_slug = "tabletop"
+    modes = ("program", "interactive")
+    splits = ("test", "train", "demo")
+    default_max_steps = 20
+    metric_names = ("collisions",)
+    limits = Limits(seconds=60.0, memory_mb=1024, output_chars=20_000)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._sim: TabletopSim | None = None
+        self._layout: Layout | None = None
+        self._collisions = 0
+        self.record_frames = False  # keep a frame after every move (for GIFs)
+        self.frames: list[np.ndarray] = []
+
+    # ------------------------------------------------------------------ tasks
+    @classmethod
+    def complete_task(cls, task: Task) -> Task:
+        """Original test records carry only ``tester_id`` and ``configs``: build prompt and reference."""
+        if task.prompt and task.references:
+            return task
+        layout = layout_from_record(task.extra)
+        stated = task.extra.get("configs", {}).get("instruction") or layout.instruction
+        return dataclasses.replace(
+            task,
+            prompt=task.prompt or prompt_for(list(layout.objects), stated),
+            references=task.references
+            or (reference_program(layout.template_id, layout.variables, layout.objects, layout.positions),),
+            category=task.category or layout.template_id,
+        )
+
+    def layout(self, task: Task) -> Layout:
+        return layout_from_record(task.extra)
+
+    # ------------------------------------------------------------------ episode
+    def _begin(self, task: Task) -> str:
+        self._layout = self.layout(task)
+        if self._sim is None:
+            self._sim = TabletopSim(self._layout.objects, self._layout.positions)
+        else:
+            self._sim.reset(self._layout.objects, self._layout.positions)
+        self._collisions = 0
+        self.frames = [self._frame()] if self.record_frames else []
+        return task.prompt
+
+    def _act(self, action: str) -> Outcome:
+        if self.mode == "interactive" and action.strip().lower() in ("done", "submit"):
+            return self._scored("Done.")
+        sim = self._sim
+        assert sim is not None
+
+        def setup() -> dict[str, Any]:  # in the sandbox's child: log the moves for the parent to replay
+            moves: list[list[list[float]]] = []
+            perform = sim.pick_place
+
+            def pick_place(pick_xy: Any, place_xy: Any) -> Any:
+                result = perform(pick_xy, place_xy)
+                moves.append([[float(v) for v in pick_xy], [float(v) for v in place_xy]])
+                return result
+
+            sim.pick_place = pick_place  # type: ignore[method-assign]
+            sim.recorded_moves = moves  # type: ignore[attr-defined]
+            sim.messages_before = len(sim.messages)  # type: ignore[attr-defined]
+            return make_agent_api(sim)
+
+        def collect(namespace: dict[str, Any]) -> dict[str, Any]:
+            return {"moves": sim.recorded_moves, "messages": sim.messages[sim.messages_before :]}
+
+        result = run_code(
+            strip_fences(action), setup, collect, self.limits, echo_last_expression=self.mode == "interactive"
+        )
+        said = self._replay(result.payload)
+        parts = [p for p in (result.output.rstrip(), "\n".join(f"say: {m}" for m in said)) if p]
+        if result.error:
+            parts.append(f"Error: {result.error}")
+        parts.append(self._describe_scene())
+        observation = "\n".join(parts)
+        if self.mode == "program":
+            if result.error:
+                return Outcome(
+                    observation,
+                    done=True,
+                    executable=False,
+                    error=result.error,
+                    metrics={"collisions": self._collisions},
+                )
+            return self._scored(observation)
+        return Outcome(
+            observation, done=False, executable=result.ok, error=result.error, metrics={"collisions": self._collisions}
+        )
+
+    def _replay(self, payload: Any) -> list[str]:
+        """Make the moves the code made, in this process: the child's world is never trusted."""
+        if not isinstance(payload, dict):
+            return []
+        moves, messages = payload.get("moves", []), payload.get("messages", [])
+        if not isinstance(moves, list) or not isinstance(messages, list):
+            raise ActionError("the code sent back a malformed result")
+        if len(moves) > MAX_MOVES:
+            raise ActionError(f"a program may make at most {MAX_MOVES} pick-and-place moves, it made {len(moves)}")
+        assert self._sim is not None
+        for move in moves:
+            try:
+                pick, place = _point(move[0]), _point(move[1])
+                result = self._sim.pick_place(pick, place)
+            except (ValueError, TypeError, IndexError, KeyError):
+                raise ActionError("the code sent back a malformed result") from None
+            self._collisions += len(result.collisions)
+            if self.record_frames:
+                self.frames.append(self._frame())
+        said = [str(m)[:1000] for m in messages[:200]]
+        self._sim.messages.extend(said)
+        return said
+
+    def _scored(self, observation: str) -> Outcome:
+        assert self._layout is not None and self._sim is not None
+        final = self._sim.positions()
+        success, reason = check(
+            self._layout.template_id, self._layout.variables, self._layout.objects, self._layout.positions, final
+        )
+        return Outcome(
+            f"{observation}\n{'Success' if success else 'Not done'}: {reason}",
+            done=True,
+            score=float(success),
+            success=success,
+            metrics={"collisions": self._collisions, "reason": reason},
+        )
+
+    def _on_truncation(self, last: Outcome) -> Outcome | None:
+        final = self._scored(last.observation)
+        final.executable, final.error = last.executable, last.error
+        return final
+
+    def _describe_scene(self) -> str:
+        assert self._sim is not None
+        return "Objects: " + "; ".join(
+            f"{name} at ({x:.3f}, {y:.3f}, {z:.3f})" for name, (x, y, z) in self._sim.positions().items()
+        )
+
+    # ------------------------------------------------------------------ contract hooks
+    def _frame(self) -> np.ndarray:
+        assert self._sim is not None
+        return self._sim.render("front", *FRAME_SIZE)
+
+    def render(self) -> Any:
+        if self.render_mode == "rgb_array":
+            if self._sim is None:
+                return np.zeros((FRAME_SIZE[1], FRAME_SIZE[0], 3), dtype=np.uint8)
+            return self._frame()
+        return super().render()
+
+    def api_docs(self) -> str:
+        return API_DOCS
+
+    def oracle_actions(self, task: Task) -> list[str]:
+        if self.mode == "program":
+            return super().oracle_actions(task)
+        return [task.references[0], "done"]
+
+    def _get_backend_state(self) -> Any:
+        return {"sim": self._sim.get_state() if self._sim is not None else None, "collisions": self._collisions}
+
+    def _set_backend_state(self, state: Any) -> None:
+        if self._task is not None:
+            self._layout = self.layout(self._task)
+        if state["sim"] is not None:
+            if self._sim is None:
+                self._sim = TabletopSim()
+            self._sim.set_state(state["sim"])
+        self._collisions = state["collisions"]
+
+    def close(self) -> None:
+        if self._sim is not None:
+            self._sim.close()
+            self._sim = None
+
+
+__all__ = ["TabletopEnv", "instruction", "prompt_for"]
