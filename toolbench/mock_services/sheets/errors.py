@@ -1,0 +1,64 @@
+"""The errors the emulator answers with, in the shapes Google's services use.
+
+Sheets v4 errors are ``{"error": {"code", "message", "status"}}``; Drive v3 errors carry an
+``errors`` list with ``domain``/``reason`` instead of ``status`` (gspread's back-off client looks at
+``errors[0].domain``). Every handler raises one of these for bad input, so no input reaches a 500.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STATUS_BY_CODE = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ALREADY_EXISTS",
+    413: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    501: "UNIMPLEMENTED",
+}
+
+NOT_FOUND_MESSAGE = "Requested entity was not found."
+
+
+class SheetsError(Exception):
+    """An API error: the HTTP status, the message the real service would give, and its status name."""
+
+    def __init__(self, code: int, message: str, status: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status or STATUS_BY_CODE.get(code, "UNKNOWN")
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "status": self.status}}
+
+
+class DriveError(SheetsError):
+    """A Drive v3 error: ``errors[0]`` names the reason (``notFound``, ``invalid``...)."""
+
+    def __init__(self, code: int, message: str, reason: str, location: str | None = None):
+        super().__init__(code, message)
+        self.reason = reason
+        self.location = location
+
+    def body(self) -> dict[str, Any]:
+        detail: dict[str, Any] = {"message": self.message, "domain": "global", "reason": self.reason}
+        if self.location:
+            detail.update(location=self.location, locationType="parameter")
+        return {"error": {"code": self.code, "message": self.message, "errors": [detail]}}
+
+
+def invalid(message: str) -> SheetsError:
+    return SheetsError(400, message)
+
+
+def not_found() -> SheetsError:
+    return SheetsError(404, NOT_FOUND_MESSAGE)
+
+
+def file_not_found(file_id: str) -> DriveError:
+    return DriveError(404, f"File not found: {file_id}.", "notFound", "fileId")
