@@ -12,9 +12,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_episodes  # noqa: E402
 import bench_rest_tasks  # noqa: E402
+import bench_sheets_api  # noqa: E402
 import bench_tabletop  # noqa: E402
 
-BENCHMARKS = {"episodes": bench_episodes.main, "rest_tasks": bench_rest_tasks.main, "tabletop": bench_tabletop.main}
+BENCHMARKS = {
+    "episodes": bench_episodes.main,
+    "rest_tasks": bench_rest_tasks.main,
+    "tabletop": bench_tabletop.main,
+    "sheets_api": bench_sheets_api.main,
+}
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv"),
     TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv"),
     TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv"),
+    TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv"),
     TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv"),
 )
 

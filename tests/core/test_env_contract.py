@@ -118,9 +118,8 @@ def test_async_vector_env_returns_the_right_distinct_prompts(env_id, mode):
         tasks = {task.id: task for task in toolbench.load_tasks(env_id)}
         assert list(observations) == [tasks[task_id].prompt for task_id in infos["task_id"]]
         assert len(set(observations)) == 4
-        actions = [tasks[task_id].references[0] for task_id in infos["task_id"]]
-        if mode == "interactive":  # the first call of each reference, as one step
-            actions = [action.splitlines()[0] for action in actions]
+        probe = gym.make(env_id, mode=mode).unwrapped
+        actions = [probe.oracle_actions(tasks[task_id])[0] for task_id in infos["task_id"]]  # one step
         observations, rewards, terminated, truncated, infos = envs.step(actions)
         assert list(rewards) == ([1.0] * 4 if mode == "program" else [0.0] * 4)
         assert list(terminated) == [mode == "program"] * 4

@@ -13,7 +13,7 @@ LIMITS = Limits(seconds=3, memory_mb=512, output_chars=2000)
 
 
 def setup():
-    return {"np": np, "pd": pd, "df": pd.DataFrame({"Product": ["beef", "chicken"], "Price": [3, 11]})}
+    return {"np": np, "pd": pd, "df": pd.DataFrame({"Product": ["bolt", "clamp"], "Price": [3, 11]})}
 
 
 def collect(namespace):
@@ -26,7 +26,7 @@ def run(code, **kwargs):
 
 def test_ordinary_data_code_runs():
     result = run(
-        "df.loc[df['Product'] == 'chicken', 'Price'] += 2\n"
+        "df.loc[df['Product'] == 'clamp', 'Price'] += 2\n"
         "total: int = int(df['Price'].sum())\n"
         "def double(x):\n    return [v * 2 for v in x]\n"
         "print('total', total, sorted(double(df['Price'].tolist())))\n"

@@ -136,6 +136,42 @@ class Router:
         return session
 
 
+class RecordingRouter(Router):
+    """A Router that also keeps every request that may change state (all but GET and HEAD), so
+    another process can replay them on its own copy of the backends."""
+
+    def __init__(self, apps: Mapping[str, Flask]):
+        super().__init__(apps)
+        self.recorded: list[HttpRequest] = []
+
+    def send(self, request: HttpRequest) -> HttpResponse:
+        if request.method.upper() not in ("GET", "HEAD"):
+            self.recorded.append(request)
+        return super().send(request)
+
+
+def request_to_data(request: HttpRequest) -> dict[str, Any]:
+    """A request as JSON-able data (the body's bytes kept exactly, as latin-1 text)."""
+    return {
+        "method": request.method,
+        "url": request.url,
+        "headers": [list(h) for h in request.headers],
+        "body": request.body.decode("latin-1"),
+    }
+
+
+def request_from_data(data: Any) -> HttpRequest:
+    """The inverse of ``request_to_data``; raises ValueError on anything malformed."""
+    try:
+        headers = tuple((str(k), str(v)) for k, v in data["headers"])
+        method, url, body = data["method"], data["url"], data["body"]
+        if not (isinstance(method, str) and isinstance(url, str) and isinstance(body, str)):
+            raise TypeError
+        return HttpRequest(method, url, headers, body.encode("latin-1"))
+    except (KeyError, TypeError, ValueError, UnicodeEncodeError) as exc:
+        raise ValueError("not a recorded request") from exc
+
+
 class RouterAdapter(BaseAdapter):
     """A ``requests`` transport adapter that answers from a Router instead of a socket."""
 

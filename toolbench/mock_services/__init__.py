@@ -22,13 +22,19 @@ def _catapi(api_key: str | None) -> Flask:
     return catapi.create_app(catapi.CatStore.with_account(api_key or catapi.DEMO_API_KEY))
 
 
+def _sheets(api_key: str | None) -> Flask:
+    from toolbench.mock_services import sheets
+
+    return sheets.create_demo_app()  # gspread authenticates with OAuth, not a key: any token is accepted
+
+
 def _demo_key(name: str) -> str:
     from toolbench.mock_services import catapi, openweather
 
-    return {"openweather": openweather.DEMO_API_KEY, "catapi": catapi.DEMO_API_KEY}[name]
+    return {"openweather": openweather.DEMO_API_KEY, "catapi": catapi.DEMO_API_KEY, "sheets": "(none needed)"}[name]
 
 
-SERVICES: dict[str, Callable[[str | None], Flask]] = {"openweather": _openweather, "catapi": _catapi}
+SERVICES: dict[str, Callable[[str | None], Flask]] = {"openweather": _openweather, "catapi": _catapi, "sheets": _sheets}
 
 
 def create_service_app(name: str, api_key: str | None = None) -> Flask:

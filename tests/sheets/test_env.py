@@ -1,0 +1,141 @@
+"""toolbench/GoogleSheets-v0: oracle, equivalent and wrong answers, formats, interactive cells, hostile code."""
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import toolbench
+from toolbench.core.sandbox import Limits
+
+ENV_ID = "toolbench/GoogleSheets-v0"
+
+
+def play(env, task_id, actions):
+    env.reset(options={"task_id": task_id})
+    for action in actions:
+        result = env.step(action)
+        if result[2] or result[3]:
+            return result
+    return result
+
+
+def first(category, check_format=None):
+    return next(
+        t
+        for t in toolbench.load_tasks("GoogleSheets")
+        if t.category == category and (check_format is None or t.get("check_format") == check_format)
+    )
+
+
+@pytest.mark.parametrize("mode", ["program", "interactive"])
+def test_oracle_solves_every_task(mode):
+    env = gym.make(ENV_ID, mode=mode)
+    tasks = toolbench.load_tasks("GoogleSheets")
+    assert len(tasks) == 70 and len({t.category for t in tasks}) == 15
+    for task in tasks:
+        _, reward, terminated, _, info = play(env, task.id, env.unwrapped.oracle_actions(task))
+        assert terminated and info["success"] and reward == 1.0, (task.id, info)
+
+
+def test_equivalent_answers_succeed():
+    env = gym.make(ENV_ID)
+    task = first("update_cell")
+    row, col, value = (part.strip() for part in task.references[0].split("(", 1)[1].rstrip(")").split(","))
+    letter = chr(ord("A") + int(col) - 1)
+    for answer in [
+        f"worksheet.update([[{value}]], '{letter}{row}')",
+        f"worksheet.update_acell('{letter}{row}', {value})",
+        f"df = get_as_dataframe(worksheet)\ndf.iloc[{int(row) - 2}, {int(col) - 1}] = {value}\n"
+        "set_with_dataframe(worksheet, df)",
+        f"```python\nworksheet.update(range_name='{letter}{row}', values=[['{value}']], raw=False)\n```",
+    ]:
+        _, reward, _, _, info = play(env, task.id, [answer])
+        assert info["success"] and reward == 1.0, (answer, info)
+    total = first("formula_total")  # a formula and the number it computes are equal answers
+    _, _, _, _, info = play(env, total.id, [total.references[0]])
+    assert info["success"]
+
+
+def test_one_cell_changed_fails_and_says_where():
+    env = gym.make(ENV_ID)
+    task = first("update_cell")
+    wrong = task.references[0].rsplit(",", 1)[0] + ", 1)"
+    _, reward, _, _, info = play(env, task.id, [wrong])
+    assert not info["success"] and info["executable"] and reward == 0.0  # the one changed cell is wrong
+    assert len(info["mismatches"]) == 1 and ": expected " in info["mismatches"][0]
+    _, reward, _, _, info = play(env, task.id, [""])  # doing nothing earns nothing
+    assert reward == 0.0 and info["cell_accuracy"] == 0.0
+
+
+def test_a_dropped_format_fails_where_format_is_checked():
+    env = gym.make(ENV_ID)
+    task = first("format", check_format=True)
+    _, _, _, _, info = play(env, task.id, ["worksheet.update_cell(1, 1, worksheet.acell('A1').value)"])
+    assert not info["success"] and any("format" in m for m in info["mismatches"])
+    assert play(env, task.id, [task.references[0]])[4]["success"]
+
+
+def test_interactive_cells_carry_values_and_dataframes():
+    env = gym.make(ENV_ID, mode="interactive")
+    task = first("pandas")
+    env.reset(options={"task_id": task.id})
+    obs, reward, terminated, _, info = env.step("df = get_as_dataframe(worksheet)\nlen(df)")
+    assert not terminated and obs.strip().isdigit()
+    rows = int(obs)
+    obs, *_ = env.step("n = len(df) * 2\nn")
+    assert obs == str(2 * rows)
+    obs, *_ = env.step("print(isinstance(n, int), df.shape[0] == n // 2)")
+    assert obs == "True True"
+    obs, *_ = env.step("undefined_name")
+    assert obs.startswith("Error:") and "NameError" in obs
+    obs, reward, terminated, _, info = env.step("submit")
+    assert terminated and not info["success"] and reward < 1.0  # nothing was changed yet
+
+
+def test_a_failed_program_is_not_executable():
+    env = gym.make(ENV_ID)
+    task = first("update_cell")
+    obs, reward, _, _, info = play(env, task.id, ["worksheet.update('A2', 'Hello world')"])  # gspread 5's order
+    assert reward == 0.0 and not info["executable"] and "APIError" in info["error"]
+
+
+HOSTILE = [
+    "import os",
+    "__import__('os').system('touch pwned')",
+    "().__class__.__subclasses__()",
+    "open('pwned', 'w')",
+    "eval('1 + 1')",
+    "while True:\n    pass",
+    "x = bytearray(10 * 2**30)",
+    "worksheet.append_rows([['x'] * 20 for _ in range(20000)])",
+    "worksheet.resize(rows=10**7, cols=26)",
+    "df = get_as_dataframe(worksheet)\ndf.to_csv('pwned.csv')",
+    "pd.io.common.os.system('touch pwned')",
+]
+
+
+@pytest.mark.parametrize("code", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_code(code, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    env = gym.make(ENV_ID, disable_env_checker=True)
+    env.unwrapped.limits = Limits(seconds=3, memory_mb=512)
+    task = first("update_cell")
+    obs, reward, terminated, _, info = play(env, task.id, [code])
+    assert terminated and reward == 0.0 and not info["executable"] and "Error" in obs
+    assert list(tmp_path.iterdir()) == []
+    assert play(env, task.id, [task.references[0]])[1] == 1.0  # the next episode is clean
+
+
+def test_original_record_shape(tmp_path):
+    record = {
+        "prompt": "Set the Price of Figs to 4.5",
+        "completion": ["worksheet.update_cell(6, 3, 4.5)"],
+        "question_sheet_name": "Products",
+        "check_format": False,
+    }
+    path = tmp_path / "test.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    env = gym.make(ENV_ID, task_file=str(path))
+    task = env.unwrapped.tasks[0]
+    assert play(env, task.id, ["worksheet.update_acell('C6', 4.5)"])[4]["success"]

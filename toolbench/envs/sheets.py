@@ -1,0 +1,384 @@
+"""toolbench/GoogleSheets-v0: edit a worksheet with real gspread/pandas code against a local Sheets API."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from functools import cache
+from typing import Any, ClassVar
+
+import gspread
+import numpy as np
+import pandas as pd
+from gspread_dataframe import get_as_dataframe, set_with_dataframe
+
+from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.sandbox import Limits, run_code
+from toolbench.core.tasks import Task, fixture_file
+from toolbench.core.transport import RecordingRouter, Router, request_from_data, request_to_data
+from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm
+
+SPREADSHEET_TITLE = "ToolBench Sheets"
+MAX_REQUESTS = 2000  # state-changing API requests one action may make
+MAX_CARRIED_BYTES = 2_000_000  # variables carried between interactive cells
+MAX_MISMATCHES = 20
+
+API_DOCS = """# The names your code can use:
+#   worksheet: the gspread Worksheet of the task; sheet: its gspread Spreadsheet
+#   get_as_dataframe(worksheet), set_with_dataframe(worksheet, df): gspread-dataframe
+#   pd: pandas; np: numpy
+# gspread 6 passes values first, then the range: worksheet.update([[1, 2]], "A1:B1").
+
+# Set values in a range (raw=False parses formulas, numbers and dates as if typed).
+worksheet.update(values, range_name=None, raw=True)
+
+# Update the value of one cell (1-based row and column).
+worksheet.update_cell(row, col, value)
+
+# Read values.
+worksheet.get_all_values(); worksheet.get_all_records(); worksheet.acell(label).value; worksheet.get(range_name)
+
+# Add rows or columns.
+worksheet.append_row(values); worksheet.insert_row(values, index=1); worksheet.insert_cols(values, col=1)
+
+# Delete rows or columns (1-based, end inclusive).
+worksheet.delete_rows(start_index, end_index=None); worksheet.delete_columns(start_index, end_index=None)
+
+# Sort a range by columns: specs are (column number, "asc" | "des").
+worksheet.sort(*specs, range=None)
+
+# Merge cells, set a basic filter, format cells (a Sheets API CellFormat dict).
+worksheet.merge_cells(name, merge_type="MERGE_ALL"); worksheet.set_basic_filter(name=None)
+worksheet.format(ranges, format)
+
+# Send Sheets API batchUpdate requests (e.g. a pivot table through updateCells).
+sheet.batch_update(body)
+"""
+
+
+@cache
+def workbooks() -> dict[str, list[list[Any]]]:
+    """The shipped worksheets, by name (``fixtures/sheets/workbooks.json``)."""
+    with open(fixture_file("sheets", "workbooks.json"), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def prompt_for(instruction: str, sheet_name: str, rows: list[list[Any]]) -> str:
+    table = "\n".join("| " + " | ".join(str(v) for v in row) + " |" for row in rows)
+    return f"{instruction}\n\nThe worksheet '{sheet_name}' (``worksheet``) holds:\n{table}"
+
+
+def _carry(namespace: dict[str, Any], given: set[str]) -> dict[str, Any]:
+    """The cell's variables that the next cell can have back: JSON values and DataFrames/Series."""
+    carried, size = {}, 0
+    for name, value in namespace.items():
+        if name in given or name.startswith("_") or name == "toolbench_last_value":
+            continue
+        try:
+            if isinstance(value, pd.DataFrame):
+                item = {"kind": "dataframe", "data": value.to_json(orient="split", date_format="iso")}
+            elif isinstance(value, pd.Series):
+                item = {"kind": "series", "data": value.to_json(orient="split", date_format="iso")}
+            else:
+                json.dumps(value)
+                item = {"kind": "json", "data": value}
+        except (TypeError, ValueError, OverflowError):
+            continue  # functions, modules, gspread objects: not carried over
+        size += len(json.dumps(item))
+        if size > MAX_CARRIED_BYTES:
+            break
+        carried[name] = item
+    return carried
+
+
+def _restore(carried: dict[str, Any]) -> dict[str, Any]:
+    values = {}
+    for name, item in carried.items():
+        if item["kind"] == "dataframe":
+            values[name] = pd.read_json(io.StringIO(item["data"]), orient="split")
+        elif item["kind"] == "series":
+            values[name] = pd.read_json(io.StringIO(item["data"]), orient="split", typ="series")
+        else:
+            values[name] = item["data"]
+    return values
+
+
+def _items(book: dict[str, Any], check_format: bool) -> dict[str, Any]:
+    """A workbook as comparable items: each non-empty cell's value (and format, when checked), each
+    sheet's merges and basic filter, and the sheets themselves."""
+    items: dict[str, Any] = {}
+    for sheet in book["sheets"]:
+        title = sheet["title"]
+        items[f"sheet {title!r}"] = True
+        for cell, data in sheet["cells"].items():
+            value = None if data.get("value") == "" else data.get("value")
+            style = data.get("format") or None if check_format else None
+            if value is not None or style is not None:
+                items[f"{title}!{cell}"] = (value, style)
+        items[f"{title}: merges"] = sorted(sheet.get("merges") or [])
+        items[f"{title}: basic filter"] = sheet.get("basic_filter")
+    return items
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return a == b
+
+
+def _describe(key: str, got: Any, want: Any) -> str:
+    if isinstance(got, tuple) or isinstance(want, tuple):  # a cell: (value, format)
+        got, want = got or (None, None), want or (None, None)
+        if not _same(got[0], want[0]):
+            return f"{key}: expected {want[0]!r}, got {got[0]!r}"
+        return f"{key}: expected format {want[1]}, got format {got[1]}"
+    return f"{key}: expected {want!r}, got {got!r}"
+
+
+def compare_workbooks(
+    predicted: dict[str, Any], expected: dict[str, Any], initial: dict[str, Any], check_format: bool
+) -> tuple[float, list[str]]:
+    """(score, mismatch messages). Formulas are compared by their results, as ToolBench compared
+    data frames. The score is the share of matching items among those the task or the answer
+    changed, so doing nothing scores 0; any mismatch anywhere makes the answer a failure."""
+    mine, theirs, start = (_items(book, check_format) for book in (predicted, expected, initial))
+    relevant = matched = 0
+    problems = []
+    for key in sorted(mine.keys() | theirs.keys()):
+        got, want, was = mine.get(key), theirs.get(key), start.get(key)
+        same = _same(got, want)
+        if not same:
+            problems.append(_describe(key, got, want))
+        if not (_same(got, was) and _same(want, was)):
+            relevant += 1
+            matched += same
+    return (matched / relevant if relevant else 1.0), problems
+
+
+class GoogleSheetsEnv(ToolEnv):
+    """Edit a worksheet with gspread and pandas code; a local Sheets API answers the real client.
+
+    ## Description
+    The ToolBench Google Sheets task (Xu et al. 2023): the agent writes Python that uses
+    ``worksheet``, ``sheet``, ``get_as_dataframe``, ``set_with_dataframe``, ``pd`` and ``np`` to
+    carry out an instruction (update cells, add formulas, sort, insert and delete rows and
+    columns, merge, filter, format, build a pivot table, transform with pandas). The code calls
+    the real ``gspread`` client; its HTTP requests are answered in-process by a Sheets API v4 and
+    Drive v3 emulator (formulas evaluated with the ``formulas`` library).
+
+    ## Action Space
+    Python code (``UnicodeText``), run in the core sandbox: no imports, no names starting with
+    ``_``, no files, network or processes, a time and a memory budget. The state-changing API
+    requests the code made are replayed on the env's own copy of the workbook, so the code can
+    only change the workbook through the API. ``mode="program"``: the whole answer.
+    ``mode="interactive"``: one code cell per step (values and DataFrames carry over between
+    cells, functions do not); the action ``submit`` ends the episode.
+
+    ## Observation Space
+    Text: the instruction with the worksheet as a table; after a step, what the code printed (and,
+    in interactive mode, the value of its last expression) or its error.
+
+    ## Rewards
+    Each reference runs on a fresh copy of the workbook; every cell's value (formulas by their
+    results) and, where the task checks format, its format are compared, with merges, filters and
+    the set of sheets. ``score`` is the share of matching items, ``success`` is all of them
+    matching; ``info["mismatches"]`` lists the differences cell by cell.
+
+    ## Starting State
+    A spreadsheet holding the task's worksheet (1000 x 26, as the original harness made it); a
+    task from the split (``test``: 70, ``demo``: 10) drawn by the seeded RNG or named by
+    ``options={"task_id": ...}``.
+
+    ## Episode End
+    ``program``: after one action. ``interactive``: at ``submit`` or ``max_steps`` (default 20).
+
+    ## Arguments
+    ``gym.make("toolbench/GoogleSheets-v0", split="test", mode="program", render_mode=None,
+    max_steps=None, task_file=None)``.
+    """
+
+    task_name = "GoogleSheets"
+    fixture_slug = "sheets"
+    modes = ("program", "interactive")
+    metric_names = ("cell_accuracy",)
+    limits: ClassVar[Limits] = Limits(seconds=20.0, memory_mb=1024, output_chars=20_000)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        warm()  # the formula engine's one-time start-up, paid here rather than in every sandboxed run
+        self._store = SheetsStore(seed=0)
+        self._app = create_app(self._store)
+        self._router = Router({host: self._app for host in HOSTS})
+        self._initial: dict[str, tuple[dict[str, Any], str]] = {}
+        self._book_id = ""
+        self._carried: dict[str, Any] = {}
+        self._reference_books: dict[str, dict[str, Any] | None] = {}
+
+    # ------------------------------------------------------------------ workbook set-up
+    def _fresh(self, task: Task) -> tuple[dict[str, Any], str]:
+        """The store snapshot every run of ``task`` starts from, and the spreadsheet's id."""
+        if task.id not in self._initial:
+            name = task.get("question_sheet_name")
+            if name not in workbooks():
+                raise KeyError(f"no worksheet named {name!r}; the shipped ones are {', '.join(workbooks())}")
+            store = SheetsStore(seed=0)
+            book = build_spreadsheet(
+                store,
+                {
+                    "title": SPREADSHEET_TITLE,
+                    "sheets": [{"title": name, "rows": workbooks()[name], "row_count": 1000, "column_count": 26}],
+                },
+            )
+            self._initial[task.id] = (store.snapshot(), book.spreadsheet_id)
+        return self._initial[task.id]
+
+    def _read(self) -> dict[str, Any]:
+        """The workbook as scoring sees it (empty if the code deleted the spreadsheet)."""
+        try:
+            return read_workbook(self._store, self._book_id)
+        except Exception:  # the emulator's own "not found" and similar: nothing left to compare
+            return {"sheets": []}
+
+    # ------------------------------------------------------------------ episode
+    def _begin(self, task: Task) -> str:
+        snapshot, self._book_id = self._fresh(task)
+        self._store.restore(snapshot)
+        self._carried = {}
+        return task.prompt
+
+    def _run(self, code: str, interactive: bool) -> tuple[Any, int]:
+        """Run agent code against the current workbook; replay its requests here. Returns the sandbox
+        result and the number of requests replayed."""
+        assert self.task is not None
+        app, book_id, sheet_name = self._app, self._book_id, self.task.get("question_sheet_name")
+        carried = self._carried
+        given = {"worksheet", "sheet", "get_as_dataframe", "set_with_dataframe", "pd", "np"}
+
+        def setup() -> dict[str, Any]:  # in the sandbox's child
+            router = RecordingRouter({host: app for host in HOSTS})
+            client = gspread.Client(auth=None, session=router.session())
+            spreadsheet = client.open_by_key(book_id)
+            setup.router = router  # type: ignore[attr-defined]
+            names = {
+                "worksheet": spreadsheet.worksheet(sheet_name),
+                "sheet": spreadsheet,
+                "get_as_dataframe": get_as_dataframe,
+                "set_with_dataframe": set_with_dataframe,
+                "pd": pd,
+                "np": np,
+            }
+            return {**_restore(carried), **names}
+
+        def collect(namespace: dict[str, Any]) -> dict[str, Any]:
+            router = getattr(setup, "router", None)
+            recorded = [request_to_data(r) for r in router.recorded] if router else []
+            return {"requests": recorded, "carried": _carry(namespace, given) if interactive else {}}
+
+        result = run_code(code, setup, collect, self.limits, echo_last_expression=interactive)
+        payload = result.payload if isinstance(result.payload, dict) else {}
+        requests = payload.get("requests", [])
+        if not isinstance(requests, list) or len(requests) > MAX_REQUESTS:
+            raise ActionError(
+                f"the code made more than {MAX_REQUESTS} changing requests or sent back a malformed result"
+            )
+        for data in requests:
+            try:
+                self._router.send(request_from_data(data))
+            except ValueError:
+                raise ActionError("the code sent back a malformed result") from None
+        if interactive and isinstance(payload.get("carried"), dict):
+            self._carried = payload["carried"]
+        return result, len(requests)
+
+    def _act(self, action: str) -> Outcome:
+        assert self.task is not None
+        interactive = self.mode == "interactive"
+        if interactive and action.strip().lower() in ("submit", "done"):
+            return self._scored("Submitted.", executable=True, error=None)
+        code = "\n".join(line for line in action.splitlines() if not line.strip().startswith("```"))
+        result, _ = self._run(code, interactive)
+        observation = result.output.rstrip() or ("(no output)" if result.ok else "")
+        if result.error:
+            observation = (observation + "\n" if observation else "") + f"Error: {result.error}"
+        if interactive:
+            return Outcome(observation, done=False, executable=result.ok, error=result.error)
+        if not result.ok:
+            return Outcome(observation, done=True, executable=False, error=result.error, metrics={"cell_accuracy": 0.0})
+        return self._scored(observation, executable=True, error=None)
+
+    def _on_truncation(self, last: Outcome) -> Outcome | None:
+        return self._scored(last.observation, last.executable, last.error)
+
+    # ------------------------------------------------------------------ scoring
+    def _reference_book(self, task: Task, index: int) -> dict[str, Any] | None:
+        key = f"{task.id}#{index}"
+        if key not in self._reference_books:
+            saved_store, saved_carried, saved_id = self._store.snapshot(), self._carried, self._book_id
+            snapshot, self._book_id = self._fresh(task)
+            self._store.restore(snapshot)
+            try:
+                result, _ = self._run(task.references[index], interactive=False)
+                self._reference_books[key] = self._read() if result.ok else None
+            except ActionError:
+                self._reference_books[key] = None
+            finally:
+                self._store.restore(saved_store)
+                self._carried, self._book_id = saved_carried, saved_id
+        return self._reference_books[key]
+
+    def _scored(self, observation: str, executable: bool, error: str | None) -> Outcome:
+        assert self.task is not None
+        mine = self._read()
+        check_format = bool(self.task.get("check_format"))
+        best: tuple[float, list[str]] = (-1.0, ["no reference of this task could be run"])
+        for index in range(len(self.task.references)):
+            expected = self._reference_book(self.task, index)
+            if expected is not None:
+                best = max(
+                    best,
+                    compare_workbooks(mine, expected, self._initial_book(self.task), check_format),
+                    key=lambda pair: (not pair[1], pair[0]),
+                )
+        accuracy, problems = max(best[0], 0.0), best[1]
+        success = executable and not problems
+        return Outcome(
+            observation,
+            done=True,
+            score=1.0 if success else accuracy,
+            success=success,
+            executable=executable,
+            error=error,
+            metrics={"cell_accuracy": accuracy, "mismatches": problems[:MAX_MISMATCHES]},
+        )
+
+    def _initial_book(self, task: Task) -> dict[str, Any]:
+        key = f"{task.id}#initial"
+        if key not in self._reference_books:
+            saved, saved_id = self._store.snapshot(), self._book_id
+            snapshot, self._book_id = self._fresh(task)
+            self._store.restore(snapshot)
+            self._reference_books[key] = self._read()
+            self._store.restore(saved)
+            self._book_id = saved_id
+        return self._reference_books[key]
+
+    # ------------------------------------------------------------------ contract hooks
+    def api_docs(self) -> str:
+        return API_DOCS
+
+    def oracle_actions(self, task: Task) -> list[str]:
+        if self.mode == "program":
+            return super().oracle_actions(task)
+        return [task.references[0], "submit"]
+
+    def _get_backend_state(self) -> Any:
+        return {"store": self._store.snapshot(), "carried": self._carried, "book_id": self._book_id}
+
+    def _set_backend_state(self, state: Any) -> None:
+        self._store.restore(state["store"])
+        self._carried = dict(state["carried"])
+        self._book_id = state["book_id"]
