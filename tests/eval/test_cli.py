@@ -91,3 +91,32 @@ def test_record_saves_a_gif_of_a_tabletop_episode(tmp_path, capsys):
     with Image.open(path) as image:
         assert image.n_frames >= 2 and image.size == (320, 240)
     assert main(["record", "--task", "CatAPI"]) == 2
+
+
+def test_serve_sheets_answers_the_real_gspread_client():
+    from toolbench.mock_services.sheets import served_client
+
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolbench.cli", "serve", "sheets", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert f"127.0.0.1:{port}" in process.stdout.readline()
+        client = served_client(f"http://127.0.0.1:{port}")
+        for _ in range(50):
+            try:
+                files = client.list_spreadsheet_files()
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the server did not answer")
+        worksheet = client.open_by_key(files[0]["id"]).sheet1
+        worksheet.update([["=SUM(B2:B5)"]], "B6", raw=False)
+        assert worksheet.acell("B6").value == "5.7"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
