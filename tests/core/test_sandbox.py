@@ -73,26 +73,79 @@ def test_refused_before_running(code, message):
         ("'{0.__class__}'.format(df)", "not safe"),
         ("pd.read_csv('/etc/passwd')", "file access is not allowed"),
         ("df.to_csv('written.csv')", "file access is not allowed"),
-        ("pd.io.common.os.system('echo pwned > pwned.txt')", "not allowed here: os.system"),
-        ("pd.io.common.os.listdir('.')", "not allowed here: os.listdir"),
-        ("pd.io.common.os.remove('x')", "not allowed here: os.remove"),
-        ("np.ctypeslib.ctypes.CDLL(None)", "not allowed here: ctypes"),
-        ("pd.read_csv('http://127.0.0.1:9/x.csv')", "not allowed here"),
+        ("pd.io.common.os.system('echo pwned > pwned.txt')", "modules are not available here"),
+        ("np.f2py.subprocess.builtins", "not available here"),
+        ("getattr(np, 'f2py')", "not available here"),
+        ("np.lib.npyio", "modules are not available here"),
+        ("pd.compat.platform.os", "modules are not available here"),
+        ("np.ctypeslib.ctypes.CDLL(None)", "not available here"),
+        ("pd.read_pickle(None)", "not available here"),
+        ("pd.eval('1 + 1')", "not available here"),
+        ("df.query('Price > 3')", "not available here"),
+        ("g = (x for x in [1])\ng.gi_frame", "restricted name"),
+        ("np.random.seed(3)\nnp.linalg.norm([3, 4])", None),
+        ("pd.read_csv('http://127.0.0.1:9/x.csv')", "Error"),  # refused on the way (imports, sockets)
         ("raise SystemExit(3)", "SystemExit: 3"),
     ],
 )
 def test_refused_while_running(code, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = run(code)
+    if message is None:  # allowed: numpy's random and linalg modules
+        assert result.ok, result.error
+        return
     assert not result.ok and message in result.error, result.error
-    assert result.payload == {"prices": [3, 11]}  # the result is still collected after an error
+    if "restricted name" not in result.error:  # refused while compiling: nothing ran, nothing to collect
+        assert result.payload == {"prices": [3, 11]}  # the result is still collected after an error
     assert list(tmp_path.iterdir()) == []
 
 
-def test_secrets_in_the_environment_are_not_visible(monkeypatch):
+def with_os():
+    """A namespace that hands the code the os module on purpose, to test the layers behind the
+    guarded attribute access (which normally keeps modules out of reach)."""
+    return {**setup(), "os_module": os}
+
+
+def run_with_os(code, **kwargs):
+    return run_code(code, with_os, collect, kwargs.pop("limits", LIMITS), **kwargs)
+
+
+def test_behind_the_attribute_guard(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
-    result = run("print(dict(pd.io.common.os.environ))")
+    result = run_with_os("print(dict(os_module.environ))")
     assert result.ok and "sk-secret" not in result.output and result.output == "{}\n"
+    for code, message in [
+        ("os_module.system('touch pwned')", "os.system"),
+        ("os_module.listdir('/etc')", "os.listdir"),
+        ("os_module.remove('x')", "os.remove"),
+        (f"open_ = os_module.open('/proc/{os.getpid()}/environ', 0)", "file access is not allowed"),
+    ]:
+        result = run_with_os(code)
+        assert not result.ok and message in result.error, (code, result.error)
+    assert (
+        "BlockingIOError" in run_with_os("os_module.fork()").error
+        or "not allowed" in run_with_os("os_module.fork()").error
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_closing_the_pipe_does_not_outlive_the_budget():
+    start = time.perf_counter()
+    code = "for fd in range(3, 64):\n    try:\n        os_module.close(fd)\n    except OSError:\n        pass\nwhile True:\n    pass"
+    result = run_with_os(code, limits=Limits(seconds=1, memory_mb=512))
+    assert result.timed_out and time.perf_counter() - start < 4
+
+
+def test_the_parents_stdio_is_out_of_reach(capfd):
+    result = run_with_os("os_module.write(1, b'{\"agent\": \"pwned\"}')\nprint('fine')")
+    assert result.ok and result.output == "fine\n"
+    assert "pwned" not in capfd.readouterr().out
+
+
+def test_numpy_is_seeded_per_run():
+    draws = [run("print(np.random.randint(0, 10**9))", seed=7).output for _ in range(2)]
+    assert draws[0] == draws[1] != run("print(np.random.randint(0, 10**9))", seed=8).output
 
 
 def test_time_budget():
@@ -119,12 +172,12 @@ def test_the_parent_never_trusts_the_pipe():
     read_end, write_end = os.pipe()
     try:
         code = (
-            "o = pd.io.common.os\n"
+            "o = os_module\n"
             "for fd in range(3, 64):\n"
             "    try:\n        o.write(fd, b'\\x80\\x04 not json')\n"
             "    except Exception:\n        pass"
         )
-        result = run(code)
+        result = run_with_os(code)
         assert not result.ok and result.error == "the code sent back a malformed result"
         os.set_blocking(read_end, False)
         with pytest.raises(BlockingIOError):
@@ -142,3 +195,10 @@ def test_parent_state_is_untouched():
 
     result = run_code("frame.loc[0, 'a'] = 99", shared, lambda ns: ns["frame"]["a"].tolist(), LIMITS)
     assert result.ok and result.payload == [99] and frame.loc[0, "a"] == 1
+
+
+def test_a_missing_attribute_is_an_attribute_error():
+    result = run("x = [1]\nx.no_such_method()")
+    assert not result.ok and "AttributeError: 'list' object has no attribute 'no_such_method'" in result.error
+    result = run("print(getattr([1], 'missing', 'fallback'), hasattr([1], 'append'), hasattr([1], 'nope'))")
+    assert result.ok and result.output.strip() == "fallback True False", result

@@ -39,6 +39,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from RestrictedPython import compile_restricted_exec, safe_builtins
@@ -192,9 +193,99 @@ _INPLACE = {
 }
 
 
+# Modules reachable as attributes of numpy/pandas that ordinary data code uses; every other module
+# (np.f2py, pd.io.common, pd.compat...) would hand the code os, sys or builtins.
+ALLOWED_MODULES = frozenset({"numpy.random", "numpy.linalg", "numpy.fft"})
+# Entry points that run code or unpickle data, whatever object they hang on, and frame walks.
+DENIED_NAMES = frozenset(
+    {
+        "eval",
+        "query",
+        "read_pickle",
+        "to_pickle",
+        "load",
+        "loads",
+        "memmap",
+        "fromfile",
+        "tofile",
+        "read_clipboard",
+        "to_clipboard",
+        "f2py",
+        "ctypeslib",
+        "exec",
+        "compile",
+        "gi_frame",
+        "gi_code",
+        "cr_frame",
+        "ag_frame",
+        "f_globals",
+        "f_locals",
+        "f_back",
+        "f_builtins",
+        "tb_frame",
+        "tb_next",
+        "func_globals",
+    }
+)
+
+
+def _denied_objects() -> tuple[Any, ...]:
+    import builtins
+
+    names = (
+        "eval",
+        "exec",
+        "compile",
+        "open",
+        "__import__",
+        "getattr",
+        "setattr",
+        "delattr",
+        "globals",
+        "locals",
+        "vars",
+        "input",
+        "breakpoint",
+        "memoryview",
+    )
+    return tuple(getattr(builtins, name) for name in names if hasattr(builtins, name))
+
+
+_DENIED_OBJECTS = _denied_objects()
+
+
+def _checked(value: Any, what: str) -> Any:
+    """Refuse values that would take the code out of the sandbox: modules and code-running builtins."""
+    if isinstance(value, ModuleType) and value.__name__ not in ALLOWED_MODULES:
+        raise AttributeError(f"{what}: modules are not available here")
+    if any(value is denied for denied in _DENIED_OBJECTS):
+        raise AttributeError(f"{what}: not available here")
+    return value
+
+
+_MISSING = object()
+
+
+def guarded_getattr(obj: Any, name: str, *default: Any) -> Any:
+    """``obj.name`` for agent code: no ``_`` names (RestrictedPython), no code runners, no modules."""
+    if isinstance(name, str) and name in DENIED_NAMES:
+        raise AttributeError(f"{name!r} is not available here")
+    # safer_getattr's own default is None, which would turn a misspelt name into a silent None.
+    value = safer_getattr(obj, name, _MISSING)
+    if value is _MISSING:
+        if default:
+            return default[0]
+        raise AttributeError(f"{type(obj).__name__!r} object has no attribute {name!r}")
+    return _checked(value, repr(name))
+
+
+def guarded_getitem(obj: Any, key: Any) -> Any:
+    return _checked(obj[key], "item")
+
+
 def _guarded_hasattr(obj: Any, name: str) -> bool:
     try:
-        safer_getattr(obj, name)
+        guarded_getattr(obj, name)
     except (AttributeError, TypeError):
         return False
     return True
@@ -206,14 +297,14 @@ def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, An
 
     allowed = dict(safe_builtins)
     allowed.update({name: getattr(builtins, name) for name in _EXTRA_BUILTINS})
-    allowed["getattr"] = safer_getattr
+    allowed["getattr"] = guarded_getattr
     allowed["hasattr"] = _guarded_hasattr
     return {
         "__builtins__": allowed,
         "__name__": "agent",
         "_print_": printer,
-        "_getattr_": safer_getattr,
-        "_getitem_": operator.getitem,
+        "_getattr_": guarded_getattr,
+        "_getitem_": guarded_getitem,
         "_getiter_": iter,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence,
@@ -254,19 +345,31 @@ _DENIED_EVENT_PREFIXES = (
     "gc.get_",
     "signal.",
 )
-MAX_REPLY_BYTES = 256 * 2**20
+MAX_REPLY_BYTES = 32 * 2**20
 
 
 def _readable_roots() -> tuple[str, ...]:
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values()}
-    paths.update(p for p in sys.path if p and os.path.isdir(p))
+    """Where libraries may lazily load their own files from: the standard library and site-packages.
+    Not sys.path wholesale (it holds the working directory and the project), and never this package,
+    whose fixtures hold the tasks' answers."""
+    import site
+
+    paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
     return tuple(sorted(os.path.realpath(p) + os.sep for p in paths if p))
+
+
+_PACKAGE_DIR = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 
 def _under(path: Any, roots: tuple[str, ...]) -> bool:
     if not isinstance(path, (str, bytes, os.PathLike)):
         return False  # a file descriptor or nothing: refuse
-    return (os.path.realpath(os.fsdecode(path)) + os.sep).startswith(roots)
+    try:
+        real = os.path.realpath(os.fsdecode(path)) + os.sep
+    except (OSError, ValueError):  # e.g. a relative path where the working directory is unreadable
+        return False
+    return real.startswith(roots) and not real.startswith(_PACKAGE_DIR)
 
 
 def _install_audit_hook() -> None:
@@ -325,16 +428,52 @@ def _close_inherited_descriptors(keep: int) -> None:
     os.closerange(keep + 1, highest)
 
 
+def _quiet_stdio() -> None:
+    """The code must not read the parent's stdin or write into its stdout (e.g. a --json report)."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _drop_privileges() -> None:
+    """No new processes, and when run as root, no root: an unprivileged user cannot read the
+    parent's /proc files, signal it or trace it, and RLIMIT_NPROC = 0 stops fork for good."""
+    try:
+        import resource
+
+        os.chdir("/")  # relative paths never name the user's working directory
+        if os.geteuid() == 0:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)  # "nobody"
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    except (ImportError, OSError, ValueError, AttributeError):
+        pass  # not POSIX or not permitted: the other layers remain
+
+
+def _seed_libraries(seed: int) -> None:
+    """numpy's global generator (np.random.*, DataFrame.sample) would otherwise carry the parent's
+    entropy-seeded state into every run."""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(seed % 2**32)
+
+
 def _child(
     reply_fd: int,
     code_object: Any,
     setup: Callable[[], dict[str, Any]],
     collect: Callable[[dict[str, Any]], Any],
     limits: Limits,
+    seed: int = 0,
 ) -> None:
     _close_inherited_descriptors(reply_fd)
+    _quiet_stdio()
     os.environ.clear()
     _limit_memory(limits.memory_mb)
+    _drop_privileges()
+    _seed_libraries(seed)
     printer = _Printer(limits.output_chars)
     error = None
     namespace: dict[str, Any] = {}
@@ -382,9 +521,11 @@ def run_code(
     collect: Callable[[dict[str, Any]], Any],
     limits: Limits = Limits(),
     echo_last_expression: bool = False,
+    seed: int = 0,
 ) -> SandboxResult:
     """Run ``code`` in a forked child with the names ``setup()`` returns; ``collect(namespace)`` (run
-    in the child after the code, even if it failed) says what to send back as the payload."""
+    in the child after the code, even if it failed) says what to send back as the payload. ``seed``
+    seeds the libraries' global random generators in the child."""
     try:
         code_object = compile_code(code, echo_last_expression)
     except CodeError as exc:
@@ -396,20 +537,22 @@ def run_code(
     if pid == 0:  # the child never returns
         try:
             os.close(read_fd)
-            _child(write_fd, code_object, setup, collect, limits)
+            os.setsid()  # its own process group: the parent can kill everything it started
+            _child(write_fd, code_object, setup, collect, limits, seed)
         finally:
             os._exit(1)
     os.close(write_fd)
+    deadline = time.monotonic() + limits.seconds
     try:
-        data, finished = _read_reply(read_fd, limits.seconds)
+        data, finished = _read_reply(read_fd, deadline)
     finally:
         os.close(read_fd)
-    if not finished:
-        _kill(pid)
+    status = _wait(pid, deadline) if finished else None
+    _kill(pid)  # the whole group, in every case: nothing the code started outlives it
+    if status is None:
         return SandboxResult(
             False, "", f"the code did not finish within its {limits.seconds:g} s time budget", timed_out=True
         )
-    status = _reap(pid)
     if data is None:
         return SandboxResult(False, "", "the code sent back a result longer than allowed")
     if not data:
@@ -417,9 +560,8 @@ def run_code(
     return _parse_reply(data)
 
 
-def _read_reply(fd: int, seconds: float) -> tuple[bytes | None, bool]:
-    """Everything the child writes until it exits (None if too long), and whether it exited in time."""
-    deadline = time.monotonic() + seconds
+def _read_reply(fd: int, deadline: float) -> tuple[bytes | None, bool]:
+    """Everything written to the pipe until it closes (None if too long), and whether it closed in time."""
     chunks, size = [], 0
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
@@ -435,16 +577,27 @@ def _read_reply(fd: int, seconds: float) -> tuple[bytes | None, bool]:
                 chunks.append(chunk)
 
 
+def _wait(pid: int, deadline: float) -> int | None:
+    """The child's exit status, or None if it is still running at the deadline (the pipe closing
+    does not prove the child exited: the code could have closed it)."""
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        if done:
+            return status
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.002)
+
+
 def _kill(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-    _reap(pid)
-
-
-def _reap(pid: int) -> int:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            target()
     with contextlib.suppress(ChildProcessError):
-        return os.waitpid(pid, 0)[1]
-    return 0
+        os.waitpid(pid, 0)
 
 
 def _parse_reply(data: bytes) -> SandboxResult:
@@ -454,7 +607,7 @@ def _parse_reply(data: bytes) -> SandboxResult:
         ok, output, error = reply["ok"], reply["output"], reply["error"]
         if not (isinstance(ok, bool) and isinstance(output, str) and (error is None or isinstance(error, str))):
             raise TypeError
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return SandboxResult(False, "", "the code sent back a malformed result")
     return SandboxResult(ok, output, error, reply.get("payload"))
 
