@@ -4,7 +4,15 @@ import pytest
 import requests
 from flask import Flask, jsonify, request
 
-from toolbench.core.transport import HostNotServed, HttpRequest, Router, ServedApp
+from toolbench.core.transport import (
+    HostNotServed,
+    HttpRequest,
+    RecordingRouter,
+    Router,
+    ServedApp,
+    request_from_data,
+    request_to_data,
+)
 
 
 def echo_app() -> Flask:
@@ -62,6 +70,21 @@ def test_unknown_host_is_refused():
     router = Router({"svc.test": echo_app()})
     with pytest.raises(HostNotServed, match="evil.example"):
         router.send(HttpRequest("GET", "https://evil.example/echo/x"))
+
+
+def test_recording_router_keeps_changing_requests_to_served_hosts():
+    router = RecordingRouter({"svc.test": echo_app()})
+    router.send(HttpRequest("GET", "https://svc.test/echo/read"))
+    router.send(HttpRequest("POST", "https://svc.test/echo/write", body=b"\xff raw"))
+    with pytest.raises(HostNotServed):
+        router.send(HttpRequest("DELETE", "https://evil.example/echo/x"))
+    assert [(r.method, r.url) for r in router.recorded] == [("POST", "https://svc.test/echo/write")]
+    log = router.recorded
+    assert isinstance(log, tuple) and router.recorded == log  # a copy: the log itself is not handed out
+    replayed = request_from_data(json.loads(json.dumps(request_to_data(log[0]))))
+    assert replayed == log[0]
+    with pytest.raises(ValueError):
+        request_from_data({"method": "GET", "url": 3, "headers": [], "body": ""})
 
 
 def test_requests_session_reaches_the_app_in_process():

@@ -7,7 +7,7 @@ import pytest
 from gspread.utils import ValueRenderOption
 
 from toolbench.mock_services.sheets import SheetsStore, build_spreadsheet, make_client, refs
-from toolbench.mock_services.sheets.formula import resolve_positions
+from toolbench.mock_services.sheets.formula import EVALUATION_BUDGET_CELLS, resolve_positions
 
 UNFORMATTED = ValueRenderOption.unformatted
 FORMULA = ValueRenderOption.formula
@@ -122,6 +122,17 @@ def test_long_chains_do_not_hit_the_recursion_limit(data_ws):
     rows = [["=1"]] + [[f"=H{row}+1"] for row in range(1, 1000)]
     data_ws.update(rows, "H1", raw=False)
     assert data_ws.acell("H1000", value_render_option=UNFORMATTED).value == 1000
+
+
+def test_formulas_over_too_many_cells_stop_with_an_error(data_ws):
+    """A deterministic cap on the cells formulas read: heavy formulas cannot stall the scoring."""
+    area, fit = data_ws.row_count * 26, EVALUATION_BUDGET_CELLS // (data_ws.row_count * 26)
+    calc = data_ws.spreadsheet.add_worksheet("Calc", rows=fit + 5, cols=1)
+    calc.update([[f'=COUNTIF(Data!$A$1:$Z${data_ws.row_count},"a")'] for _ in range(fit + 5)], "A1", raw=False)
+    shown = [row[0] for row in calc.get(f"A1:A{fit + 5}")]
+    assert area * fit <= EVALUATION_BUDGET_CELLS and shown == ["1"] * fit + ["#ERROR!"] * 5
+    calc.batch_clear([f"A2:A{fit + 5}"])  # lighter again: calculated as usual
+    assert calc.acell("A1").value == "1" and data_ws.acell("B2").value == "2"
 
 
 def test_recomputed_when_inputs_change(data_ws):

@@ -142,12 +142,19 @@ class RecordingRouter(Router):
 
     def __init__(self, apps: Mapping[str, Flask]):
         super().__init__(apps)
-        self.recorded: list[HttpRequest] = []
+        # Private: code that reaches this router (sandboxed agent code can, through its client)
+        # cannot rewrite the log, only add to it by making real requests.
+        self._recorded: list[HttpRequest] = []
+
+    @property
+    def recorded(self) -> tuple[HttpRequest, ...]:
+        return tuple(self._recorded)
 
     def send(self, request: HttpRequest) -> HttpResponse:
+        response = super().send(request)  # raises HostNotServed first: only served requests are kept
         if request.method.upper() not in ("GET", "HEAD"):
-            self.recorded.append(request)
-        return super().send(request)
+            self._recorded.append(request)
+        return response
 
 
 def request_to_data(request: HttpRequest) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import time
 from functools import cache
 from typing import Any, ClassVar
 
@@ -15,8 +16,9 @@ from gspread_dataframe import get_as_dataframe, set_with_dataframe
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.sandbox import Limits, run_code
+from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task, fixture_file
-from toolbench.core.transport import RecordingRouter, Router, request_from_data, request_to_data
+from toolbench.core.transport import HostNotServed, RecordingRouter, Router, request_from_data, request_to_data
 from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm
 
 SPREADSHEET_TITLE = "ToolBench Sheets"
@@ -250,7 +252,7 @@ class GoogleSheetsEnv(ToolEnv):
         self._carried = {}
         return task.prompt
 
-    def _run(self, code: str, interactive: bool) -> tuple[Any, int]:
+    def _run(self, code: str, interactive: bool, seed: int) -> tuple[Any, int]:
         """Run agent code against the current workbook; replay its requests here. Returns the sandbox
         result and the number of requests replayed."""
         assert self.task is not None
@@ -278,18 +280,25 @@ class GoogleSheetsEnv(ToolEnv):
             recorded = [request_to_data(r) for r in router.recorded] if router else []
             return {"requests": recorded, "carried": _carry(namespace, given) if interactive else {}}
 
-        result = run_code(code, setup, collect, self.limits, echo_last_expression=interactive)
+        result = run_code(code, setup, collect, self.limits, echo_last_expression=interactive, seed=seed)
         payload = result.payload if isinstance(result.payload, dict) else {}
         requests = payload.get("requests", [])
         if not isinstance(requests, list) or len(requests) > MAX_REQUESTS:
             raise ActionError(
                 f"the code made more than {MAX_REQUESTS} changing requests or sent back a malformed result"
             )
+        # The replay answers as the child's run did, request by request (a refused one is refused
+        # again and the next still applies); one deadline bounds it like the run itself.
+        deadline = time.monotonic() + self.limits.seconds
         for data in requests:
+            if time.monotonic() > deadline:
+                raise ActionError(f"applying the code's requests took longer than {self.limits.seconds:g} s")
             try:
                 self._router.send(request_from_data(data))
             except ValueError:
                 raise ActionError("the code sent back a malformed result") from None
+            except HostNotServed:
+                continue  # the child's router refused it too
         if interactive and isinstance(payload.get("carried"), dict):
             self._carried = payload["carried"]
         return result, len(requests)
@@ -300,7 +309,7 @@ class GoogleSheetsEnv(ToolEnv):
         if interactive and action.strip().lower() in ("submit", "done"):
             return self._scored("Submitted.", executable=True, error=None)
         code = "\n".join(line for line in action.splitlines() if not line.strip().startswith("```"))
-        result, _ = self._run(code, interactive)
+        result, _ = self._run(code, interactive, seed=stable_hash(self.task.id, self._steps))
         observation = result.output.rstrip() or ("(no output)" if result.ok else "")
         if result.error:
             observation = (observation + "\n" if observation else "") + f"Error: {result.error}"
@@ -320,14 +329,20 @@ class GoogleSheetsEnv(ToolEnv):
             saved_store, saved_carried, saved_id = self._store.snapshot(), self._carried, self._book_id
             snapshot, self._book_id = self._fresh(task)
             self._store.restore(snapshot)
+            self._carried = {}  # a reference never sees the agent's variables
+            book: dict[str, Any] | None = None
             try:
-                result, _ = self._run(task.references[index], interactive=False)
-                self._reference_books[key] = self._read() if result.ok else None
+                result, _ = self._run(task.references[index], interactive=False, seed=stable_hash(task.id, index))
+                book = self._read() if result.ok else None
+                # A reference that fails fails every time; one that ran out of time may not next time.
+                if book is not None or not result.timed_out:
+                    self._reference_books[key] = book
             except ActionError:
-                self._reference_books[key] = None
+                pass  # too slow to replay, or a malformed reply: try again next time
             finally:
                 self._store.restore(saved_store)
                 self._carried, self._book_id = saved_carried, saved_id
+            return book
         return self._reference_books[key]
 
     def _scored(self, observation: str, executable: bool, error: str | None) -> Outcome:

@@ -9,6 +9,7 @@ import numpy as np
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.sandbox import Limits, run_code
+from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task
 from toolbench.mock_services.tabletop import (
     TabletopSim,
@@ -174,7 +175,7 @@ class TabletopEnv(ToolEnv):
         if self.mode == "interactive" and action.strip().lower() in ("done", "submit"):
             return self._scored("Done.")
         sim = self._sim
-        assert sim is not None
+        assert sim is not None and self.task is not None
 
         def setup() -> dict[str, Any]:  # in the sandbox's child: log the moves for the parent to replay
             moves: list[list[list[float]]] = []
@@ -194,7 +195,12 @@ class TabletopEnv(ToolEnv):
             return {"moves": sim.recorded_moves, "messages": sim.messages[sim.messages_before :]}
 
         result = run_code(
-            strip_fences(action), setup, collect, self.limits, echo_last_expression=self.mode == "interactive"
+            strip_fences(action),
+            setup,
+            collect,
+            self.limits,
+            echo_last_expression=self.mode == "interactive",
+            seed=stable_hash(self.task.id, self._steps),
         )
         said = self._replay(result.payload)
         parts = [p for p in (result.output.rstrip(), "\n".join(f"say: {m}" for m in said)) if p]

@@ -45,6 +45,12 @@ _RESULTS: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 _RESULTS_SIZE = 50_000
 _RESULT_INPUT_LIMIT = 2_000
 _VOLATILE = {"RAND", "RANDBETWEEN"}
+#: Input cells (range areas) one version of a spreadsheet may feed to its formulas. Real Sheets
+#: gives up on over-heavy sheets too; here the cap keeps one request, and the scoring that reads
+#: the book, within a second or two however many whole-range formulas code writes. Counting
+#: cells, not seconds, keeps the outcome the same on every machine.
+EVALUATION_BUDGET_CELLS = 250_000
+BUDGET_MESSAGE = "This formula was not calculated: the spreadsheet's formulas read too many cells."
 _NOW = contextvars.ContextVar("toolbench_sheets_now", default=45306.375)
 #: [seed text, draws so far] of the cell being computed; RAND() draws from it.
 _RAND_STATE: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("toolbench_sheets_rand", default=None)
@@ -292,6 +298,7 @@ class Calculator:
         self._extent: dict[int, tuple[int, int]] = {}
         self._overlays: dict[int, dict[tuple[int, int], tuple[Any, dict[str, Any] | None]]] = {}
         self._overlay_busy: set[int] = set()
+        self.budget = EVALUATION_BUDGET_CELLS
 
     # ------------------------------------------------------------------ public reads
     def value(self, sheet: Sheet, row: int, col: int) -> Any:
@@ -502,6 +509,9 @@ class Calculator:
             if isinstance(target, ErrorValue):
                 arguments.append(np.array([[_to_engine(target)]], dtype=object))
             else:
+                self.budget -= target[1].rows * target[1].cols  # charged before the array is built
+                if self.budget < 0:
+                    return error("#ERROR!", BUDGET_MESSAGE)
                 targets.append(target)
                 arguments.append(self.array(*target))
         if key in self._cyclic:
