@@ -93,6 +93,41 @@ def test_interactive_cells_carry_values_and_dataframes():
     assert terminated and not info["success"] and reward < 1.0  # nothing was changed yet
 
 
+def test_random_numbers_in_code_are_the_same_in_every_process():
+    code = "worksheet.update_cell(2, 1, float(np.random.rand()))\nprint(worksheet.acell('A2').value)"
+    task = first("update_cell")
+    seen = {play(gym.make(ENV_ID), task.id, [code])[0] for _ in range(2)}
+    assert len(seen) == 1 and float(seen.pop()) < 1.0
+
+
+def test_references_do_not_see_the_agents_variables():
+    env = gym.make(ENV_ID, mode="interactive")  # a fresh env: references run at the first submit
+    task = next(t for t in toolbench.load_tasks("GoogleSheets") if "range(" in t.references[0])
+    _, _, _, _, info = play(env, task.id, [task.references[0], "range = 0", "submit"])
+    assert info["success"], info
+
+
+def test_code_cannot_rewrite_the_log_of_its_requests():
+    env = gym.make(ENV_ID)
+    task = first("update_cell")
+    router = "worksheet.client.session.adapters['https://'].router"
+    obs, reward, _, _, info = play(env, task.id, [f"{task.references[0]}\n{router}._recorded.clear()"])
+    assert not info["executable"] and "_recorded" in obs
+    code = f"{task.references[0]}\ntry:\n    {router}.recorded.clear()\nexcept AttributeError:\n    print('refused')"
+    obs, reward, _, _, info = play(env, task.id, [code])
+    assert obs.startswith("refused") and info["success"]  # the change was applied all the same
+
+
+def test_lone_surrogates_in_output_become_escapes():
+    env = gym.make(ENV_ID, mode="interactive", render_mode="ansi")
+    env.reset(options={"task_id": first("update_cell").id})
+    obs, *_ = env.step("print('a\\ud800b')\nraise ValueError('\\udfff')")
+    assert obs.startswith("a\\ud800b") and "ValueError: \\udfff" in obs
+    _, _, _, _, info = env.step("raise ValueError('\\udfff')")
+    json.dumps(info, ensure_ascii=False).encode("utf-8")  # would raise on a lone surrogate
+    env.render().encode("utf-8")
+
+
 def test_a_failed_program_is_not_executable():
     env = gym.make(ENV_ID)
     task = first("update_cell")

@@ -36,6 +36,16 @@ def _unpaired_surrogate(text: str) -> int | None:
     return None
 
 
+def _valid_text(value: Any) -> Any:
+    """``value`` with lone surrogates (say, from code that printed "\\ud800") written as escapes, so
+    observations, info and saved trajectories always encode as UTF-8."""
+    if isinstance(value, str):
+        return value if _unpaired_surrogate(value) is None else value.encode("utf-8", "backslashreplace").decode()
+    if isinstance(value, list):
+        return [_valid_text(item) for item in value]
+    return value
+
+
 class ActionError(Exception):
     """An action that cannot be carried out; its message becomes the observation."""
 
@@ -234,12 +244,12 @@ class ToolEnv(gym.Env[str, str]):
             "success": bool(outcome.success),
             "score": float(outcome.score),
             "executable": bool(outcome.executable),
-            "error": outcome.error,
+            "error": _valid_text(outcome.error),
         }
         for name in self.metric_names:
             info[name] = outcome.metrics.get(name, 0.0)
         for name, value in outcome.metrics.items():
-            info.setdefault(name, value)
+            info.setdefault(name, _valid_text(value))
         return info
 
     def render(self) -> str | None:
@@ -288,7 +298,8 @@ class ToolEnv(gym.Env[str, str]):
     # ----------------------------------------------------------------- helpers
     @staticmethod
     def _fit(text: str) -> str:
-        """Cut an observation to the observation space's maximum length."""
+        """Cut an observation to the observation space's maximum length (as valid UTF-8 text)."""
+        text = _valid_text(text)
         if len(text) <= OBSERVATION_MAX_LENGTH:
             return text
         note = TRUNCATION_NOTE.format(n=OBSERVATION_MAX_LENGTH)
