@@ -1,13 +1,15 @@
 """The sandbox for agent code: what runs, what is refused, and the budgets."""
 
 import os
+import shutil
+import tempfile
 import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from toolbench.core.sandbox import CodeError, Limits, compile_code, run_code
+from toolbench.core.sandbox import CodeError, Limits, _readable_by_others, compile_code, run_code
 
 LIMITS = Limits(seconds=3, memory_mb=512, output_chars=2000)
 
@@ -202,3 +204,33 @@ def test_a_missing_attribute_is_an_attribute_error():
     assert not result.ok and "AttributeError: 'list' object has no attribute 'no_such_method'" in result.error
     result = run("print(getattr([1], 'missing', 'fallback'), hasattr([1], 'append'), hasattr([1], 'nope'))")
     assert result.ok and result.output.strip() == "fallback True False", result
+
+
+def test_readable_by_others_needs_every_folder_on_the_way():
+    # Not pytest's tmp_path: its parents are private to the user, which is just what is tested here.
+    base = tempfile.mkdtemp(dir="/tmp" if os.path.isdir("/tmp") else None)
+    try:
+        inner = os.path.join(base, "outer", "lib")
+        os.makedirs(inner)
+        for folder in (base, os.path.dirname(inner), inner):
+            os.chmod(folder, 0o755)
+        if not _readable_by_others(base):
+            pytest.skip("the temporary folder's parents are not open to other users here")
+        assert _readable_by_others(inner)
+        os.chmod(os.path.dirname(inner), 0o700)  # like /root: what is below cannot be reached
+        assert not _readable_by_others(inner)
+        os.chmod(os.path.dirname(inner), 0o755)
+        os.chmod(inner, 0o711)  # reachable but not listable
+        assert not _readable_by_others(inner)
+        assert not _readable_by_others(os.path.join(base, "missing"))
+    finally:
+        shutil.rmtree(base)
+
+
+def test_late_imports_still_work_in_the_child():
+    # The child imports on demand (a library's lazy submodule); whether or not it drops to an
+    # unprivileged user, the installation must stay readable.
+    result = run_code(
+        "value = json_module.dumps([1])", lambda: {"json_module": __import__("json")}, lambda ns: ns["value"]
+    )
+    assert result.ok and result.payload == "[1]", result.error

@@ -120,3 +120,18 @@ def test_serve_sheets_answers_the_real_gspread_client():
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.mark.parametrize("task", ["GoogleSheets", "Tabletop"])
+def test_code_tasks_score_in_a_fresh_process(task):
+    # A new interpreter has imported nothing that pytest has, so a sandbox child that needs a late
+    # import (e.g. sysconfig's data module) shows here.
+    completed = subprocess.run(
+        [sys.executable, "-m", "toolbench", "eval", "--agent", "oracle", "--task", task, "--limit", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=True,
+    )
+    row = json.loads(completed.stdout)["tasks"][task]
+    assert row["success_rate"] == 1.0 and row["executable_rate"] == 1.0, completed.stderr

@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import json
 import math
 import operator
 import os
 import selectors
 import signal
+import stat
 import sys
 import sysconfig
 import time
@@ -348,10 +350,12 @@ _DENIED_EVENT_PREFIXES = (
 MAX_REPLY_BYTES = 32 * 2**20
 
 
+@functools.cache
 def _readable_roots() -> tuple[str, ...]:
     """Where libraries may lazily load their own files from: the standard library and site-packages.
     Not sys.path wholesale (it holds the working directory and the project), and never this package,
-    whose fixtures hold the tasks' answers."""
+    whose fixtures hold the tasks' answers. Called first in the parent: sysconfig loads its data
+    module lazily, which the child may no longer be able to read."""
     import site
 
     paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
@@ -370,6 +374,31 @@ def _under(path: Any, roots: tuple[str, ...]) -> bool:
     except (OSError, ValueError):  # e.g. a relative path where the working directory is unreadable
         return False
     return real.startswith(roots) and not real.startswith(_PACKAGE_DIR)
+
+
+def _readable_by_others(path: str) -> bool:
+    """Whether a user with no relation to the owner can reach and list ``path``: every folder on
+    the way must be searchable by others (a Python under /root/.pyenv is not)."""
+    try:
+        current = os.path.realpath(path)
+        if not os.stat(current).st_mode & stat.S_IROTH:
+            return False
+        while True:
+            if not os.stat(current).st_mode & stat.S_IXOTH:
+                return False
+            parent = os.path.dirname(current)
+            if parent == current:
+                return True
+            current = parent
+    except OSError:
+        return False
+
+
+@functools.cache
+def _can_drop_to_nobody() -> bool:
+    """Dropping root is only safe for the run when the unprivileged user can still import the
+    libraries the code uses lazily; otherwise every late import would fail."""
+    return all(_readable_by_others(root) for root in _readable_roots())
 
 
 def _install_audit_hook() -> None:
@@ -443,7 +472,7 @@ def _drop_privileges() -> None:
         import resource
 
         os.chdir("/")  # relative paths never name the user's working directory
-        if os.geteuid() == 0:
+        if os.geteuid() == 0 and _can_drop_to_nobody():
             os.setgroups([])
             os.setgid(65534)
             os.setuid(65534)  # "nobody"
@@ -530,6 +559,7 @@ def run_code(
         code_object = compile_code(code, echo_last_expression)
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
+    _can_drop_to_nobody()  # reads the file system and sysconfig here, where everything is readable
     # A bare fork, not multiprocessing: it also works inside daemonic workers (AsyncVectorEnv's),
     # which multiprocessing forbids to have children.
     read_fd, write_fd = os.pipe()
