@@ -14,7 +14,7 @@ from toolbench.mock_services.sheets import refs
 from toolbench.mock_services.sheets.body import Obj, bad_value
 from toolbench.mock_services.sheets.errors import invalid
 from toolbench.mock_services.sheets.model import Cell
-from toolbench.mock_services.sheets.values import Entered, json_number
+from toolbench.mock_services.sheets.values import Entered, json_number, typed_value_json
 
 DEFAULT_FORMAT: dict[str, Any] = {
     "backgroundColor": {"red": 1, "green": 1, "blue": 1},
@@ -130,14 +130,7 @@ def apply_entered(cell: Cell, entered: Entered) -> None:
 def user_entered_json(cell: Cell) -> dict[str, Any] | None:
     if cell.formula is not None:
         return {"formulaValue": cell.formula}
-    value = cell.value
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, float):
-        return {"numberValue": json_number(value)}
-    return {"stringValue": str(value)}
+    return typed_value_json(cell.value)  # a stored literal: never an error value
 
 
 def cell_to_json(cell: Cell | None) -> dict[str, Any]:
@@ -150,6 +143,13 @@ def cell_to_json(cell: Cell | None) -> dict[str, Any]:
         out["userEnteredValue"] = entered
     if cell.format:
         out["userEnteredFormat"] = copy.deepcopy(cell.format)
+    add_cell_attachments(cell, out)
+    return out
+
+
+def add_cell_attachments(cell: Cell, out: dict[str, Any]) -> None:
+    """The parts of a CellData beside value and format: note, validation, pivot table, and fields we
+    store without interpreting."""
     if cell.note:
         out["note"] = cell.note
     if cell.validation is not None:
@@ -158,7 +158,6 @@ def cell_to_json(cell: Cell | None) -> dict[str, Any]:
         out["pivotTable"] = copy.deepcopy(cell.pivot)
     for key, value in (cell.extra or {}).items():
         out[key] = copy.deepcopy(value)
-    return out
 
 
 def _entered_from_json(obj: Obj) -> tuple[Any, str | None]:

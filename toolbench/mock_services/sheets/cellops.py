@@ -60,6 +60,19 @@ def _positions(rect: Rect) -> list[tuple[int, int]]:
     return [(row, col) for row in range(rect.r0, rect.r1) for col in range(rect.c0, rect.c1)]
 
 
+def _rewrite_rows(sheet: Sheet, rect: Rect, rows: list[int]) -> None:
+    """Fill ``rect`` from the top with the cells of ``rows`` (old row indexes, in their new order);
+    rows not listed are dropped and the rest of ``rect`` is left empty."""
+    moved = {}
+    for new_index, old_row in enumerate(rows):
+        for col in range(rect.c0, rect.c1):
+            if (old_row, col) in sheet.cells:
+                moved[(rect.r0 + new_index, col)] = sheet.cells[(old_row, col)]
+    for position in _positions(rect):
+        sheet.cells.pop(position, None)
+    sheet.cells.update(moved)
+
+
 def _require_fields(obj: Obj) -> list[list[str]]:
     text = obj.text("fields")
     if not text:
@@ -301,14 +314,7 @@ def randomize_range(ctx: Context, obj: Obj) -> None:
 
     sheet, rect = grid_range(ctx.book, obj.obj("range"), clip=True)
     order = sorted(range(rect.r0, rect.r1), key=lambda r: stable_hash(ctx.book.spreadsheet_id, ctx.book.version, r))
-    moved = {}
-    for new_index, old_row in enumerate(order):
-        for col in range(rect.c0, rect.c1):
-            if (old_row, col) in sheet.cells:
-                moved[(rect.r0 + new_index, col)] = sheet.cells[(old_row, col)]
-    for position in _positions(rect):
-        sheet.cells.pop(position, None)
-    sheet.cells.update(moved)
+    _rewrite_rows(sheet, rect, order)
     ctx.book.touch()
 
 
@@ -548,13 +554,6 @@ def delete_duplicates(ctx: Context, obj: Obj) -> dict[str, Any]:
             continue
         seen.add(key)
         keep.append(row)
-    moved = {}
-    for new_index, old_row in enumerate(keep):
-        for col in range(rect.c0, rect.c1):
-            if (old_row, col) in sheet.cells:
-                moved[(rect.r0 + new_index, col)] = sheet.cells[(old_row, col)]
-    for position in _positions(rect):
-        sheet.cells.pop(position, None)
-    sheet.cells.update(moved)
+    _rewrite_rows(sheet, rect, keep)
     ctx.book.touch()
     return {"deleteDuplicates": {"duplicatesRemovedCount": removed} if removed else {}}

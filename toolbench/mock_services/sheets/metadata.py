@@ -12,7 +12,12 @@ import copy
 from typing import Any
 
 from toolbench.mock_services.sheets.a1 import Rect, grid_range_json
-from toolbench.mock_services.sheets.celldata import DEFAULT_FORMAT, effective_format, user_entered_json
+from toolbench.mock_services.sheets.celldata import (
+    DEFAULT_FORMAT,
+    add_cell_attachments,
+    effective_format,
+    user_entered_json,
+)
 from toolbench.mock_services.sheets.formula import Calculator
 from toolbench.mock_services.sheets.model import DEFAULT_COLUMN_PIXELS, DEFAULT_ROW_PIXELS, Sheet, Spreadsheet
 from toolbench.mock_services.sheets.values import formatted, typed_value_json
@@ -115,14 +120,7 @@ def cell_data(calc: Calculator, sheet: Sheet, row: int, col: int) -> dict[str, A
     if value is not None or (cell is not None and cell.format):
         out["effectiveFormat"] = effective_format(cell, number_format)
     if cell is not None:
-        if cell.note:
-            out["note"] = cell.note
-        if cell.validation is not None:
-            out["dataValidation"] = copy.deepcopy(cell.validation)
-        if cell.pivot is not None:
-            out["pivotTable"] = copy.deepcopy(cell.pivot)
-        for key, extra in (cell.extra or {}).items():
-            out[key] = copy.deepcopy(extra)
+        add_cell_attachments(cell, out)
     return out
 
 
