@@ -5,9 +5,32 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 
 from toolbench.catalog import TASKS
 from toolbench.mock_services import SERVICES, create_service_app, service_api_key
+
+
+def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer within [low, high]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bounds}, got {value}")
+        return value
+
+    return parse
+
+
+def _non_empty(text: str) -> str:
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -23,7 +46,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from toolbench.eval.harness import evaluate, format_table, supports, write_outputs
+    from toolbench.eval.harness import AGENT_ERROR_PREFIX, evaluate, format_table, supports, write_outputs
 
     if args.task == "all":
         tasks = [spec.name for spec in TASKS if supports(spec, args.split, args.mode)]
@@ -49,7 +72,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.out:
         write_outputs(args.out, report, episodes)
     print(json.dumps(report) if args.json else format_table(report))
-    return 0
+    failed = [e for e in episodes if (e.error or "").startswith(AGENT_ERROR_PREFIX)]
+    if failed:
+        print(
+            f"toolbench eval: {len(failed)} of {len(episodes)} episodes ended with the agent failing "
+            f"(first: {failed[0].error[:300]}); they are scored 0",
+            file=sys.stderr,
+        )
+    return 1 if episodes and len(failed) == len(episodes) else 0
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -121,8 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--task", default="all", help="a task name (e.g. OpenWeather) or 'all'")
     evaluation.add_argument("--split", default="test")
     evaluation.add_argument("--mode", default=None, help="program or interactive (default: each task's first mode)")
-    evaluation.add_argument("--limit", type=int, default=None, help="at most N tasks per env")
-    evaluation.add_argument("--workers", type=int, default=1, help="worker processes")
+    evaluation.add_argument("--limit", type=_int_in(1), default=None, help="at most N tasks per env")
+    evaluation.add_argument("--workers", type=_int_in(1), default=1, help="worker processes")
     evaluation.add_argument("--seed", type=int, default=0, help="seed of the random agent")
     evaluation.add_argument("--out", default=None, help="directory for trajectories.jsonl and the summary")
     evaluation.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -141,8 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
     serve.add_argument("service", choices=sorted(SERVICES))
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--api-key", default=None, help="the key the service accepts (default: its demo key)")
+    serve.add_argument("--port", type=_int_in(0, 65535), default=8000, help="0 picks a free port")
+    serve.add_argument(
+        "--api-key", type=_non_empty, default=None, help="the key the service accepts (default: its demo key)"
+    )
     serve.set_defaults(run=cmd_serve)
     return parser
 

@@ -131,6 +131,27 @@ def test_compare_string_only_records_compare_canonical_requests(tmp_path):
         assert play(env, task_id, action)[4]["success"] is success, action
 
 
+def test_compare_string_only_bodies_compare_by_their_fields(tmp_path):
+    record = {
+        "prompt": "Vote up the image abc.",
+        "compare_string_only": True,
+        "completion": [
+            f"curl -X POST '{BASE}/votes' -H 'Content-Type: application/json' -d '{{\"image_id\": \"abc\", \"value\": 1}}'"
+        ],
+    }
+    path = tmp_path / "test.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    env = gym.make(ENV_ID, task_file=str(path))
+    task_id = env.unwrapped.tasks[0].id
+    for action, success in [
+        (f"curl -X POST '{BASE}/votes' -d 'value=1&image_id=abc'", True),  # the service reads both alike
+        (f'curl \'{BASE}/votes/\' --json \'{{"value": "1", "image_id": "abc"}}\'', True),
+        (f"curl -X POST '{BASE}/votes' -d 'value=-1&image_id=abc'", False),
+        (f'curl -X POST \'{BASE}/votes\' --json \'{{"image_id": ["abc"], "value": 1}}\'', False),
+    ]:
+        assert play(env, task_id, action)[4]["success"] is success, action
+
+
 HOSTILE = [
     f"curl -X DELETE '{BASE}/favourites/232401017' && curl -X DELETE '{BASE}/votes/1160452'",
     f"curl -X POST {BASE}/favourites -d @/etc/passwd",

@@ -181,8 +181,24 @@ def test_votes_lifecycle(call, catalogue):
     assert listed["id"] == body["id"] and listed["image"]["id"] == image_id and listed["value"] == -1
     assert call("POST", "/votes", {"image_id": image_id}).text == '"value" is required'
     assert call("POST", "/votes", {"image_id": image_id, "value": "up"}).text == '"value" must be a number'
+    assert call("POST", "/votes", {"image_id": image_id, "value": 0.5}).text == '"value" must be an integer'
+    assert call("POST", "/votes", b'{"image_id": "%s", "value": -1.0}' % image_id.encode()).json()["value"] == -1
     assert call("DELETE", f"/votes/{body['id']}").json() == {"message": "SUCCESS"}
     assert call("GET", f"/votes/{body['id']}").status == 404
+
+
+def test_a_trailing_slash_reaches_the_same_route(call):
+    assert call("GET", "/favourites/").json() == call("GET", "/favourites").json()
+    assert call("POST", "/votes/", {"image_id": "abc", "value": 1}).status == 201
+
+
+def test_a_lone_surrogate_is_stored_and_sent_back_escaped(call):
+    # JSON may carry "\ud83d" (half a UTF-16 pair); the reply must still encode, then and later.
+    body = b'{"image_id": "abc", "sub_id": "\\ud83d", "value": 1}'
+    created = call("POST", "/votes", body)
+    assert created.status == 201 and created.json()["sub_id"] == "\ud83d"
+    everything = call("GET", "/votes")
+    assert everything.status == 200 and everything.json()[-1]["sub_id"] == "\ud83d"
 
 
 def test_form_encoded_bodies_work_too(call, catalogue):

@@ -30,6 +30,8 @@ def parse(text: str):
         f"Sure! Here is the call:\n```bash\ncurl -X GET \\\n  '{URL}'\n```",
         f"curl -X GET '{URL}' # fetch the items",
         "curl -X GET 'https://api.example.com/v1/items?b=2&a=1'",
+        "curl -G 'https://api.example.com/v1/items#top' -d a=1 -d b=2",
+        "curl 'https://api.example.com./v1/items?a=1&b=2'",
     ],
 )
 def test_equivalent_spellings_make_the_same_request(text):
@@ -89,6 +91,11 @@ and some prose after it"""
     assert request.method == "POST" and json.loads(request.body) == {"image_id": "abc", "value": 1}
 
 
+def test_a_fully_qualified_host_loses_its_final_dot():
+    assert parse("curl 'https://H.com.:8443/x'").url == "https://H.com:8443/x"
+    assert parse("curl 'https://h.com./x'").host == "h.com"
+
+
 def test_head_prints_headers_only():
     command = parse_curl("curl -I https://h.com/x")
     assert command.request.method == "HEAD" and command.head_only and command.include_headers
@@ -120,6 +127,10 @@ def test_head_prints_headers_only():
         ("curl", "no URL"),
         ("curl https://a.com https://b.com", "one URL per call"),
         ("curl 'https://h.com/a b'", "cannot contain spaces"),
+        ("curl -G https://h.com/x -d 'q=Santa Barbara'", "cannot contain spaces"),
+        ("curl $'https://h.com/x'", "shell quoting $'...'"),
+        ("curl https://h.com -H $'X: a\\rb'", "shell quoting $'...'"),
+        ("curl https://h.com -H 'X: a\rb'", "no CR or LF"),
         ("curl --request=POST https://h.com", "is unknown"),
         ("curl --frobnicate https://h.com", "is unknown"),
         ("curl -X", "needs a value"),

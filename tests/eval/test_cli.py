@@ -6,6 +6,7 @@ import time
 
 import pytest
 import requests
+import responses
 
 import toolbench
 from toolbench import TASKS
@@ -135,3 +136,30 @@ def test_code_tasks_score_in_a_fresh_process(task):
     )
     row = json.loads(completed.stdout)["tasks"][task]
     assert row["success_rate"] == 1.0 and row["executable_rate"] == 1.0, completed.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["eval", "--agent", "oracle", "--limit", "0"], "--limit: must be at least 1"),
+        (["eval", "--agent", "oracle", "--workers", "-2"], "--workers: must be at least 1"),
+        (["serve", "catapi", "--port", "70000"], "--port: must be from 0 to 65535"),
+        (["serve", "catapi", "--port", "x"], "--port: not an integer"),
+        (["serve", "catapi", "--api-key", ""], "--api-key: must not be empty"),
+    ],
+)
+def test_bad_numbers_and_keys_are_usage_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@responses.activate
+def test_an_agent_that_always_fails_is_reported_and_fails_the_command(monkeypatch, capsys):
+    monkeypatch.setattr("toolbench.agents.llm.time.sleep", lambda seconds: None)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://llm.local/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    responses.add(responses.POST, "http://llm.local/v1/chat/completions", status=503, body="down")
+    assert main(["eval", "--agent", "openai:m", "--task", "CatAPI", "--limit", "2"]) == 1
+    captured = capsys.readouterr()
+    assert "CatAPI" in captured.out and "2 of 2 episodes ended with the agent failing" in captured.err

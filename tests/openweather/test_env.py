@@ -155,6 +155,14 @@ def test_include_headers_flag(env):
     assert obs.startswith("HTTP/1.1 200 OK") and info["success"]
 
 
+def test_head_requests_show_and_score_no_body(env):
+    task = toolbench.load_tasks("OpenWeather")[0]
+    for flags in ("-I", "-I -X GET"):
+        obs, reward, *_, info = play(env, task.id, task.references[0].replace("curl ", f"curl {flags} ", 1))
+        assert obs.startswith("HTTP/1.1 200 OK") and not obs.rstrip().endswith("}")
+        assert reward == 0.0 and not info["success"] and "headers only" in info["error"]
+
+
 def test_original_record_shape_is_read_and_scored(tmp_path):
     # The original test.jsonl records are {"prompt": ..., "completion": [...]} without ids.
     path = tmp_path / "test.jsonl"

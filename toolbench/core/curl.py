@@ -299,7 +299,11 @@ def parse_curl(command: str) -> CurlCommand:
     if data_parts and not get_mode:
         body = ("".join(data_parts) if json_mode else "&".join(data_parts)).encode("utf-8", "surrogateescape")
     elif data_parts:
-        url += ("&" if "?" in url else "?") + "&".join(data_parts)
+        query = "&".join(data_parts)
+        if any(char.isspace() for char in query):
+            raise CurlError(f"curl: (3) URL using bad/illegal format: {_SPACES_HINT}")
+        url = url.split("#", 1)[0]  # -G data goes into the query; curl sends no fragment
+        url += ("&" if "?" in url else "?") + query
     if method is None:
         method = "HEAD" if head else ("POST" if data_parts and not get_mode else "GET")
 
@@ -329,6 +333,8 @@ def _strip_comment_and_check_shell(command: str) -> str:
             if char == "\\":
                 index += 2
                 continue
+            if quote_char is None and char == "$" and command[index + 1 : index + 2] in ("'", '"'):
+                raise CurlError("shell quoting $'...' and $\"...\" is not supported: use plain single or double quotes")
             if char == "`" or (char == "$" and _EXPANSION_START.match(command, index + 1)):
                 raise CurlError(
                     "shell expansion ($..., `...`) is not supported: the action is one curl command, not a shell script"
@@ -354,6 +360,8 @@ def _strip_comment_and_check_shell(command: str) -> str:
 def _add_header(raw: str, headers: list[tuple[str, str]], removed: set[str]) -> None:
     if raw.startswith("@"):
         raise CurlError("curl -H @file reads headers from a file, which is not allowed here")
+    if "\r" in raw or "\n" in raw:
+        raise CurlError(f"malformed header {raw!r}: a header is one line (no CR or LF)")
     if ":" in raw:
         name, value = raw.split(":", 1)
         name, value = name.strip(), value.strip()
@@ -383,9 +391,12 @@ def _data_value(kind: str, value: str) -> str:
     return value
 
 
+_SPACES_HINT = "a URL cannot contain spaces (write %20 or +, or use --data-urlencode)"
+
+
 def _check_url(url: str, globoff: bool = False, path_as_is: bool = False) -> str:
     if any(char.isspace() for char in url):
-        raise CurlError("curl: (3) URL using bad/illegal format: a URL cannot contain spaces (write %20 or +)")
+        raise CurlError(f"curl: (3) URL using bad/illegal format: {_SPACES_HINT}")
     if not globoff and any(char in url for char in "{}[]"):
         raise CurlError(
             "curl would expand {...} and [...] in the URL into several requests (URL globbing); "
@@ -403,6 +414,9 @@ def _check_url(url: str, globoff: bool = False, path_as_is: bool = False) -> str
         raise CurlError(f"curl: (3) URL using bad/illegal format: {exc}") from exc
     if not parts.hostname:
         raise CurlError("curl: (3) URL using bad/illegal format or missing host")
+    if parts.hostname.endswith("."):  # "example.com." is the same host, fully qualified
+        parts = parts._replace(netloc=re.sub(r"\.(?=(:\d*)?$)", "", parts.netloc))
+        url = urlunsplit(parts)
     if path_as_is or "." not in parts.path:
         return url
     return urlunsplit(parts._replace(path=_remove_dot_segments(parts.path)))

@@ -8,6 +8,7 @@ compares what they produced (``_compare``); the best reference wins.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -72,13 +73,24 @@ def canonical_request(request: HttpRequest, headers: tuple[str, ...] = ("x-api-k
     """
     parts = urlsplit(request.url)
     query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
-    try:
-        body: Any = json.loads(request.body) if request.body else None
-        body = json.dumps(body, sort_keys=True)
-    except (ValueError, RecursionError):
-        body = tuple(sorted(parse_qsl(request.body.decode("utf-8", "replace"), keep_blank_values=True)))
     significant = tuple(request.header(name) for name in headers)
-    return request.method.upper(), parts.hostname, parts.path.rstrip("/") or "/", query, body, significant
+    path = parts.path.rstrip("/") or "/"  # the string-compared service (The Cat API) routes both alike
+    return request.method.upper(), parts.hostname, path, query, _canonical_body(request.body), significant
+
+
+def _canonical_body(body: bytes) -> Any:
+    """A flat JSON object and the same fields form-encoded compare equal (the services read both
+    alike, numbers in forms being text); anything else compares as sorted JSON or sorted form pairs."""
+    try:
+        data: Any = json.loads(body) if body else None
+    except (ValueError, RecursionError):
+        return tuple(sorted(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)))
+    scalars = (str, int, float)
+    if isinstance(data, dict) and all(isinstance(v, scalars) and not isinstance(v, bool) for v in data.values()):
+        return tuple(
+            sorted((key, value if isinstance(value, str) else json.dumps(value)) for key, value in data.items())
+        )
+    return json.dumps(data, sort_keys=True)
 
 
 class CurlProgramEnv(ToolEnv):
@@ -125,12 +137,12 @@ class CurlProgramEnv(ToolEnv):
             command = parse_curl(find_curl_command(action).replace(API_KEY_PLACEHOLDER, self.api_key))
         except CurlError as exc:
             raise ActionError(str(exc)) from None
-        host = command.request.host.rstrip(".")  # "example.com." is the same host
+        host = command.request.host  # the parser already dropped a fully qualified name's final dot
         if host != self.service_host:
             raise ActionError(
                 f"refused: host {host!r} is not this task's service; send the call to {self.service_host}"
             )
-        return CurlCommand(self._prepare(command.request), command.include_headers)
+        return dataclasses.replace(command, request=self._prepare(command.request))
 
     def execute(self, request: HttpRequest, router: Router) -> Execution:
         before = self._snapshot(router)
@@ -149,6 +161,8 @@ class CurlProgramEnv(ToolEnv):
             "" if command.head_only else response.text
         )
         if self.task.get("compare_string_only"):
+            # The original's records name ids of a live account: the request is the answer, as there
+            # (our account may lack the id, so the fake's reply cannot decide).
             prf = self._string_score(self.task, command.request)
             matched = prf.f1 == 1.0
             return Outcome(
@@ -166,6 +180,13 @@ class CurlProgramEnv(ToolEnv):
                 done=True,
                 executable=False,
                 error=f"HTTP {response.status}: {response.text[:300]}",
+                metrics=ZERO.as_dict(),
+            )
+        if command.head_only:
+            return Outcome(
+                observation,
+                done=True,
+                error="curl -I (--head) prints the status line and headers only, not the response the task asks for",
                 metrics=ZERO.as_dict(),
             )
         references = [ref for ref in self._references(self.task) if isinstance(ref, Execution)]

@@ -34,6 +34,9 @@ class EpisodeResult:
     observations: list[str] = field(default_factory=list)
 
 
+AGENT_ERROR_PREFIX = "agent error: "  # an episode's error when the agent, not the env, failed
+
+
 def make_env(spec: TaskSpec, split: str, mode: str | None) -> ToolEnv:
     env = gym.make(spec.env_id, split=split, mode=mode, disable_env_checker=True)
     return env.unwrapped  # the harness drives the raw env; checkers add nothing here
@@ -50,7 +53,7 @@ def run_episode(env: ToolEnv, agent: Any, task_id: str) -> EpisodeResult:
         try:
             action = agent.act(observation, info)
         except AgentError as exc:
-            info = {"success": False, "score": 0.0, "executable": False, "error": f"agent error: {exc}"}
+            info = {"success": False, "score": 0.0, "executable": False, "error": f"{AGENT_ERROR_PREFIX}{exc}"}
             break
         observation, _, terminated, truncated, info = env.step(action)
         actions.append(action)

@@ -40,6 +40,7 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
     """A Cat API-compatible app over ``store`` (mutable state) and ``catalogue`` (read-only data)."""
     catalogue = catalogue or Catalogue()
     app = new_app(__name__)
+    app.url_map.strict_slashes = False  # "/v1/votes/" is "/v1/votes", as with Express's default routing
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
@@ -252,6 +253,10 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
         value = data["value"]
         if isinstance(value, str) and parse_int(value) is not None:
             value = parse_int(value)  # form-encoded bodies carry numbers as text
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # JSON -1.0 and -1e0 are the number -1
+        if isinstance(value, float):
+            raise ApiError(400, '"value" must be an integer')
         if isinstance(value, bool) or not isinstance(value, int):
             raise ApiError(400, '"value" must be a number')
         vote = store.add_vote(owner, image_id, sub_id, value, COUNTRY_CODE)
