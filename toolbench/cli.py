@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from toolbench.catalog import TASKS
 from toolbench.mock_services import SERVICES, create_service_app, service_api_key
@@ -91,6 +92,11 @@ def cmd_record(args: argparse.Namespace) -> int:
     from toolbench.eval.frames import save_frames
 
     try:
+        out = Path(args.out)
+        if out.suffix.lower() not in (".gif", ".png"):
+            raise ValueError(f"--out {args.out!r}: write a .gif (animation) or a .png (strip of frames)")
+        if not out.parent.is_dir():
+            raise ValueError(f"--out {args.out!r}: the folder {str(out.parent)!r} does not exist")
         spec = find_task(args.task)
         env_class = spec.env_class()
         if "rgb_array" not in env_class.metadata["render_modes"]:

@@ -2,6 +2,8 @@
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -9,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolbench.core.sandbox import CodeError, Limits, _readable_by_others, compile_code, run_code
+from toolbench.core.sandbox import CodeError, Limits, _library_import, _readable_by_others, compile_code, run_code
 
 LIMITS = Limits(seconds=3, memory_mb=512, output_chars=2000)
 
@@ -234,3 +236,92 @@ def test_late_imports_still_work_in_the_child():
         "value = json_module.dumps([1])", lambda: {"json_module": __import__("json")}, lambda ns: ns["value"]
     )
     assert result.ok and result.payload == "[1]", result.error
+
+
+def test_array_methods_work_in_a_fresh_interpreter():
+    # ndarray.sum and friends import numpy's helpers lazily from C, through the agent frame's
+    # __import__; pytest's process has long imported them, so only a new interpreter shows it.
+    script = (
+        "import numpy as np\n"
+        "from toolbench.core.sandbox import run_code\n"
+        "code = 'a = np.arange(4.0)\\nvalue = [float(a.sum()), float(a.mean()), float(a.std()), bool(a.any())]'\n"
+        "result = run_code(code, lambda: {'np': np}, lambda ns: ns['value'])\n"
+        "print(result.error or result.payload)\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert completed.stdout.strip() == "[6.0, 1.5, 1.118033988749895, True]", completed.stderr
+
+
+def test_library_imports_from_agent_frames_are_limited_to_numpy_and_pandas():
+    assert _library_import("numpy.linalg").__name__ == "numpy"
+    for name in ("os", "subprocess", "ctypes"):
+        with pytest.raises(ImportError, match="not allowed"):
+            _library_import(name)
+    with pytest.raises(ImportError):
+        _library_import("numpy", level=1)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "value = np.zeros(2).ctypes",
+        "value = np.random.default_rng().bit_generator.ctypes",
+        "value = np.random.default_rng().bit_generator.cffi",
+        "value = np.random.default_rng().bit_generator.capsule",
+    ],
+)
+def test_native_pointers_are_out_of_reach(code):
+    result = run_code(code, lambda: {"np": np}, lambda ns: None)
+    assert not result.ok and "is not available here" in result.error
+
+
+@pytest.mark.parametrize("code", ["a = 1" + "+1" * 400, "a = x" + ".y" * 2000, "a = " + "-" * 3000 + "1"])
+def test_deep_expressions_are_refused_before_running(code):
+    with pytest.raises(CodeError, match="nested too deeply|cannot be parsed"):
+        compile_code(code)
+
+
+def test_values_and_errors_that_cannot_be_shown_keep_the_result():
+    deep = "a = []\nfor i in range(100000):\n    a = [a]\n"
+    shown = run_code(deep + "done = 1\na", lambda: {}, lambda ns: ns["done"], echo_last_expression=True)
+    assert shown.ok and shown.payload == 1 and "cannot be shown" in shown.output
+    raised = run_code(deep + "done = 1\nraise KeyError(a)", lambda: {}, lambda ns: ns["done"])
+    assert raised.payload == 1 and raised.error == "line 5: KeyError: <cannot be shown: RecursionError>"
+
+
+def test_error_messages_are_capped():
+    result = run_code("raise ValueError('x' * 100000)", lambda: {}, lambda ns: None)
+    assert len(result.error) < 2_100 and result.error.endswith("(98000 more characters)")
+
+
+def test_blas_runs_single_threaded_in_the_child():
+    from threadpoolctl import threadpool_info
+
+    def setup():  # runs in the child before the code and its audit hook (threadpoolctl reads /proc)
+        return {"a": np.ones((50, 50)), "threads": [pool["num_threads"] for pool in threadpool_info()]}
+
+    result = run_code("b = a @ a", setup, lambda ns: ns["threads"])
+    assert result.ok and result.payload and set(result.payload) == {1}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "v = np.ndarray((1,), dtype=np.dtype('O'), buffer=np.zeros(2))",
+        "v = np.ndarray((1,), np.dtype('O'), np.zeros(2))",
+        "v = np.recarray((1,), dtype=[('a', 'O')], buf=np.zeros(2))",
+    ],
+)
+def test_arrays_over_raw_buffers_are_refused(code):
+    # An object array over a buffer would read its bytes as object pointers.
+    result = run_code(code, lambda: {"np": np}, lambda ns: None)
+    assert not result.ok and "is not available here" in result.error
+
+
+def test_array_types_still_work_for_checks_and_building():
+    code = (
+        "value = [isinstance(np.zeros(2), np.ndarray), isinstance(3, np.ndarray),"
+        " issubclass(np.recarray, np.ndarray), np.ndarray((2, 3)).shape == (2, 3)]"
+    )
+    result = run_code(code, lambda: {"np": np}, lambda ns: ns["value"])
+    assert result.payload == [True, False, True, True], result.error

@@ -163,3 +163,9 @@ def test_an_agent_that_always_fails_is_reported_and_fails_the_command(monkeypatc
     assert main(["eval", "--agent", "openai:m", "--task", "CatAPI", "--limit", "2"]) == 1
     captured = capsys.readouterr()
     assert "CatAPI" in captured.out and "2 of 2 episodes ended with the agent failing" in captured.err
+
+
+@pytest.mark.parametrize("name, message", [("episode.mp4", "write a .gif"), ("missing/episode.gif", "does not exist")])
+def test_record_refuses_what_it_cannot_write(tmp_path, capsys, name, message):
+    assert main(["record", "--task", "Tabletop", "--out", str(tmp_path / name)]) == 2
+    assert message in capsys.readouterr().err

@@ -38,7 +38,7 @@ def test_perception(api):
     assert max_x - min_x == pytest.approx(BLOCK_SIZE, abs=2e-3) and min_x < SCENE["red block"][0] < max_x
     assert api["get_bbox"]("green bowl")[2] - api["get_bbox"]("green bowl")[0] == pytest.approx(0.14, abs=5e-3)
     assert api["get_color"]("green bowl") == pytest.approx((89 / 255, 169 / 255, 79 / 255, 1.0))
-    assert api["is_obj_visible"]("red block") and not api["is_obj_visible"]("pink block")
+    assert api["is_obj_visible"]("red block") is True and api["is_obj_visible"]("pink block") is False
 
 
 def test_place_names(api):

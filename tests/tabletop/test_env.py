@@ -138,3 +138,12 @@ def test_frames_for_a_gif():
     task = first("SI_1")
     play(env, task.id, [task.references[0]])
     assert len(env.frames) >= 2 and not np.array_equal(env.frames[0], env.frames[-1])
+
+
+def test_a_fenced_reply_runs_its_code_and_errors_name_the_reply_lines():
+    env = gym.make(ENV_ID)
+    task = first("SI_0")
+    reply = f"Here is the program:\n```python\n{task.references[0].strip()}\n```\nIt moves the block."
+    assert play(env, task.id, [reply])[1] == 1.0
+    *_, info = play(env, task.id, ["Sure:\n```python\nx = 1\nput_first_on_second('no such block', 'x')\n```"])
+    assert info["error"].startswith("line 4: ")

@@ -24,6 +24,8 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolbench.core.replies import code_in_reply
+
 MAX_PROGRAM_CHARS = 20_000
 MAX_STATEMENTS = 300
 MAX_NODES = 20_000
@@ -63,7 +65,7 @@ def parse_program(
     """The calls a program makes, in order. ``variables`` (updated in place) carries names across calls."""
     if len(text) > MAX_PROGRAM_CHARS:
         raise ProgramError(f"the program is {len(text)} characters long; the limit is {MAX_PROGRAM_CHARS}")
-    tree = _parse(_strip_fences(text))
+    tree = _parse(textwrap.dedent(code_in_reply(text)))
     if len(tree.body) > MAX_STATEMENTS:
         raise ProgramError(f"the program has {len(tree.body)} statements; the limit is {MAX_STATEMENTS}")
     nodes = sum(1 for _ in ast.walk(tree))
@@ -76,19 +78,6 @@ def parse_program(
         if call is not None:
             calls.append(call)
     return calls
-
-
-def _strip_fences(text: str) -> str:
-    """Blank out Markdown code fences and ``Action(s):`` headers that models wrap programs in.
-
-    Lines are blanked rather than dropped, so that error messages keep the agent's line numbers.
-    """
-    lines = []
-    for line in text.splitlines():
-        stripped = line.strip()
-        fence = stripped.startswith("```") or stripped.rstrip(":").lower() in ("action", "actions")
-        lines.append("" if fence else line)
-    return textwrap.dedent("\n".join(lines))
 
 
 def _parse(text: str) -> ast.Module:

@@ -46,6 +46,7 @@ from typing import Any
 
 from RestrictedPython import compile_restricted_exec, safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence, safer_getattr
+from threadpoolctl import threadpool_limits
 
 MAX_CODE_CHARS = 65_536
 LAST_VALUE = "toolbench_last_value"  # where the last expression of a cell is stored (no leading _)
@@ -138,8 +139,11 @@ def compile_code(code: str, echo_last_expression: bool = False) -> Any:
         tree.body[-1] = ast.copy_location(
             ast.Assign(targets=[ast.Name(id=LAST_VALUE, ctx=ast.Store())], value=last.value), last
         )
-    tree = ast.fix_missing_locations(_Rewrite().visit(tree))
-    result = compile_restricted_exec(tree, filename=AGENT_FILE)
+    try:
+        tree = ast.fix_missing_locations(_Rewrite().visit(tree))
+        result = compile_restricted_exec(tree, filename=AGENT_FILE)
+    except RecursionError:
+        raise CodeError("the code is nested too deeply to compile") from None
     if result.errors:
         raise CodeError("; ".join(_readable(error) for error in result.errors))
     return result.code
@@ -214,6 +218,9 @@ DENIED_NAMES = frozenset(
         "to_clipboard",
         "f2py",
         "ctypeslib",
+        "ctypes",  # ndarray.ctypes, BitGenerator.ctypes: raw addresses and callable C pointers
+        "cffi",
+        "capsule",
         "exec",
         "compile",
         "gi_frame",
@@ -256,12 +263,50 @@ def _denied_objects() -> tuple[Any, ...]:
 _DENIED_OBJECTS = _denied_objects()
 
 
+class _ArrayType(type):
+    """Stands in for ``np.ndarray`` and ``np.recarray`` in agent code: ``isinstance`` and building
+    arrays work, but not over a given buffer, where numpy accepts an object dtype and would read
+    the buffer's bytes as object pointers."""
+
+    _wrapped: type
+    _buffer_name: str
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls._wrapped)
+
+    def __subclasscheck__(cls, subclass: Any) -> bool:
+        subclass = subclass._wrapped if isinstance(subclass, _ArrayType) else subclass
+        return isinstance(subclass, type) and issubclass(subclass, cls._wrapped)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if (len(args) > 2 and args[2] is not None) or kwargs.get(cls._buffer_name) is not None:
+            raise TypeError(f"{cls.__name__}(..., {cls._buffer_name}=...) is not available here; use np.array")
+        return cls._wrapped(*args, **kwargs)
+
+
+_ARRAY_TYPES: dict[type, type] = {}
+
+
+def _array_type_stand_in(value: type) -> type | None:
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    if not _ARRAY_TYPES:
+        for array_type, buffer_name in ((numpy.ndarray, "buffer"), (numpy.recarray, "buf")):
+            namespace = {"_wrapped": array_type, "_buffer_name": buffer_name}
+            _ARRAY_TYPES[array_type] = _ArrayType(array_type.__name__, (), namespace)
+    return _ARRAY_TYPES.get(value)
+
+
 def _checked(value: Any, what: str) -> Any:
-    """Refuse values that would take the code out of the sandbox: modules and code-running builtins."""
+    """Refuse values that would take the code out of the sandbox: modules and code-running builtins;
+    numpy's array types come back as stand-ins that refuse raw buffers."""
     if isinstance(value, ModuleType) and value.__name__ not in ALLOWED_MODULES:
         raise AttributeError(f"{what}: modules are not available here")
     if any(value is denied for denied in _DENIED_OBJECTS):
         raise AttributeError(f"{what}: not available here")
+    if isinstance(value, type):
+        return _array_type_stand_in(value) or value
     return value
 
 
@@ -293,11 +338,28 @@ def _guarded_hasattr(obj: Any, name: str) -> bool:
     return True
 
 
+# numpy's and pandas' C code imports their own helpers lazily (``ndarray.sum`` loads
+# numpy.core._methods) through the calling frame's ``__import__``: the agent's, when called from it.
+LIBRARY_IMPORT_ROOTS = frozenset({"numpy", "pandas"})
+
+
+def _library_import(
+    name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+) -> ModuleType:
+    """``__import__`` for the libraries' own C code; agent code cannot name it (``_`` names are refused)."""
+    if level != 0 or name.partition(".")[0] not in LIBRARY_IMPORT_ROOTS:
+        raise ImportError(f"import of {name!r} is not allowed here")
+    import builtins
+
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
 def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, Any]:
     """The globals agent code runs with: safe builtins, RestrictedPython's guards, and ``names``."""
     import builtins
 
     allowed = dict(safe_builtins)
+    allowed["__import__"] = _library_import
     allowed.update({name: getattr(builtins, name) for name in _EXTRA_BUILTINS})
     allowed["getattr"] = guarded_getattr
     allowed["hasattr"] = _guarded_hasattr
@@ -436,12 +498,24 @@ def _limit_memory(extra_mb: int) -> None:
         pass  # not Linux: the wall-clock budget still applies
 
 
+MAX_ERROR_CHARS = 2_000
+
+
 def _agent_traceback(exc: BaseException) -> str:
     """The error with the agent's own line numbers, without the sandbox's frames."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == AGENT_FILE]
     where = f"line {frames[-1].lineno}: " if frames else ""
-    message = str(exc)
+    message = _shown(exc, str)
     return f"{where}{type(exc).__name__}" + (f": {message}" if message else "")
+
+
+def _shown(value: Any, render: Callable[[Any], str], limit: int = MAX_ERROR_CHARS) -> str:
+    """``render(value)`` cut to ``limit`` characters; never raises (the code's objects may)."""
+    try:
+        text = render(value)
+    except BaseException as exc:  # a __repr__ that raises, or a structure too deep to render
+        return f"<cannot be shown: {type(exc).__name__}>"
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 
 def _close_inherited_descriptors(keep: int) -> None:
@@ -481,6 +555,13 @@ def _drop_privileges() -> None:
         pass  # not POSIX or not permitted: the other layers remain
 
 
+def _single_threaded_libraries() -> None:
+    """One BLAS/OpenMP thread: the same float results whatever the machine's core count, and no
+    thread to start where RLIMIT_NPROC = 0 holds (OpenBLAS would wait for it until the deadline)."""
+    with contextlib.suppress(Exception):  # it inspects native libraries; the budgets apply regardless
+        threadpool_limits(limits=1)
+
+
 def _seed_libraries(seed: int) -> None:
     """numpy's global generator (np.random.*, DataFrame.sample) would otherwise carry the parent's
     entropy-seeded state into every run."""
@@ -501,6 +582,7 @@ def _child(
     _quiet_stdio()
     os.environ.clear()
     _limit_memory(limits.memory_mb)
+    _single_threaded_libraries()
     _drop_privileges()
     _seed_libraries(seed)
     printer = _Printer(limits.output_chars)
@@ -520,11 +602,11 @@ def _child(
     if error is None and LAST_VALUE in namespace:
         value = namespace[LAST_VALUE]
         if value is not None:
-            output += repr(value)[: limits.output_chars]
+            output += _shown(value, repr, limits.output_chars)
     try:
         payload = collect(namespace)
     except BaseException as exc:
-        payload, error = None, error or f"could not read the result: {type(exc).__name__}: {exc}"
+        payload, error = None, error or f"could not read the result: {type(exc).__name__}: {_shown(exc, str)}"
     try:
         reply = json.dumps({"ok": error is None, "output": output, "error": error, "payload": payload})
     except (TypeError, ValueError) as exc:

@@ -15,6 +15,7 @@ import pandas as pd
 from gspread_dataframe import get_as_dataframe, set_with_dataframe
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.replies import code_in_reply
 from toolbench.core.sandbox import Limits, run_code
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task, fixture_file
@@ -308,8 +309,7 @@ class GoogleSheetsEnv(ToolEnv):
         interactive = self.mode == "interactive"
         if interactive and action.strip().lower() in ("submit", "done"):
             return self._scored("Submitted.", executable=True, error=None)
-        code = "\n".join(line for line in action.splitlines() if not line.strip().startswith("```"))
-        result, _ = self._run(code, interactive, seed=stable_hash(self.task.id, self._steps))
+        result, _ = self._run(code_in_reply(action), interactive, seed=stable_hash(self.task.id, self._steps))
         observation = result.output.rstrip() or ("(no output)" if result.ok else "")
         if result.error:
             observation = (observation + "\n" if observation else "") + f"Error: {result.error}"

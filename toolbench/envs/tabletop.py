@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.replies import code_in_reply
 from toolbench.core.sandbox import Limits, run_code
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task
@@ -68,11 +69,6 @@ say(message)
 def prompt_for(objects: list[str], text: str) -> str:
     """The Code-as-Policies prompt: the objects, then the instruction as a comment."""
     return f"objects = {objects!r}\n# {text.rstrip('.')}."
-
-
-def strip_fences(action: str) -> str:
-    lines = [line for line in action.splitlines() if not line.strip().startswith("```")]
-    return "\n".join(lines)
 
 
 def _point(value: Any) -> list[float]:
@@ -195,7 +191,7 @@ class TabletopEnv(ToolEnv):
             return {"moves": sim.recorded_moves, "messages": sim.messages[sim.messages_before :]}
 
         result = run_code(
-            strip_fences(action),
+            code_in_reply(action),
             setup,
             collect,
             self.limits,

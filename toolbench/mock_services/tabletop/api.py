@@ -91,7 +91,7 @@ class AgentAPI:
         """Whether the object is on the table, in the front camera's view. False for unknown names."""
         if not isinstance(name, str):
             raise ArgumentTypeError(f"is_obj_visible expects an object name, got {name!r}")
-        return self.sim.is_visible(name)
+        return bool(self.sim.is_visible(name))
 
     def denormalize_xy(self, point: Sequence[float]) -> np.ndarray:
         """[0, 1]^2 -> workspace xy: [0, 0] is the bottom left corner of the table, [1, 1] the top right."""
