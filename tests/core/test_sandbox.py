@@ -244,17 +244,20 @@ def test_array_methods_work_in_a_fresh_interpreter():
     script = (
         "import numpy as np\n"
         "from toolbench.core.sandbox import run_code\n"
-        "code = 'a = np.arange(4.0)\\nvalue = [float(a.sum()), float(a.mean()), float(a.std()), bool(a.any())]'\n"
-        "result = run_code(code, lambda: {'np': np}, lambda ns: ns['value'])\n"
+        "import pandas as pd\n"
+        "code = 'a = np.arange(4.0)\\nvalue = [float(a.sum()), float(a.mean()), float(a.std()), bool(a.any()),"
+        ' pd.Timestamp(2024, 1, 5).strftime("%d/%m")]\'\n'
+        "result = run_code(code, lambda: {'np': np, 'pd': pd}, lambda ns: ns['value'])\n"
         "print(result.error or result.payload)\n"
     )
     completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert completed.stdout.strip() == "[6.0, 1.5, 1.118033988749895, True]", completed.stderr
+    assert completed.stdout.strip() == "[6.0, 1.5, 1.118033988749895, True, '05/01']", completed.stderr
 
 
-def test_library_imports_from_agent_frames_are_limited_to_numpy_and_pandas():
+def test_imports_from_agent_frames_are_limited_to_loaded_modules_and_the_data_libraries():
     assert _library_import("numpy.linalg").__name__ == "numpy"
-    for name in ("os", "subprocess", "ctypes"):
+    assert _library_import("time").__name__ == "time"  # already loaded: nothing new is read
+    for name in ("antigravity", "this", "tkinter"):
         with pytest.raises(ImportError, match="not allowed"):
             _library_import(name)
     with pytest.raises(ImportError):

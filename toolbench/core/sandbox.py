@@ -338,16 +338,18 @@ def _guarded_hasattr(obj: Any, name: str) -> bool:
     return True
 
 
-# numpy's and pandas' C code imports their own helpers lazily (``ndarray.sum`` loads
-# numpy.core._methods) through the calling frame's ``__import__``: the agent's, when called from it.
+# C code called from agent code imports through the agent frame's ``__import__`` (``ndarray.sum``
+# loads numpy's _methods, ``Timestamp.strftime`` loads time). Agent code itself cannot name it:
+# ``_`` names are refused at compile time and the builtins are out of its reach.
 LIBRARY_IMPORT_ROOTS = frozenset({"numpy", "pandas"})
 
 
 def _library_import(
     name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
 ) -> ModuleType:
-    """``__import__`` for the libraries' own C code; agent code cannot name it (``_`` names are refused)."""
-    if level != 0 or name.partition(".")[0] not in LIBRARY_IMPORT_ROOTS:
+    """``__import__`` for the libraries' own C code: modules already loaded (nothing new is read
+    or run) and numpy's and pandas' own, which they load lazily."""
+    if level != 0 or (name not in sys.modules and name.partition(".")[0] not in LIBRARY_IMPORT_ROOTS):
         raise ImportError(f"import of {name!r} is not allowed here")
     import builtins
 
