@@ -75,7 +75,7 @@ def test_refused_before_running(code, message):
         ("open('/etc/passwd').read()", "name 'open' is not defined"),
         ("getattr(df, '__class__')", "invalid attribute name"),
         ("'{0.__class__}'.format(df)", "not safe"),
-        ("pd.read_csv('/etc/passwd')", "file access is not allowed"),
+        ("np.loadtxt('/etc/passwd')", "file access is not allowed"),
         ("df.to_csv('written.csv')", "file access is not allowed"),
         ("pd.io.common.os.system('echo pwned > pwned.txt')", "modules are not available here"),
         ("np.f2py.subprocess.builtins", "not available here"),
@@ -328,3 +328,36 @@ def test_array_types_still_work_for_checks_and_building():
     )
     result = run_code(code, lambda: {"np": np}, lambda ns: ns["value"])
     assert result.payload == [True, False, True, True], result.error
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "v = pd.DataFrame({'a': [1]}).style",
+        "v = pd.DataFrame({'a': [1]}).agg('style')",  # pandas looks methods up by name itself
+        "v = pd.DataFrame({'a': [1]}).apply('eval', expr='a + 1')",
+        "v = pd.DataFrame({'a': [1]}).to_latex()",
+        "v = pd.read_csv('/etc/passwd')",
+        "v = pd.read_xml('<a/>')",
+        "v = pd.DataFrame({'a': [1]}).to_parquet('x.parquet')",
+    ],
+)
+def test_library_entry_points_that_run_code_or_touch_files_are_disarmed(code):
+    result = run_code(code, lambda: {"pd": pd}, lambda ns: None)
+    assert not result.ok and "is not available here" in result.error
+    assert type(pd.DataFrame({"a": [1]}).style).__name__ == "Styler"  # only the child is changed
+
+
+def test_template_engines_are_out_of_reach_even_when_obtained():
+    # A Styler's jinja2 Environment renders templates that reach the real builtins.
+    def setup():
+        return {"styler": pd.DataFrame({"a": [1]}).style}
+
+    result = run_code("v = styler.env", setup, lambda ns: None)
+    assert not result.ok and "not available here" in result.error
+
+
+def test_everyday_pandas_output_still_works():
+    code = "df = pd.DataFrame({'a': [1, 2]})\nvalue = [df.to_csv(index=False), df.to_dict('list'), df.to_json()]"
+    result = run_code(code, lambda: {"pd": pd}, lambda ns: ns["value"])
+    assert result.payload == ["a\n1\n2\n", {"a": [1, 2]}, '{"a":{"0":1,"1":2}}'], result.error

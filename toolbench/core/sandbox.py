@@ -298,12 +298,22 @@ def _array_type_stand_in(value: type) -> type | None:
     return _ARRAY_TYPES.get(value)
 
 
+# Objects whose attributes lead to a code runner: pandas' Styler holds a plain jinja2 Environment,
+# whose templates reach dunders and the real builtins.
+DENIED_TYPE_MODULES = ("jinja2", "markupsafe", "pandas.io.formats.style")
+
+
+def _of_denied_type(obj: Any) -> bool:
+    module = getattr(type(obj), "__module__", None) or ""
+    return module.startswith(DENIED_TYPE_MODULES)
+
+
 def _checked(value: Any, what: str) -> Any:
     """Refuse values that would take the code out of the sandbox: modules and code-running builtins;
     numpy's array types come back as stand-ins that refuse raw buffers."""
     if isinstance(value, ModuleType) and value.__name__ not in ALLOWED_MODULES:
         raise AttributeError(f"{what}: modules are not available here")
-    if any(value is denied for denied in _DENIED_OBJECTS):
+    if any(value is denied for denied in _DENIED_OBJECTS) or _of_denied_type(value):
         raise AttributeError(f"{what}: not available here")
     if isinstance(value, type):
         return _array_type_stand_in(value) or value
@@ -317,6 +327,8 @@ def guarded_getattr(obj: Any, name: str, *default: Any) -> Any:
     """``obj.name`` for agent code: no ``_`` names (RestrictedPython), no code runners, no modules."""
     if isinstance(name, str) and name in DENIED_NAMES:
         raise AttributeError(f"{name!r} is not available here")
+    if _of_denied_type(obj):
+        raise AttributeError(f"{type(obj).__name__} objects are not available here")
     # safer_getattr's own default is None, which would turn a misspelt name into a silent None.
     value = safer_getattr(obj, name, _MISSING)
     if value is _MISSING:
@@ -557,6 +569,58 @@ def _drop_privileges() -> None:
         pass  # not POSIX or not permitted: the other layers remain
 
 
+# Library entry points that run code, unpickle, or read and write files in native code (where the
+# audit hook does not see the file): replaced in the child, since pandas also reaches methods by
+# name (``df.agg("style")``, ``df.apply("eval", ...)``) without passing the attribute guard.
+DISARMED = {
+    "pandas": ("eval", "read_*"),
+    "pandas.DataFrame": (
+        "eval",
+        "query",
+        "style",
+        "to_clipboard",
+        "to_excel",
+        "to_feather",
+        "to_hdf",
+        "to_iceberg",
+        "to_latex",
+        "to_orc",
+        "to_parquet",
+        "to_pickle",
+        "to_sql",
+        "to_stata",
+        "to_xarray",
+        "to_xml",
+    ),
+    "pandas.Series": ("to_clipboard", "to_excel", "to_hdf", "to_latex", "to_pickle", "to_sql", "to_xarray"),
+    "numpy": ("load", "fromfile", "memmap"),
+}
+
+
+def _refusal(name: str) -> Callable[..., Any]:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(f"{name} is not available here")
+
+    return refuse
+
+
+def _disarm_libraries() -> None:
+    """Replace DISARMED entry points of the libraries loaded (in this child only)."""
+    for owner_path, patterns in DISARMED.items():
+        module_name, _, class_name = owner_path.partition(".")
+        module = sys.modules.get(module_name)
+        owner = getattr(module, class_name, None) if class_name else module
+        if owner is None:
+            continue
+        for pattern in patterns:
+            names = [n for n in dir(owner) if n.startswith(pattern[:-1])] if pattern.endswith("*") else [pattern]
+            for name in names:
+                if not hasattr(owner, name):
+                    continue
+                refusal = _refusal(f"{owner_path}.{name}")
+                setattr(owner, name, property(refusal) if isinstance(owner, type) and name == "style" else refusal)
+
+
 def _single_threaded_libraries() -> None:
     """One BLAS/OpenMP thread: the same float results whatever the machine's core count, and no
     thread to start where RLIMIT_NPROC = 0 holds (OpenBLAS would wait for it until the deadline)."""
@@ -592,6 +656,7 @@ def _child(
     namespace: dict[str, Any] = {}
     try:
         namespace = restricted_globals(setup(), printer)
+        _disarm_libraries()
         _install_audit_hook()
         exec(code_object, namespace)  # compiled by RestrictedPython from checked code; see the module doc
     except MemoryError:
