@@ -93,6 +93,28 @@ def test_interactive_cells_carry_values_and_dataframes():
     assert terminated and not info["success"] and reward < 1.0  # nothing was changed yet
 
 
+def test_carried_dataframes_keep_their_types_and_names():
+    env = gym.make(ENV_ID, mode="interactive")
+    env.reset(options={"task_id": first("pandas").id})
+    env.step(
+        "codes = pd.DataFrame({'code': ['007', '010']})\n"
+        "keyed = pd.DataFrame({'v': [1, 2]}, index=pd.Index(['a', 'b'], name='key'))\n"
+        "price = pd.Series([1.5, 2.5], name='price')\n"
+        "numbered = pd.DataFrame([[1, 2]], columns=[0, 1])"
+    )
+    obs, *_ = env.step(
+        "print(codes['code'].tolist(), keyed.index.name, price.name, price.tolist(), numbered.columns.tolist())"
+    )
+    assert obs == "['007', '010'] key price [1.5, 2.5] [0, 1]"
+
+
+def test_mismatch_messages_stay_short():
+    env = gym.make(ENV_ID)
+    task = first("update_cell")
+    *_, info = play(env, task.id, ["worksheet.update([['x' * 40000] * 3] * 20, 'A1')"])
+    assert info["mismatches"] and all(len(message) < 400 for message in info["mismatches"])
+
+
 def test_random_numbers_in_code_are_the_same_in_every_process():
     code = "worksheet.update_cell(2, 1, float(np.random.rand()))\nprint(worksheet.acell('A2').value)"
     task = first("update_cell")

@@ -337,3 +337,14 @@ def test_fuzzed_requests_never_500(env):
         status, _ = call("GET", f"{DRIVE}?q={query}")
         assert status in (200, 400)
     assert app.config.get("SHEETS_LAST_ERROR") is None
+
+
+def test_cell_text_limit_and_non_json_numbers(env):
+    _, book, _, call = env
+    url = f"{SHEETS}/{book.spreadsheet_id}/values/A1?valueInputOption=RAW"
+    status, body = call("PUT", url, {"values": [["x" * 50_001]]})
+    assert status == 400 and "more than the maximum of 50000 characters" in body["error"]["message"]
+    assert call("PUT", url, {"values": [["x" * 50_000]]})[0] == 200
+    for raw in (b'{"values": [[NaN]]}', b'{"values": [[Infinity]]}', b'{"values": [[1e400]]}'):
+        status, body = call("PUT", url, raw=raw)
+        assert status == 400 and body["error"]["message"].startswith("Invalid JSON payload received."), raw

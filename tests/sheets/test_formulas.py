@@ -7,7 +7,7 @@ import pytest
 from gspread.utils import ValueRenderOption
 
 from toolbench.mock_services.sheets import SheetsStore, build_spreadsheet, make_client, refs
-from toolbench.mock_services.sheets.formula import EVALUATION_BUDGET_CELLS, resolve_positions
+from toolbench.mock_services.sheets.formula import EVALUATION_BUDGET_CELLS, FORMULA_COST, resolve_positions
 
 UNFORMATTED = ValueRenderOption.unformatted
 FORMULA = ValueRenderOption.formula
@@ -207,3 +207,54 @@ def test_reference_tokenizer():
     assert found == ["A1:B2", "'My Sheet'!$C$3"]
     assert refs.rewrite("=A1+$B$2", lambda r: refs.offset(r, 1, 1)) == "=B2+$B$2"
     assert resolve_positions("=ROW(A5)*2+COLUMN($C$1)+ROW()", 9, 0) == "=5*2+3+10"
+
+
+@pytest.mark.parametrize(
+    ("formula", "expected"),
+    [
+        ('=REGEXMATCH("Order 66", "\\d+")', True),
+        ('=REGEXMATCH("abc", "^b")', False),
+        ('=REGEXEXTRACT("tel 12-34", "(\\d+)-\\d+")', "12"),
+        ('=REGEXEXTRACT("tel 12-34", "\\d+-\\d+")', "12-34"),
+        ('=REGEXEXTRACT("abc", "z")', "#N/A"),
+        ('=REGEXREPLACE("ab cd", "(\\w+)", "<$1>")', "<ab> <cd>"),
+        ('=REGEXMATCH("aa", "(a)\\1")', "#REF!"),  # RE2, as in Sheets: no backreferences
+        ('=REGEXMATCH(REPT("a", 30000), "(a+)+$b")', False),  # linear time: no backtracking blow-up
+        ('=LEN(REPT("ab", 100))', 200),
+        ('=REPT("x", 32001)', "#VALUE!"),
+        ('=REPT(REPT("x", 50000), 50000)', "#VALUE!"),
+        ('=SUBSTITUTE(REPT("x", 30000), "x", "xx")', "#VALUE!"),
+        ('=SUBSTITUTE("a-b-c", "-", "+")', "a+b+c"),
+        ('=REGEXREPLACE(REPT("x", 30000), "x", "yy")', "#VALUE!"),
+        ('=REPT("x", 30000)&REPT("y", 30000)', "#VALUE!"),
+        ('=LEN(REPT("x", 30000)&REPT("y", 30000))', 60000),
+        ("=MUNIT(100000)", "#VALUE!"),
+        ("=EXPAND(1, 100000, 100000)", "#VALUE!"),
+    ],
+)
+def test_costly_functions_are_bounded_and_regexes_use_re2(data_ws, formula, expected):
+    """Formulas run in the env's process: no formula may allocate gigabytes or backtrack for minutes."""
+    value = evaluate(data_ws, {"H1": formula})["H1"]
+    assert value == expected
+
+
+def test_formula_cells_are_charged_before_they_are_compiled(data_ws):
+    # ROW() makes every cell's formula text different, so each would be compiled anew.
+    sheet = data_ws.spreadsheet
+    sheet.batch_update(
+        {
+            "requests": [
+                {
+                    "repeatCell": {
+                        "range": {"sheetId": data_ws.id},
+                        "cell": {"userEnteredValue": {"formulaValue": "=ROW()*COLUMN()"}},
+                        "fields": "userEnteredValue",
+                    }
+                }
+            ]
+        }
+    )
+    shown = [value for row in data_ws.get_all_values() for value in row]
+    computed = [value for value in shown if value != "#ERROR!"]
+    assert len(shown) == data_ws.row_count * data_ws.col_count
+    assert 0 < len(computed) <= EVALUATION_BUDGET_CELLS // FORMULA_COST

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import reprlib
 import time
 from functools import cache
 from typing import Any, ClassVar
@@ -13,6 +14,7 @@ import gspread
 import numpy as np
 import pandas as pd
 from gspread_dataframe import get_as_dataframe, set_with_dataframe
+from pandas.io.json import read_json
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.replies import code_in_reply
@@ -72,6 +74,31 @@ def prompt_for(instruction: str, sheet_name: str, rows: list[list[Any]]) -> str:
     return f"{instruction}\n\nThe worksheet '{sheet_name}' (``worksheet``) holds:\n{table}"
 
 
+def _frame_item(value: pd.DataFrame | pd.Series) -> dict[str, Any]:
+    """A DataFrame or Series as JSON that reads back the same: the Table Schema keeps dtypes and
+    index names ("007" stays text); frames it cannot hold (numbered or repeated columns) go as
+    "split" data read back without type guessing."""
+    kind = "dataframe" if isinstance(value, pd.DataFrame) else "series"
+    try:
+        data = value.to_json(orient="table", date_format="iso")
+        if _frame_from({"kind": kind, "orient": "table", "data": data}).equals(value):
+            return {"kind": kind, "orient": "table", "data": data}
+    except (ValueError, TypeError, KeyError, NotImplementedError):
+        pass
+    return {"kind": kind, "orient": "split", "data": value.to_json(orient="split", date_format="iso")}
+
+
+def _frame_from(item: dict[str, Any]) -> pd.DataFrame | pd.Series:
+    # read_json itself: the sandbox replaces pandas' readers (pd.read_json) in the child.
+    orient = item.get("orient", "split")
+    typ = "series" if item["kind"] == "series" else "frame"
+    text = io.StringIO(item["data"])
+    if orient == "table":
+        frame = read_json(text, orient="table")
+        return frame.iloc[:, 0].rename(frame.columns[0]) if typ == "series" else frame
+    return read_json(text, orient="split", typ=typ, dtype=False)
+
+
 def _carry(namespace: dict[str, Any], given: set[str]) -> dict[str, Any]:
     """The cell's variables that the next cell can have back: JSON values and DataFrames/Series."""
     carried, size = {}, 0
@@ -79,14 +106,12 @@ def _carry(namespace: dict[str, Any], given: set[str]) -> dict[str, Any]:
         if name in given or name.startswith("_") or name == "toolbench_last_value":
             continue
         try:
-            if isinstance(value, pd.DataFrame):
-                item = {"kind": "dataframe", "data": value.to_json(orient="split", date_format="iso")}
-            elif isinstance(value, pd.Series):
-                item = {"kind": "series", "data": value.to_json(orient="split", date_format="iso")}
+            if isinstance(value, (pd.DataFrame, pd.Series)):
+                item = _frame_item(value)
             else:
                 json.dumps(value)
                 item = {"kind": "json", "data": value}
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError, NotImplementedError):
             continue  # functions, modules, gspread objects: not carried over
         size += len(json.dumps(item))
         if size > MAX_CARRIED_BYTES:
@@ -96,15 +121,10 @@ def _carry(namespace: dict[str, Any], given: set[str]) -> dict[str, Any]:
 
 
 def _restore(carried: dict[str, Any]) -> dict[str, Any]:
-    values = {}
-    for name, item in carried.items():
-        if item["kind"] == "dataframe":
-            values[name] = pd.read_json(io.StringIO(item["data"]), orient="split")
-        elif item["kind"] == "series":
-            values[name] = pd.read_json(io.StringIO(item["data"]), orient="split", typ="series")
-        else:
-            values[name] = item["data"]
-    return values
+    return {
+        name: _frame_from(item) if item["kind"] in ("dataframe", "series") else item["data"]
+        for name, item in carried.items()
+    }
 
 
 def _items(book: dict[str, Any], check_format: bool) -> dict[str, Any]:
@@ -133,13 +153,22 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 120
+
+
+def _shown(value: Any) -> str:
+    """A value for a mismatch message, cut short: a cell may hold 50,000 characters."""
+    return _SHORT.repr(value)
+
+
 def _describe(key: str, got: Any, want: Any) -> str:
     if isinstance(got, tuple) or isinstance(want, tuple):  # a cell: (value, format)
         got, want = got or (None, None), want or (None, None)
         if not _same(got[0], want[0]):
-            return f"{key}: expected {want[0]!r}, got {got[0]!r}"
-        return f"{key}: expected format {want[1]}, got format {got[1]}"
-    return f"{key}: expected {want!r}, got {got!r}"
+            return f"{key}: expected {_shown(want[0])}, got {_shown(got[0])}"
+        return f"{key}: expected format {_shown(want[1])}, got format {_shown(got[1])}"
+    return f"{key}: expected {_shown(want)}, got {_shown(got)}"
 
 
 def compare_workbooks(

@@ -8,6 +8,7 @@ exception. ``Obj`` wraps one JSON object with the path used in those messages.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -140,12 +141,29 @@ class Obj:
         return [Obj(item, f"{self.at(key)}[{i}]") for i, item in enumerate(self.array(key))]
 
 
+class _NotJsonNumber(ValueError):
+    """NaN, Infinity or a number too large for a double: Python's json reads them, JSON has none."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJsonNumber(name)
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NotJsonNumber(text)
+    return number
+
+
 def parse_json_body(raw: bytes) -> Any:
     """A request body as JSON, with the transcoder's error for anything else."""
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant, parse_float=_finite)
+    except _NotJsonNumber as exc:
+        raise invalid(f"Invalid JSON payload received. Unexpected token.\n{exc}") from None
     except UnicodeDecodeError:
         raise invalid("Invalid JSON payload received. Invalid UTF-8.") from None
     except json.JSONDecodeError as exc:

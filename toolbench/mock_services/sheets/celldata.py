@@ -12,7 +12,7 @@ from typing import Any
 
 from toolbench.mock_services.sheets import refs
 from toolbench.mock_services.sheets.body import Obj, bad_value
-from toolbench.mock_services.sheets.errors import invalid
+from toolbench.mock_services.sheets.errors import check_cell_text, invalid
 from toolbench.mock_services.sheets.model import Cell
 from toolbench.mock_services.sheets.values import Entered, json_number, typed_value_json
 
@@ -174,11 +174,11 @@ def _entered_from_json(obj: Obj) -> tuple[Any, str | None]:
         number = obj.number(kind)
         return number, None
     if kind == "stringValue":
-        return obj.text(kind) or None, None
+        return check_cell_text(obj.text(kind) or "") or None, None
     if kind == "boolValue":
         return obj.flag(kind), None
     if kind == "formulaValue":
-        text = obj.text(kind) or ""
+        text = check_cell_text(obj.text(kind) or "")
         if not text.startswith("="):
             raise invalid(f"Invalid value at '{obj.at(kind)}': a formula must start with '='")
         return None, text

@@ -56,6 +56,16 @@ def invalid(message: str) -> SheetsError:
     return SheetsError(400, message)
 
 
+CELL_TEXT_LIMIT = 50_000
+
+
+def check_cell_text(text: str) -> str:
+    """Text written into one cell (a value or a formula), within the product's limit."""
+    if len(text) > CELL_TEXT_LIMIT:
+        raise invalid(f"Your input contains more than the maximum of {CELL_TEXT_LIMIT} characters in a single cell.")
+    return text
+
+
 def not_found() -> SheetsError:
     return SheetsError(404, NOT_FOUND_MESSAGE)
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from toolbench.core.seeding import stable_uniform
-from toolbench.mock_services.sheets import refs
+from toolbench.mock_services.sheets import bounded_functions, refs
 from toolbench.mock_services.sheets.a1 import Rect, parse_bounds, split_sheet
 from toolbench.mock_services.sheets.values import CIRCULAR_MESSAGE, ErrorValue, error
 
@@ -50,7 +50,12 @@ _VOLATILE = {"RAND", "RANDBETWEEN"}
 #: the book, within a second or two however many whole-range formulas code writes. Counting
 #: cells, not seconds, keeps the outcome the same on every machine.
 EVALUATION_BUDGET_CELLS = 250_000
+#: What compiling and computing one formula cell costs in that budget (so at most 2,500 formula
+#: cells per version, about 5 s); arrays built and LAMBDA calls are charged too (bounded_functions).
+FORMULA_COST = 100
 BUDGET_MESSAGE = "This formula was not calculated: the spreadsheet's formulas read too many cells."
+TEXT_LIMIT_MESSAGE = f"Text result of formula is longer than the limit of {bounded_functions.TEXT_LIMIT} characters."
+_CACHED_TEXT_LIMIT = 1_000  # longer text results are not kept in the shared cache
 _NOW = contextvars.ContextVar("toolbench_sheets_now", default=45306.375)
 #: [seed text, draws so far] of the cell being computed; RAND() draws from it.
 _RAND_STATE: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("toolbench_sheets_rand", default=None)
@@ -96,7 +101,7 @@ def _load_engine() -> dict[str, Any]:
             return _engine
         import formulas
         import schedula
-        from formulas.functions import COMPILING, get_functions, wrap_func, wrap_impure_func
+        from formulas.functions import COMPILING, get_functions, replace_empty, wrap_func, wrap_impure_func, wrap_ufunc
         from formulas.tokens.operand import Error, XlError
 
         logging.getLogger("schedula").setLevel(logging.CRITICAL)
@@ -127,6 +132,7 @@ def _load_engine() -> dict[str, Any]:
                 "function": wrap_impure_func(wrap_func(function)),
             }
         functions["RANDBETWEEN"] = wrap_func(randbetween)
+        bounded_functions.install(functions, wrap_ufunc, replace_empty, Error.errors)
         _engine.update(
             parser=formulas.Parser(),
             functions=functions,
@@ -471,6 +477,11 @@ class Calculator:
                 continue
             if key not in expanded:
                 expanded.add(key)
+                self.budget -= FORMULA_COST  # before compiling: each cell's text may differ (ROW())
+                if self.budget < 0:
+                    self.memo[key] = error("#ERROR!", BUDGET_MESSAGE)
+                    stack.pop()
+                    continue
                 self._visiting.add(key)
                 pushed = False
                 for dep in self._dependencies(key):
@@ -527,6 +538,7 @@ class Calculator:
                     return value
         now_token = _NOW.set(self.now_serial)
         rand_token = _RAND_STATE.set([f"{self.book.spreadsheet_id}:{key}:{self.book.version}", 0])
+        charge_token = bounded_functions.CHARGE.set(self._charge)
         try:
             with _ENGINE_LOCK:
                 result = compiled.function(*arguments)
@@ -538,6 +550,13 @@ class Calculator:
         finally:
             _NOW.reset(now_token)
             _RAND_STATE.reset(rand_token)
+            bounded_functions.CHARGE.reset(charge_token)
+        if self.budget < 0:  # a function's arrays or LAMBDA calls spent it
+            return error("#ERROR!", BUDGET_MESSAGE)
+        if isinstance(value, str) and len(value) > bounded_functions.TEXT_LIMIT:
+            value = error("#VALUE!", TEXT_LIMIT_MESSAGE)
+        if isinstance(value, str) and len(value) > _CACHED_TEXT_LIMIT:
+            cache_key = None
         if cache_key is not None:
             with _ENGINE_LOCK:
                 _RESULTS[cache_key] = value
@@ -546,6 +565,10 @@ class Calculator:
         if isinstance(value, float):
             self.formats[key] = self._inferred_format(compiled, targets)
         return value
+
+    def _charge(self, units: int) -> bool:
+        self.budget -= units
+        return self.budget >= 0
 
     def _inferred_format(self, compiled: Compiled, targets: list[tuple[Sheet, Rect]]) -> dict[str, Any] | None:
         """The number format a formula result shows without one of its own, as the product infers it."""

@@ -15,7 +15,7 @@ from toolbench.mock_services.sheets import structure
 from toolbench.mock_services.sheets.a1 import Rect, column_letters, format_range, quote_title
 from toolbench.mock_services.sheets.body import bad_value
 from toolbench.mock_services.sheets.celldata import apply_entered
-from toolbench.mock_services.sheets.errors import invalid
+from toolbench.mock_services.sheets.errors import check_cell_text, invalid
 from toolbench.mock_services.sheets.formula import Calculator, calculator
 from toolbench.mock_services.sheets.model import Sheet, Spreadsheet
 from toolbench.mock_services.sheets.ranges import exceeds_grid, read_rect, resolve_a1
@@ -102,6 +102,8 @@ def check_values(values: Any, path: str = "data.values") -> list[list[Any]]:
         for j, item in enumerate(line):
             if item is not None and not isinstance(item, (str, int, float, bool)):
                 raise invalid(f"Invalid values[{i}][{j}]: {_kind(item)}")
+            if isinstance(item, str):
+                check_cell_text(item)
     return values
 
 
