@@ -31,6 +31,15 @@ def test_calls_literals_constructors_and_variables():
     ]
 
 
+def test_print_runs_the_call_it_wraps_and_ignores_names():
+    assert parse("results = API.search()\nprint(results)\nprint(API.search())\nprint('done', 3)") == [
+        Call(1, "search", (), {}),
+        Call(3, "search", (), {}),
+    ]
+    with pytest.raises(ProgramError, match="only API.<function>"):
+        parse("print(open('/etc/passwd'))")
+
+
 def test_variables_carry_across_calls_when_shared():
     variables = {}
     assert parse("place = Box('x')", variables) == []

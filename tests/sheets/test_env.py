@@ -93,6 +93,15 @@ def test_interactive_cells_carry_values_and_dataframes():
     assert terminated and not info["success"] and reward < 1.0  # nothing was changed yet
 
 
+def test_a_number_format_is_compared_as_it_shows():
+    env = gym.make(ENV_ID)
+    task = next(t for t in toolbench.load_tasks("GoogleSheets") if "'CURRENCY'" in t.references[0])
+    same_look = task.references[0].replace("'CURRENCY'", "'NUMBER'")
+    assert play(env, task.id, [same_look])[4]["success"]
+    other_pattern = task.references[0].replace("$#,##0.00", "#,##0.0")
+    assert not play(env, task.id, [other_pattern])[4]["success"]
+
+
 def test_carried_dataframes_keep_their_types_and_names():
     env = gym.make(ENV_ID, mode="interactive")
     env.reset(options={"task_id": first("pandas").id})

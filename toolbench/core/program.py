@@ -131,6 +131,12 @@ class _Reader:
                 and self.is_api_call(call.args[0])
             ):
                 call = call.args[0]
+            elif (
+                isinstance(call.func, ast.Name)
+                and call.func.id == "print"
+                and all(isinstance(arg, (ast.Name, ast.Constant)) for arg in call.args)
+            ):
+                return None  # print(results): what a call returns is in the observation already
             return self.api_call(call)
         if isinstance(node, ast.Assign):
             if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):

@@ -127,6 +127,17 @@ def _restore(carried: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _shown_format(style: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A cell format as the sheet shows it: a number format with a pattern displays by the pattern,
+    whatever its type says (NUMBER "$#,##0.00" looks like CURRENCY "$#,##0.00")."""
+    if not style:
+        return None
+    number = style.get("numberFormat")
+    if isinstance(number, dict) and number.get("pattern"):
+        style = {**style, "numberFormat": {"pattern": number["pattern"]}}
+    return style
+
+
 def _items(book: dict[str, Any], check_format: bool) -> dict[str, Any]:
     """A workbook as comparable items: each non-empty cell's value (and format, when checked), each
     sheet's merges and basic filter, and the sheets themselves."""
@@ -136,7 +147,7 @@ def _items(book: dict[str, Any], check_format: bool) -> dict[str, Any]:
         items[f"sheet {title!r}"] = True
         for cell, data in sheet["cells"].items():
             value = None if data.get("value") == "" else data.get("value")
-            style = data.get("format") or None if check_format else None
+            style = _shown_format(data.get("format")) if check_format else None
             if value is not None or style is not None:
                 items[f"{title}!{cell}"] = (value, style)
         items[f"{title}: merges"] = sorted(sheet.get("merges") or [])
