@@ -361,3 +361,28 @@ def test_everyday_pandas_output_still_works():
     code = "df = pd.DataFrame({'a': [1, 2]})\nvalue = [df.to_csv(index=False), df.to_dict('list'), df.to_json()]"
     result = run_code(code, lambda: {"pd": pd}, lambda ns: ns["value"])
     assert result.payload == ["a\n1\n2\n", {"a": [1, 2]}, '{"a":{"0":1,"1":2}}'], result.error
+
+
+@pytest.mark.parametrize(
+    "code, message",
+    [
+        ("v = np.matrix.mro()", "'mro' is not available here"),  # would hand out the real np.ndarray
+        ("v = pd.Series([1, 2]).agg('__dict__')", "'__dict__' is not available here"),
+        ("v = pd.DataFrame({'a': [1, 1]}).groupby('a').agg('__class__')", "'__class__' is not available here"),
+        ("v = pd.DataFrame({'a': [1]}).plot(backend='json')", "plotting backends is not available here"),
+        ("v = pd.set_option('plotting.backend', 'json')", "plotting backends is not available here"),
+    ],
+)
+def test_paths_to_real_classes_and_imports_are_closed(code, message):
+    result = run_code(code, lambda: {"np": np, "pd": pd}, lambda ns: None)
+    assert not result.ok and message in result.error
+
+
+def test_iteration_hands_out_the_same_stand_ins_as_attributes():
+    code = 'value = [repr(c).startswith("<class \'numpy.") for c in [np.ndarray, np.recarray, np.matrix]]'
+    result = run_code(code, lambda: {"np": np}, lambda ns: ns["value"])
+    assert result.payload == [False, False, True], result.error
+    result = run_code(
+        "for m in [np.random, os_module]:\n    pass", lambda: {"np": np, "os_module": os}, lambda ns: None
+    )
+    assert not result.ok and "modules are not available here" in result.error

@@ -218,6 +218,7 @@ DENIED_NAMES = frozenset(
         "to_clipboard",
         "f2py",
         "ctypeslib",
+        "mro",  # np.matrix.mro() would hand out the real np.ndarray, past its stand-in
         "ctypes",  # ndarray.ctypes, BitGenerator.ctypes: raw addresses and callable C pointers
         "cffi",
         "capsule",
@@ -342,6 +343,15 @@ def guarded_getitem(obj: Any, key: Any) -> Any:
     return _checked(obj[key], "item")
 
 
+def _guarded_iter(obj: Any) -> Any:
+    """``for x in obj`` for agent code: the items pass the same checks as attributes and items."""
+    return map(_checked_item, iter(obj))
+
+
+def _checked_item(value: Any) -> Any:
+    return _checked(value, "item")
+
+
 def _guarded_hasattr(obj: Any, name: str) -> bool:
     try:
         guarded_getattr(obj, name)
@@ -383,7 +393,7 @@ def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, An
         "_print_": printer,
         "_getattr_": guarded_getattr,
         "_getitem_": guarded_getitem,
-        "_getiter_": iter,
+        "_getiter_": _guarded_iter,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence,
         "_write_": lambda obj: obj,  # the code may change the objects it was given (dataframes, sheets)
@@ -604,8 +614,27 @@ def _refusal(name: str) -> Callable[..., Any]:
     return refuse
 
 
+def _guarded_apply_str(apply_str: Callable[..., Any]) -> Callable[..., Any]:
+    """pandas' ``df.agg("name")``/``apply``/``transform`` look the method up themselves: the same
+    rules as the attribute guard (no ``_`` names, none of DENIED_NAMES)."""
+
+    @functools.wraps(apply_str)
+    def checked(self: Any, obj: Any, func: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(func, str) and (func.startswith("_") or func in DENIED_NAMES):
+            raise PermissionError(f"{func!r} is not available here")
+        return apply_str(self, obj, func, *args, **kwargs)
+
+    return checked
+
+
 def _disarm_libraries() -> None:
     """Replace DISARMED entry points of the libraries loaded (in this child only)."""
+    plotting = sys.modules.get("pandas.plotting._core")
+    if plotting is not None:  # .plot(backend=NAME) and the plotting.backend option import NAME
+        plotting._load_backend = _refusal("pandas plotting backends")
+    applying = sys.modules.get("pandas.core.apply")
+    if applying is not None and hasattr(applying, "Apply"):
+        applying.Apply._apply_str = _guarded_apply_str(applying.Apply._apply_str)
     for owner_path, patterns in DISARMED.items():
         module_name, _, class_name = owner_path.partition(".")
         module = sys.modules.get(module_name)
