@@ -46,7 +46,7 @@ from typing import Any
 
 from RestrictedPython import compile_restricted_exec, safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence, safer_getattr
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 MAX_CODE_CHARS = 65_536
 LAST_VALUE = "toolbench_last_value"  # where the last expression of a cell is stored (no leading _)
@@ -650,11 +650,26 @@ def _disarm_libraries() -> None:
                 setattr(owner, name, property(refusal) if isinstance(owner, type) and name == "style" else refusal)
 
 
+@functools.cache
+def _thread_pools() -> ThreadpoolController | None:
+    """The native thread pools (BLAS, OpenMP), found once in the parent: finding them takes tens of
+    milliseconds, which every run would otherwise pay again."""
+    try:
+        return ThreadpoolController()
+    except Exception:  # noqa: BLE001 - it inspects native libraries; the budgets apply regardless
+        return None
+
+
 def _single_threaded_libraries() -> None:
-    """One BLAS/OpenMP thread: the same float results whatever the machine's core count, and no
-    thread to start where RLIMIT_NPROC = 0 holds (OpenBLAS would wait for it until the deadline)."""
-    with contextlib.suppress(Exception):  # it inspects native libraries; the budgets apply regardless
-        threadpool_limits(limits=1)
+    """One BLAS/OpenMP thread where the child runs as an ordinary user: RLIMIT_NPROC = 0 holds
+    there and OpenBLAS would wait until the deadline for a thread it cannot start. A child that
+    stays root is not bound by RLIMIT_NPROC, and limiting costs a forked child milliseconds."""
+    if os.geteuid() == 0 and not _can_drop_to_nobody():
+        return
+    pools = _thread_pools()
+    if pools is not None:
+        with contextlib.suppress(Exception):
+            pools.limit(limits=1)
 
 
 def _seed_libraries(seed: int) -> None:
@@ -738,6 +753,7 @@ def run_code(
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
     _can_drop_to_nobody()  # reads the file system and sysconfig here, where everything is readable
+    _thread_pools()
     # A bare fork, not multiprocessing: it also works inside daemonic workers (AsyncVectorEnv's),
     # which multiprocessing forbids to have children.
     read_fd, write_fd = os.pipe()
