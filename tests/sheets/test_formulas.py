@@ -258,3 +258,17 @@ def test_formula_cells_are_charged_before_they_are_compiled(data_ws):
     computed = [value for value in shown if value != "#ERROR!"]
     assert len(shown) == data_ws.row_count * data_ws.col_count
     assert 0 < len(computed) <= EVALUATION_BUDGET_CELLS // FORMULA_COST
+
+
+def test_the_budget_is_the_same_whether_results_come_from_the_cache_or_not():
+    """Cached results still charge what computing them cost, so which cells show #ERROR! does not
+    depend on what the process computed before."""
+
+    def shown() -> list[object]:
+        store = SheetsStore()
+        book = build_spreadsheet(store, DATA)
+        ws = make_client(store).open_by_key(book.spreadsheet_id).worksheet("Data")
+        return list(evaluate(ws, {"H5": "400", "H1": "=MUNIT(H5)", "H2": "=MUNIT(H5)"}).values())
+
+    first, again = shown(), shown()
+    assert first == again == [400, 1, "#ERROR!"]

@@ -41,7 +41,7 @@ _COMPILED: OrderedDict[str, Compiled | ErrorValue] = OrderedDict()  # by placeho
 _PREPARED: OrderedDict[str, Compiled | ErrorValue] = OrderedDict()  # by formula text as stored
 #: Results by (placeholder text, clock, input values): a formula is a pure function of its inputs, so
 #: after an edit only formulas whose inputs changed reach the engine again.
-_RESULTS: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+_RESULTS: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()  # (value, budget units it cost)
 _RESULTS_SIZE = 50_000
 _RESULT_INPUT_LIMIT = 2_000
 _VOLATILE = {"RAND", "RANDBETWEEN"}
@@ -532,13 +532,17 @@ class Calculator:
             with _ENGINE_LOCK:
                 if cache_key in _RESULTS:
                     _RESULTS.move_to_end(cache_key)
-                    value = _RESULTS[cache_key]
+                    value, spent = _RESULTS[cache_key]
+                    self.budget -= spent  # what computing it cost: the same with or without the cache
+                    if self.budget < 0:
+                        return error("#ERROR!", BUDGET_MESSAGE)
                     if isinstance(value, float):
                         self.formats[key] = self._inferred_format(compiled, targets)
                     return value
         now_token = _NOW.set(self.now_serial)
         rand_token = _RAND_STATE.set([f"{self.book.spreadsheet_id}:{key}:{self.book.version}", 0])
         charge_token = bounded_functions.CHARGE.set(self._charge)
+        budget_before = self.budget
         try:
             with _ENGINE_LOCK:
                 result = compiled.function(*arguments)
@@ -559,7 +563,7 @@ class Calculator:
             cache_key = None
         if cache_key is not None:
             with _ENGINE_LOCK:
-                _RESULTS[cache_key] = value
+                _RESULTS[cache_key] = (value, budget_before - self.budget)
                 if len(_RESULTS) > _RESULTS_SIZE:
                     _RESULTS.popitem(last=False)
         if isinstance(value, float):
