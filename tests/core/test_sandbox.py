@@ -385,3 +385,51 @@ def test_iteration_hands_out_the_same_stand_ins_as_attributes():
         "for m in [np.random, os_module]:\n    pass", lambda: {"np": np, "os_module": os}, lambda ns: None
     )
     assert not result.ok and "modules are not available here" in result.error
+
+
+@pytest.mark.parametrize(
+    "code, message",
+    [
+        ("s = np.zeros(2, dtype=[('p', 'O'), ('i', '<i8')])\nv = s['p']\nv.strides = (8,)", "assigning .strides"),
+        ("a = np.zeros(4)\na.shape = (2, 2)", "assigning .shape"),
+        ("a = np.zeros(4)\ndel a.dtype", "assigning .dtype"),
+    ],
+)
+def test_array_layouts_cannot_be_rewritten_in_place(code, message):
+    # An object view with new strides would read integers as object pointers.
+    with pytest.raises(CodeError, match=message):
+        compile_code(code)
+
+
+def test_addresses_and_dunder_labels_are_out_of_reach():
+    result = run_code("out = id(np)", lambda: {"np": np}, lambda ns: None)
+    assert not result.ok and "name 'id' is not defined" in result.error
+    # A Series answers unknown attributes with rows; numpy asks objects for __array_interface__.
+    code = "iface = {'data': (16, True), 'typestr': '|O', 'shape': (2,), 'version': 3}\n"
+    code += "out = np.asarray(pd.Series([iface], index=['__array_interface__'], dtype='O')).tolist()"
+    result = run_code(code, lambda: {"np": np, "pd": pd}, lambda ns: ns["out"])
+    assert result.ok and result.payload == [{"data": [16, True], "typestr": "|O", "shape": [2], "version": 3}]
+
+
+def test_the_audit_hook_survives_rebinding_the_module_and_sees_os_open():
+    site_file = os.path.join(np.__path__[0], "toolbench_probe.txt")
+
+    def collect(namespace):  # runs in the child with the hook installed, as escaped code would
+        import toolbench.core.sandbox as sandbox
+
+        sandbox._under = lambda path, roots: True
+        sandbox._DENIED_EVENT_PREFIXES = ()
+        outcomes = []
+        for attempt in (
+            lambda: open("/etc/hostname").close(),
+            lambda: os.close(os.open(site_file, os.O_WRONLY | os.O_CREAT)),
+        ):
+            try:
+                attempt()
+                outcomes.append("allowed")
+            except PermissionError:
+                outcomes.append("refused")
+        return outcomes
+
+    result = run_code("x = 1", lambda: {}, collect)
+    assert result.payload == ["refused", "refused"] and not os.path.exists(site_file)

@@ -119,6 +119,11 @@ def _as_load(node: ast.expr) -> ast.expr:
     return ast.copy_location(clone, node)
 
 
+# Setting these on an array in place re-reads its memory under another layout: an object view
+# with new strides reads integers as object pointers.
+LAYOUT_ATTRIBUTES = frozenset({"strides", "dtype", "data", "shape", "base", "flags"})
+
+
 def compile_code(code: str, echo_last_expression: bool = False) -> Any:
     """Check and compile agent code; raises ``CodeError`` saying what is not allowed."""
     if len(code) > MAX_CODE_CHARS:
@@ -134,6 +139,12 @@ def compile_code(code: str, echo_last_expression: bool = False) -> Any:
             raise CodeError(f"line {node.lineno}: import is not allowed; use the names already provided")
         if isinstance(node, ast.ClassDef):
             raise CodeError(f"line {node.lineno}: class definitions are not allowed")
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, (ast.Store, ast.Del))
+            and node.attr in LAYOUT_ATTRIBUTES
+        ):
+            raise CodeError(f"line {node.lineno}: assigning .{node.attr} is not allowed; build a new array instead")
     if echo_last_expression and tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]
         tree.body[-1] = ast.copy_location(
@@ -384,6 +395,7 @@ def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, An
 
     allowed = dict(safe_builtins)
     allowed["__import__"] = _library_import
+    del allowed["id"]  # object addresses are what forged pointers are made of; no task needs them
     allowed.update({name: getattr(builtins, name) for name in _EXTRA_BUILTINS})
     allowed["getattr"] = guarded_getattr
     allowed["hasattr"] = _guarded_hasattr
@@ -488,23 +500,26 @@ def _can_drop_to_nobody() -> bool:
 
 
 def _install_audit_hook() -> None:
-    roots = _readable_roots()
+    # Everything the hook uses is bound here, not looked up in the module at call time: rebinding
+    # the module's names must not switch the hook off.
+    roots, under, denied_prefixes = _readable_roots(), _under, _DENIED_EVENT_PREFIXES
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
-            path, mode = args[0], args[1]
+            path, mode, flags = args[0], args[1], args[2] if len(args) > 2 else None
             writing = isinstance(mode, str) and any(c in mode for c in "wax+")
-            if isinstance(mode, int):  # os.open flags
-                writing = bool(mode & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC))
-            if writing or not _under(path, roots):
+            if isinstance(flags, int):  # os.open: the mode is None and the flags say it all
+                writing = writing or bool(flags & write_flags)
+            if writing or not under(path, roots):
                 raise PermissionError(
                     f"file access is not allowed here: {os.fsdecode(path)!r}"
                     if isinstance(path, (str, bytes))
                     else "file access is not allowed here"
                 )
-        elif event in ("os.listdir", "os.scandir") and _under(args[0], roots):
+        elif event in ("os.listdir", "os.scandir") and under(args[0], roots):
             return  # the import system lists package folders when a library loads a submodule lazily
-        elif event.startswith(_DENIED_EVENT_PREFIXES):
+        elif event.startswith(denied_prefixes):
             raise PermissionError(f"not allowed here: {event}")
 
     sys.addaudithook(hook)
@@ -614,6 +629,19 @@ def _refusal(name: str) -> Callable[..., Any]:
     return refuse
 
 
+def _no_dunder_labels(getattr_: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+    """pandas answers an unknown attribute with the row or column of that label, so numpy asking a
+    Series for ``__array_interface__`` would get a dict the code wrote (an array at any address)."""
+
+    @functools.wraps(getattr_)
+    def lookup(self: Any, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr_(self, name)
+
+    return lookup
+
+
 def _guarded_apply_str(apply_str: Callable[..., Any]) -> Callable[..., Any]:
     """pandas' ``df.agg("name")``/``apply``/``transform`` look the method up themselves: the same
     rules as the attribute guard (no ``_`` names, none of DENIED_NAMES)."""
@@ -632,6 +660,9 @@ def _disarm_libraries() -> None:
     plotting = sys.modules.get("pandas.plotting._core")
     if plotting is not None:  # .plot(backend=NAME) and the plotting.backend option import NAME
         plotting._load_backend = _refusal("pandas plotting backends")
+    generic = sys.modules.get("pandas.core.generic")
+    if generic is not None and hasattr(generic, "NDFrame"):  # s.__array_interface__ would be a row label
+        generic.NDFrame.__getattr__ = _no_dunder_labels(generic.NDFrame.__getattr__)
     applying = sys.modules.get("pandas.core.apply")
     if applying is not None and hasattr(applying, "Apply"):
         applying.Apply._apply_str = _guarded_apply_str(applying.Apply._apply_str)
