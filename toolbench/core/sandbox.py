@@ -655,20 +655,29 @@ def _guarded_apply_str(apply_str: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
-def _disarm_libraries() -> None:
-    """Replace DISARMED entry points of the libraries loaded (in this child only)."""
-    plotting = sys.modules.get("pandas.plotting._core")
-    if plotting is not None:  # .plot(backend=NAME) and the plotting.backend option import NAME
-        plotting._load_backend = _refusal("pandas plotting backends")
-    generic = sys.modules.get("pandas.core.generic")
+_DISARMED_MODULES = ("pandas", "numpy", "pandas.plotting._core", "pandas.core.generic", "pandas.core.apply")
+
+
+def _disarm_plan() -> tuple[tuple[Any, str, Any], ...]:
+    """(owner, attribute, replacement) for the libraries loaded now; built in the parent, where it
+    is kept for as long as the same libraries are loaded, and applied in each child."""
+    return _plan_for(frozenset(name for name in _DISARMED_MODULES if name in sys.modules))
+
+
+@functools.cache
+def _plan_for(loaded: frozenset[str]) -> tuple[tuple[Any, str, Any], ...]:
+    plan: list[tuple[Any, str, Any]] = []
+    if "pandas.plotting._core" in loaded:  # .plot(backend=NAME) and the plotting.backend option import NAME
+        plan.append((sys.modules["pandas.plotting._core"], "_load_backend", _refusal("pandas plotting backends")))
+    generic = sys.modules.get("pandas.core.generic") if "pandas.core.generic" in loaded else None
     if generic is not None and hasattr(generic, "NDFrame"):  # s.__array_interface__ would be a row label
-        generic.NDFrame.__getattr__ = _no_dunder_labels(generic.NDFrame.__getattr__)
-    applying = sys.modules.get("pandas.core.apply")
+        plan.append((generic.NDFrame, "__getattr__", _no_dunder_labels(generic.NDFrame.__getattr__)))
+    applying = sys.modules.get("pandas.core.apply") if "pandas.core.apply" in loaded else None
     if applying is not None and hasattr(applying, "Apply"):
-        applying.Apply._apply_str = _guarded_apply_str(applying.Apply._apply_str)
+        plan.append((applying.Apply, "_apply_str", _guarded_apply_str(applying.Apply._apply_str)))
     for owner_path, patterns in DISARMED.items():
         module_name, _, class_name = owner_path.partition(".")
-        module = sys.modules.get(module_name)
+        module = sys.modules.get(module_name) if module_name in loaded else None
         owner = getattr(module, class_name, None) if class_name else module
         if owner is None:
             continue
@@ -678,7 +687,16 @@ def _disarm_libraries() -> None:
                 if not hasattr(owner, name):
                     continue
                 refusal = _refusal(f"{owner_path}.{name}")
-                setattr(owner, name, property(refusal) if isinstance(owner, type) and name == "style" else refusal)
+                plan.append(
+                    (owner, name, property(refusal) if isinstance(owner, type) and name == "style" else refusal)
+                )
+    return tuple(plan)
+
+
+def _disarm_libraries() -> None:
+    """Replace the DISARMED entry points (and pandas' lookups by name) in this child only."""
+    for owner, name, replacement in _disarm_plan():
+        setattr(owner, name, replacement)
 
 
 @functools.cache
@@ -785,6 +803,7 @@ def run_code(
         return SandboxResult(False, "", str(exc))
     _can_drop_to_nobody()  # reads the file system and sysconfig here, where everything is readable
     _thread_pools()
+    _disarm_plan()
     # A bare fork, not multiprocessing: it also works inside daemonic workers (AsyncVectorEnv's),
     # which multiprocessing forbids to have children.
     read_fd, write_fd = os.pipe()

@@ -10,12 +10,11 @@ from flask import Flask, Response
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """Compact UTF-8 JSON with no trailing newline, in the caller's key order, as real APIs send it."""
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     try:
-        text.encode("utf-8")
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate a client sent (JSON "\ud83d"): send it escaped, as JSON allows
-        text = json.dumps(body, ensure_ascii=True, separators=(",", ":"))
-    response = Response(text, status=status, content_type="application/json; charset=utf-8")
+        data = json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    response = Response(data, status=status, content_type="application/json; charset=utf-8")
     response.headers.update(headers or {})
     return response
 
