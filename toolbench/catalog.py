@@ -1,13 +1,21 @@
-"""The list of toolbench tasks: one line per task, from which every env id is registered."""
+"""The list of toolbench tasks: one line per task, from which every env id is registered.
+
+A line also names the task's modes, splits and fixture folder, so ``toolbench list`` and the CLI's
+checks need no env module (each imports pandas, Flask or PyBullet); a test checks that every line
+agrees with its env class."""
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gymnasium as gym
 
-from toolbench.core.env import ToolEnv
+from toolbench.core.tasks import fixture_file
+
+if TYPE_CHECKING:
+    from toolbench.core.env import ToolEnv
 
 NAMESPACE = "toolbench"
 
@@ -16,6 +24,9 @@ NAMESPACE = "toolbench"
 class TaskSpec:
     name: str
     entry_point: str
+    modes: tuple[str, ...]
+    splits: tuple[str, ...]
+    fixture_slug: str
 
     @property
     def env_id(self) -> str:
@@ -25,14 +36,22 @@ class TaskSpec:
         module, _, attribute = self.entry_point.partition(":")
         return getattr(importlib.import_module(module), attribute)
 
+    def count(self, split: str) -> int:
+        """How many tasks a shipped split holds (its JSONL lines), without loading them."""
+        with open(fixture_file(self.fixture_slug, f"{split}.jsonl"), encoding="utf-8") as handle:
+            return sum(1 for line in handle if line.strip())
 
+
+PROGRAM = ("program",)
+BOTH = ("program", "interactive")
+TEST_DEMO = ("test", "demo")
 TASKS: tuple[TaskSpec, ...] = (
-    TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv"),
-    TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv"),
-    TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv"),
-    TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv"),
-    TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv"),
-    TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv"),
+    TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv", PROGRAM, TEST_DEMO, "openweather"),
+    TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv", PROGRAM, TEST_DEMO, "catapi"),
+    TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv", BOTH, TEST_DEMO, "home_search"),
+    TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv", BOTH, TEST_DEMO, "trip_booking"),
+    TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv", BOTH, TEST_DEMO, "sheets"),
+    TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, ("test", "train", "demo"), "tabletop"),
 )
 
 

@@ -7,9 +7,13 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from toolbench.catalog import TASKS
-from toolbench.mock_services import SERVICES, create_service_app, service_api_key
+from toolbench import __version__
+from toolbench.catalog import TASKS, find_task
+from toolbench.mock_services import SERVICES
+
+PROMPT_CHOICES = ("zero", "system", "fewshot", "system+fewshot")  # toolbench.eval.prompts.PROMPT_SETTINGS
 
 
 def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -28,6 +32,19 @@ def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def _float_in(low: float, high: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g}, got {text}")
+        return value
+
+    return parse
+
+
 def _non_empty(text: str) -> str:
     if not text:
         raise argparse.ArgumentTypeError("must not be empty")
@@ -37,26 +54,87 @@ def _non_empty(text: str) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     rows = [("id", "modes", "splits")]
     for spec in TASKS:
-        env_class = spec.env_class()
-        splits = ", ".join(f"{split} ({len(env_class.load_split(split))})" for split in env_class.splits)
-        rows.append((spec.env_id, ", ".join(env_class.modes), splits))
+        splits = ", ".join(f"{split} ({spec.count(split)})" for split in spec.splits)
+        rows.append((spec.env_id, ", ".join(spec.modes), splits))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
     return 0
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    from toolbench.eval.harness import AGENT_ERROR_PREFIX, evaluate, format_table, supports, write_outputs
+def _model_settings(args: argparse.Namespace) -> Any:
+    """The ``openai:MODEL`` settings from the flags; ``None`` for the scripted agents."""
+    from toolbench.agents.llm import ModelSettings
 
+    given = [flag for flag, value in _model_flags(args).items() if value is not None]
+    if not args.agent.startswith("openai:"):
+        if given:
+            raise ValueError(f"{', '.join(given)} apply to openai:MODEL agents, not {args.agent!r}")
+        return None
+    return ModelSettings(
+        prompt=args.prompt or "fewshot",
+        max_tokens=args.max_tokens,
+        temperature=args.temperature if args.temperature is not None else 0.0,
+        stop=tuple(args.stop) if args.stop is not None else None,
+        top_k_api=args.top_k_api,
+        top_k_example=args.top_k_example,
+        native_tools=not args.no_tools,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+        breaker=args.breaker,
+    )
+
+
+def _model_flags(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "--prompt": args.prompt,
+        "--max-tokens": args.max_tokens,
+        "--temperature": args.temperature,
+        "--stop": args.stop,
+        "--top-k-api": args.top_k_api,
+        "--top-k-example": args.top_k_example,
+        "--no-tools": args.no_tools or None,
+    }
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from toolbench.eval.harness import RunInterrupted, evaluate, format_table, supports
+    from toolbench.eval.runs import RunFolder, RunFolderError, command_line
+
+    def fail(message: str) -> int:
+        print(f"toolbench eval: {message}", file=sys.stderr)
+        return 2
+
+    if args.resume and args.overwrite:
+        return fail("--resume and --overwrite exclude each other")
+    if (args.resume or args.overwrite) and not args.out:
+        return fail("--resume and --overwrite need --out")
     if args.task == "all":
+        if args.task_file:
+            return fail("--task-file needs one --task (the task its records belong to)")
         tasks = [spec.name for spec in TASKS if supports(spec, args.split, args.mode)]
         if not tasks:
-            print(f"toolbench eval: no task has split {args.split!r} and mode {args.mode!r}", file=sys.stderr)
-            return 2
+            return fail(f"no task has split {args.split!r} and mode {args.mode!r}")
     else:
         tasks = [args.task]
+    if args.task_file and not Path(args.task_file).is_file():
+        return fail(f"--task-file {args.task_file!r}: no such file")
+    folder = None
     try:
+        settings = _model_settings(args)
+        tasks = [find_task(name).name for name in tasks]
+        if args.out:
+            run_settings = {
+                "agent": args.agent,
+                "tasks": tasks,
+                "split": args.split,
+                "mode": args.mode,
+                "limit": args.limit,
+                "seed": args.seed,
+                "task_file": str(Path(args.task_file).resolve()) if args.task_file else None,
+                "model": _result_settings(settings),
+            }
+            folder = RunFolder.open(args.out, run_settings, command_line(), resume=args.resume, overwrite=args.overwrite)
         report, episodes = evaluate(
             args.agent,
             tasks,
@@ -65,15 +143,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
             limit=args.limit,
             workers=args.workers,
             seed=args.seed,
-            progress=not args.json and sys.stderr.isatty(),
+            progress=not args.quiet,
+            settings=settings,
+            task_file=args.task_file,
+            finished=folder.finished if folder else (),
+            on_episode=folder.append if folder else None,
+            frames_dir=folder.frames_dir if folder and not args.no_frames else None,
         )
-    except (KeyError, ValueError) as exc:
-        print(f"toolbench eval: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
-    if args.out:
-        write_outputs(args.out, report, episodes)
+    except RunInterrupted as stop:
+        if folder:
+            folder.write_summary(stop.report)
+        print(json.dumps(stop.report) if args.json else format_table(stop.report))
+        where = f"; {len(stop.episodes)} finished episodes are saved in {args.out}; add --resume to the same command to go on" if folder else ""
+        print(f"toolbench eval: the run stopped: {stop}{where}", file=sys.stderr)
+        return 1
+    except (KeyError, ValueError) as exc:  # RunFolderError is a ValueError
+        return fail(exc.args[0] if exc.args else str(exc))
+    if folder:
+        folder.write_summary(report)
     print(json.dumps(report) if args.json else format_table(report))
-    failed = [e for e in episodes if (e.error or "").startswith(AGENT_ERROR_PREFIX)]
+    failed = [e for e in episodes if e.agent_failed]
     if failed:
         print(
             f"toolbench eval: {len(failed)} of {len(episodes)} episodes ended with the agent failing "
@@ -81,6 +170,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 1 if episodes and len(failed) == len(episodes) else 0
+
+
+def _result_settings(settings: Any) -> dict[str, Any] | None:
+    """The model settings that change results (a resumed run must keep them)."""
+    if settings is None:
+        return None
+    data = settings.to_json()
+    for key in ("timeout", "max_retries", "breaker"):
+        data.pop(key)
+    return data
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -128,6 +227,8 @@ def cmd_record(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from toolbench.core.transport import make_loopback_server
 
+    from toolbench.mock_services import create_service_app, service_api_key
+
     app = create_service_app(args.service, args.api_key)
     server = make_loopback_server(app, args.host, args.port, log_requests=True)
     print(
@@ -148,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolbench", description="Offline Gymnasium environments for tool-using agents."
     )
+    parser.add_argument("--version", action="version", version=f"toolbench-gym {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="every env id with its modes, splits and task counts").set_defaults(run=cmd_list)
@@ -160,8 +262,24 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--limit", type=_int_in(1), default=None, help="at most N tasks per env")
     evaluation.add_argument("--workers", type=_int_in(1), default=1, help="worker processes")
     evaluation.add_argument("--seed", type=int, default=0, help="seed of the random agent")
-    evaluation.add_argument("--out", default=None, help="directory for trajectories.jsonl and the summary")
+    evaluation.add_argument("--task-file", default=None, help="play the records of this JSONL file (one --task)")
+    evaluation.add_argument("--out", default=None, help="folder for run.json, trajectories.jsonl and the summary")
+    evaluation.add_argument("--resume", action="store_true", help="finish the run in --out, skipping finished episodes")
+    evaluation.add_argument("--overwrite", action="store_true", help="replace the run in --out")
+    evaluation.add_argument("--no-frames", action="store_true", help="do not save camera frames in --out")
     evaluation.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    evaluation.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    model = evaluation.add_argument_group("openai:MODEL agents (defaults per task, as in ToolBench's harness)")
+    model.add_argument("--prompt", choices=PROMPT_CHOICES, default=None, help="ToolBench's prompt settings (default fewshot)")
+    model.add_argument("--max-tokens", type=_int_in(1), default=None, help="generation length")
+    model.add_argument("--temperature", type=_float_in(0.0, 2.0), default=None, help="default 0")
+    model.add_argument("--stop", action="append", default=None, help="a stop sequence (repeat for several)")
+    model.add_argument("--top-k-api", type=_int_in(0), default=None, help="API docs retrieved into the prompt")
+    model.add_argument("--top-k-example", type=_int_in(0), default=None, help="demonstrations retrieved (few-shot)")
+    model.add_argument("--no-tools", action="store_true", help="interactive mode without native function calling")
+    model.add_argument("--timeout", type=_float_in(0.1, 3600.0), default=120.0, help="seconds per model call")
+    model.add_argument("--max-retries", type=_int_in(0, 20), default=2, help="SDK retries of a failed call")
+    model.add_argument("--breaker", type=_int_in(1), default=5, help="failed calls in a row that stop the run")
     evaluation.set_defaults(run=cmd_eval)
 
     record = commands.add_parser("record", help="play one episode and save its camera frames (GIF or PNG strip)")

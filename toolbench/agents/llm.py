@@ -1,102 +1,200 @@
 """An agent backed by any OpenAI-compatible chat-completions endpoint (``--agent openai:MODEL``).
 
-The endpoint comes from ``OPENAI_BASE_URL`` (default ``https://api.openai.com/v1``) and the key
-from ``OPENAI_API_KEY``. This is the one part of the suite that may use the network, and only
-because the user asks it to call their model.
+Program mode (the benchmark's protocol): one user message with the retrieved API docs, the
+demonstrations and the task; the reply is the whole program. Interactive mode: the same start
+with one-call demonstrations, then one call per step. Where the env has ``info["tools"]`` the
+tools are sent natively: each ``tool_call`` becomes the env's JSON action and each observation a
+``tool`` message; a model that answers in text instead gets the observation as a user message.
+Everything sent and received is kept for the run record (``episode_log``).
 """
 
 from __future__ import annotations
 
-import os
-import time
+import json
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-import requests
-
+from toolbench.agents.client import AgentError, ChatClient, Completion, RunStopped
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
-from toolbench.eval.prompts import PromptBuilder
+from toolbench.core.toolcalls import tool_call_action
+from toolbench.eval.prompts import PROMPT_SETTINGS, PromptBuilder, generation_defaults
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-RETRIES = 3
+__all__ = ["AgentError", "ModelSettings", "OpenAIChatAgent", "RunStopped"]
 
 
-class AgentError(RuntimeError):
-    """The agent could not produce an action (e.g. its model endpoint failed)."""
+@dataclass(frozen=True)
+class ModelSettings:
+    """How the model is called and prompted. ``None`` fields take the task's defaults
+    (ToolBench's Table 8: generation length and stop sequences per task)."""
+
+    prompt: str = "fewshot"
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    stop: tuple[str, ...] | None = None
+    top_k_api: int | None = None
+    top_k_example: int | None = None
+    native_tools: bool = True
+    timeout: float = 120.0
+    max_retries: int = 2
+    breaker: int = 5
+
+    def __post_init__(self) -> None:
+        if self.prompt not in PROMPT_SETTINGS:
+            raise ValueError(f"unknown prompt setting {self.prompt!r}; use one of {', '.join(PROMPT_SETTINGS)}")
+
+    def for_task(self, task_name: str, mode: str) -> ModelSettings:
+        """These settings with the task's defaults filled in."""
+        defaults = generation_defaults(task_name, mode)
+        return replace(
+            self,
+            max_tokens=self.max_tokens if self.max_tokens is not None else defaults.max_tokens,
+            stop=self.stop if self.stop is not None else defaults.stop,
+            top_k_api=self.top_k_api if self.top_k_api is not None else defaults.top_k_api,
+            top_k_example=self.top_k_example if self.top_k_example is not None else defaults.top_k_example,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["stop"] = list(self.stop) if self.stop is not None else None
+        return data
+
+
+@dataclass
+class _Episode:
+    """What one episode sent and received."""
+
+    settings: dict[str, Any]
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    pending: list[tuple[str, str]] = field(default_factory=list)  # (tool_call_id, action) not yet played
+    answered_by: str | None = None  # the tool_call_id the last action came from, or None for text
 
 
 class OpenAIChatAgent:
-    """Prompts a chat model with retrieved API docs and demonstrations; one completion per action."""
+    """Prompts a chat model with retrieved API docs and demonstrations; one completion per reply."""
 
     def __init__(
         self,
         model: str,
+        settings: ModelSettings | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_k_api: int = 10,
-        top_k_example: int = 3,
-        session: requests.Session | None = None,
-        timeout: float = 120.0,
-    ):
+        client: ChatClient | None = None,
+    ) -> None:
         self.model = model
         self.name = f"openai:{model}"
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.top_k_api = top_k_api
-        self.top_k_example = top_k_example
-        self.session = session or requests.Session()
-        self.timeout = timeout
-        self._builders: dict[str, PromptBuilder] = {}
-        self.messages: list[dict[str, str]] = []
-        self._fresh = True
+        self.settings = settings or ModelSettings()
+        self.client = client or ChatClient(
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=self.settings.timeout,
+            max_retries=self.settings.max_retries,
+            breaker=self.settings.breaker,
+        )
+        self._builders: dict[tuple[str, str], tuple[PromptBuilder, ModelSettings]] = {}
+        self._episode: _Episode | None = None
 
-    def _builder(self, env: ToolEnv, info: dict[str, Any]) -> PromptBuilder:
-        key = env.task_name
+    def _builder(self, env: ToolEnv, info: dict[str, Any]) -> tuple[PromptBuilder, ModelSettings]:
+        key = (env.task_name, env.mode)
         if key not in self._builders:
-            demos = env.load_split("demo") if "demo" in env.splits else []
-            self._builders[key] = PromptBuilder(info.get("api_docs", ""), demos, self.top_k_api, self.top_k_example)
+            settings = self.settings.for_task(env.task_name, env.mode)
+            builder = PromptBuilder.for_env(
+                env,
+                info.get("api_docs", ""),
+                setting=settings.prompt,
+                top_k_api=settings.top_k_api or 0,
+                top_k_example=settings.top_k_example or 0,
+                native_tools=self._uses_tools(env, info),
+            )
+            self._builders[key] = (builder, settings)
         return self._builders[key]
 
+    def _uses_tools(self, env: ToolEnv, info: dict[str, Any]) -> bool:
+        return self.settings.native_tools and env.mode == "interactive" and bool(info.get("tools"))
+
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
-        self.messages = [{"role": "user", "content": self._builder(env, info).build(observation)}]
-        self._fresh = True
+        builder, settings = self._builder(env, info)
+        self._episode = _Episode(
+            settings={"model": self.model, **settings.to_json()},
+            messages=builder.messages(observation),
+            tools=info["tools"] if self._uses_tools(env, info) else None,
+        )
+        self._settings = settings
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        if not self._fresh:  # later steps of interactive episodes: show what the last action returned
-            self.messages.append({"role": "user", "content": f"Observation:\n{observation}\nNext action:"})
-        self._fresh = False
-        content = self._complete(self.messages)
-        self.messages.append({"role": "assistant", "content": content})
-        return content
+        episode = self._episode
+        if episode is None:
+            raise AgentError("act() before begin()")
+        if episode.answered_by is not None:
+            episode.messages.append({"role": "tool", "tool_call_id": episode.answered_by, "content": observation})
+        elif len(episode.messages) and episode.messages[-1]["role"] == "assistant":
+            episode.messages.append({"role": "user", "content": f"Observation:\n{observation}\nNext action:"})
+        if episode.pending:  # the model asked for several calls in one reply: play them in order
+            episode.answered_by, action = episode.pending.pop(0)
+            return action
+        completion = self._complete(episode)
+        # Some servers refuse a null content without tool calls, others an empty one with them.
+        content = completion.content if completion.content or not completion.tool_calls else None
+        assistant: dict[str, Any] = {"role": "assistant", "content": content}
+        if completion.tool_calls:
+            assistant["tool_calls"] = completion.tool_calls
+        episode.messages.append(assistant)
+        if not completion.tool_calls:
+            episode.answered_by = None
+            return completion.content  # empty text is the env's to refuse ("the action is empty")
+        queued = []
+        for call in completion.tool_calls:
+            function = call.get("function") or {}
+            queued.append((str(call.get("id", "")), tool_call_action(str(function.get("name", "")), function.get("arguments"))))
+        episode.answered_by, action = queued[0]
+        episode.pending = queued[1:]
+        return action
 
-    def _complete(self, messages: list[dict[str, str]]) -> str:
-        payload = {
-            "model": self.model,
-            "messages": messages,
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
-        }
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        last_error = ""
-        for attempt in range(RETRIES):
-            try:
-                response = self.session.post(
-                    f"{self.base_url}/chat/completions", json=payload, headers=headers, timeout=self.timeout
-                )
-            except requests.RequestException as exc:
-                last_error = str(exc)
-            else:
-                if response.status_code == 200:
-                    try:
-                        return response.json()["choices"][0]["message"]["content"] or ""
-                    except (ValueError, KeyError, IndexError, TypeError) as exc:
-                        raise AgentError(f"unexpected completion body: {response.text[:300]}") from exc
-                last_error = f"HTTP {response.status_code}: {response.text[:300]}"
-                if response.status_code not in (408, 409, 429) and response.status_code < 500:
-                    break
-            time.sleep(2**attempt)
-        raise AgentError(f"the model endpoint failed: {last_error}")
+    def _complete(self, episode: _Episode) -> Completion:
+        settings = self._settings
+        record: dict[str, Any] = {"messages_sent": len(episode.messages)}
+        try:
+            completion = self.client.complete(
+                episode.messages,
+                tools=episode.tools,
+                max_tokens=settings.max_tokens,
+                temperature=settings.temperature,
+                stop=list(settings.stop) if settings.stop else None,
+            )
+        except AgentError as exc:
+            record["error"] = str(exc)
+            episode.calls.append(record)
+            raise
+        record.update(
+            completion=completion.raw,
+            content=completion.content,
+            tool_calls=completion.tool_calls,
+            finish_reason=completion.finish_reason,
+            usage=completion.usage,
+            latency_s=completion.latency_s,
+        )
+        episode.calls.append(record)
+        return completion
+
+    def episode_log(self) -> dict[str, Any]:
+        """The episode's messages, tools, model calls (raw completions, usage, latency) and settings."""
+        episode = self._episode
+        if episode is None:
+            return {}
+        usage = {key: sum(c.get("usage", {}).get(key, 0) for c in episode.calls) for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
+        return json.loads(
+            json.dumps(
+                {
+                    "settings": episode.settings,
+                    "messages": episode.messages,
+                    "tools": episode.tools,
+                    "model_calls": episode.calls,
+                    "usage": usage,
+                },
+                ensure_ascii=False,
+                default=str,
+            )
+        )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import json
 import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -25,6 +24,7 @@ from toolbench.core.functions import FunctionSpec, api_docs
 from toolbench.core.program import Call, ProgramError, RuleError, parse_program
 from toolbench.core.scoring import PRF, ZERO, best_prf, dict_f1
 from toolbench.core.tasks import Task
+from toolbench.core.toolcalls import ToolCallError, parse_tool_call
 
 
 class CriteriaApiEnv(ToolEnv):
@@ -38,6 +38,7 @@ class CriteriaApiEnv(ToolEnv):
     #: For JSON tool calls: parameter kind -> function turning the JSON value into the Python value.
     json_values: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
     finish: ClassVar[str] = "search"
+    finishing_action: ClassVar[str | None] = "API.search()"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -118,22 +119,14 @@ class CriteriaApiEnv(ToolEnv):
         return calls[0] if calls else None
 
     def _json_call(self, text: str) -> Call:
-        data = _json(text, "not valid JSON")
-        if isinstance(data, list) and len(data) == 1:  # a list of tool calls holding one call
-            data = data[0]
-        if isinstance(data, dict) and isinstance(data.get("function"), dict):
-            data = data["function"]  # an OpenAI tool_call object
-        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-            raise ActionError('a JSON tool call must look like {"name": "<function>", "arguments": {...}}')
-        spec = self._specs.get(data["name"])
+        try:
+            tool_call = parse_tool_call(text)
+        except ToolCallError as exc:
+            raise ActionError(str(exc)) from None
+        spec = self._specs.get(tool_call.name)
         if spec is None:
-            raise ActionError(f"unknown function {data['name']!r}; see the tools list")
-        # "arguments" (OpenAI), "parameters" (Llama-style) and "input" (Anthropic-style) name the same thing
-        arguments = next((data[key] for key in ("arguments", "parameters", "input") if key in data), {})
-        if isinstance(arguments, str):  # OpenAI sends arguments as a JSON string
-            arguments = _json(arguments or "{}", "the arguments are not valid JSON")
-        if not isinstance(arguments, dict):
-            raise ActionError("the arguments of a tool call must be a JSON object")
+            raise ActionError(f"unknown function {tool_call.name!r}; see the tools list")
+        arguments = tool_call.arguments
         kinds = {p.name: p.kind for p in spec.params}
         converted = {}
         for name, value in arguments.items():
@@ -195,15 +188,6 @@ class CriteriaApiEnv(ToolEnv):
         if state["api"] is not None:
             self._api.restore(state["api"])
         self._variables = dict(state["variables"])
-
-
-def _json(text: str, what: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ActionError(f"{what}: {exc.msg}") from None
-    except (ValueError, RecursionError) as exc:  # e.g. a 5,000-digit number, absurd nesting
-        raise ActionError(f"{what}: {type(exc).__name__}") from None
 
 
 def _short(value: Any) -> str:

@@ -81,6 +81,8 @@ class ToolEnv(gym.Env[str, str]):
     default_max_steps: ClassVar[int] = 20
     #: The task's own metrics, always present in ``info`` (0.0 until the episode is scored).
     metric_names: ClassVar[tuple[str, ...]] = ()
+    #: The action that ends an interactive episode (``"submit"``, ``"API.search()"``), for prompts.
+    finishing_action: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -204,6 +206,10 @@ class ToolEnv(gym.Env[str, str]):
             outcome = Outcome.failure(
                 f"the action is {len(action)} characters long; the limit is {ACTION_MAX_LENGTH}", done=program_mode
             )
+        elif not program_mode and not action.strip():
+            # An empty reply (say, a model that answered with nothing) must not pass for a step taken.
+            finish = f"; {self.finishing_action!r} ends the episode" if self.finishing_action else ""
+            outcome = Outcome.failure(f"the action is empty: send one call or code cell per step{finish}", done=False)
         elif (position := _unpaired_surrogate(action)) is not None:
             outcome = Outcome.failure(
                 f"the action is not valid Unicode text (unpaired surrogate at position {position})", done=program_mode

@@ -21,6 +21,7 @@ from toolbench.core.replies import code_in_reply
 from toolbench.core.sandbox import Limits, run_code
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task, fixture_file
+from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
 from toolbench.core.transport import HostNotServed, RecordingRouter, Router, request_from_data, request_to_data
 from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm
 
@@ -219,7 +220,9 @@ class GoogleSheetsEnv(ToolEnv):
     requests the code made are replayed on the env's own copy of the workbook, so the code can
     only change the workbook through the API. ``mode="program"``: the whole answer.
     ``mode="interactive"``: one code cell per step (values and DataFrames carry over between
-    cells, functions do not); the action ``submit`` ends the episode.
+    cells, functions do not); the action ``submit`` ends the episode. Interactive actions may also
+    be the JSON tool calls of ``info["tools"]``: ``{"name": "run_code", "arguments": {"code":
+    ...}}`` and ``{"name": "submit"}``.
 
     ## Observation Space
     Text: the instruction with the worksheet as a table; after a step, what the code printed (and,
@@ -248,6 +251,7 @@ class GoogleSheetsEnv(ToolEnv):
     fixture_slug = "sheets"
     modes = ("program", "interactive")
     metric_names = ("cell_accuracy",)
+    finishing_action = "submit"
     limits: ClassVar[Limits] = Limits(seconds=20.0, memory_mb=1024, output_chars=20_000)
 
     def __init__(self, **kwargs: Any) -> None:
@@ -347,9 +351,15 @@ class GoogleSheetsEnv(ToolEnv):
     def _act(self, action: str) -> Outcome:
         assert self.task is not None
         interactive = self.mode == "interactive"
-        if interactive and action.strip().lower() in ("submit", "done"):
-            return self._scored("Submitted.", executable=True, error=None)
-        result, _ = self._run(code_in_reply(action), interactive, seed=stable_hash(self.task.id, self._steps))
+        code = action
+        if interactive:
+            try:
+                code = code_cell(action, self.finishing_action)
+            except ToolCallError as exc:
+                raise ActionError(str(exc)) from None
+            if code is None:
+                return self._scored("Submitted.", executable=True, error=None)
+        result, _ = self._run(code_in_reply(code), interactive, seed=stable_hash(self.task.id, self._steps))
         observation = result.output.rstrip() or ("(no output)" if result.ok else "")
         if result.error:
             observation = (observation + "\n" if observation else "") + f"Error: {result.error}"
@@ -424,6 +434,11 @@ class GoogleSheetsEnv(ToolEnv):
     # ------------------------------------------------------------------ contract hooks
     def api_docs(self) -> str:
         return API_DOCS
+
+    def tools(self) -> list[dict[str, Any]] | None:
+        if self.mode == "program":
+            return None
+        return code_tools("submit", "Submit the worksheet as it is now for scoring; this ends the episode.")
 
     def oracle_actions(self, task: Task) -> list[str]:
         if self.mode == "program":

@@ -12,6 +12,7 @@ from toolbench.core.replies import code_in_reply
 from toolbench.core.sandbox import Limits, run_code
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task
+from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
 from toolbench.mock_services.tabletop import (
     TabletopSim,
     check,
@@ -93,7 +94,8 @@ class TabletopEnv(ToolEnv):
     Python code (``UnicodeText``). It runs in the core sandbox: no imports, no names starting with
     ``_``, no files, network or processes, a time and a memory budget. ``mode="program"``: the
     action is the whole program. ``mode="interactive"``: each step runs one code cell; the action
-    ``done`` ends the episode.
+    ``done`` ends the episode. Interactive actions may also be the JSON tool calls of
+    ``info["tools"]``: ``{"name": "run_code", "arguments": {"code": ...}}`` and ``{"name": "done"}``.
 
     ## Observation Space
     Text: the prompt (``objects = [...]`` and the instruction as a comment); after a step, what the
@@ -127,6 +129,7 @@ class TabletopEnv(ToolEnv):
     splits = ("test", "train", "demo")
     default_max_steps = 20
     metric_names = ("collisions",)
+    finishing_action = "done"
     limits = Limits(seconds=60.0, memory_mb=1024, output_chars=20_000)
 
     def __init__(self, **kwargs: Any) -> None:
@@ -168,8 +171,14 @@ class TabletopEnv(ToolEnv):
         return task.prompt
 
     def _act(self, action: str) -> Outcome:
-        if self.mode == "interactive" and action.strip().lower() in ("done", "submit"):
-            return self._scored("Done.")
+        if self.mode == "interactive":
+            try:
+                code = code_cell(action, self.finishing_action)
+            except ToolCallError as exc:
+                raise ActionError(str(exc)) from None
+            if code is None:
+                return self._scored("Done.")
+            action = code
         sim = self._sim
         assert sim is not None and self.task is not None
 
@@ -280,6 +289,11 @@ class TabletopEnv(ToolEnv):
 
     def api_docs(self) -> str:
         return API_DOCS
+
+    def tools(self) -> list[dict[str, Any]] | None:
+        if self.mode == "program":
+            return None
+        return code_tools("done", "Say the instruction is carried out; the scene is scored and the episode ends.")
 
     def oracle_actions(self, task: Task) -> list[str]:
         if self.mode == "program":

@@ -1,65 +1,245 @@
 """ToolBench-style prompts: the API docs and demonstrations most relevant to the task, then the task.
 
 As in the original harness, docs and demonstrations are retrieved with BM25 (the ``rank_bm25``
-package) against the task text, so long API references fit a model's context.
+package) against the task text, so long API references fit a model's context. ToolBench's
+prompt experiments (Xu et al. 2023, Table 11) are the four ``--prompt`` settings:
+
+- ``zero``: the retrieved API docs and the task;
+- ``system``: a system prompt first (ours, in the structure of the paper's Figure 5), then as ``zero``;
+- ``fewshot``: the API docs, retrieved demonstrations, then the task (the suite's default);
+- ``system+fewshot``: both.
+
+Program-mode demonstrations are whole programs; interactive ones are played in the task's own
+env, one call per step with what each call returned, and the finishing action is stated.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from rank_bm25 import BM25Okapi
 
 from toolbench.core.tasks import Task
 
 SEPARATOR = "-------------"
+PROMPT_SETTINGS = ("zero", "system", "fewshot", "system+fewshot")
+DEMO_OBSERVATION_CHARS = 600  # an interactive demonstration shows this much of each result
 
 
+# ----------------------------------------------------------------------------- generation defaults
+@dataclass(frozen=True)
+class GenerationDefaults:
+    """Per-task generation settings (``--max-tokens``, ``--stop``, ``--top-k-api``, ``--top-k-example``)."""
+
+    max_tokens: int
+    stop: tuple[str, ...]
+    top_k_api: int = 10
+    top_k_example: int = 3
+
+
+# The released ToolBench harness (sambanova/toolbench, the README's commands for every task): generation
+# length, and the docs and demonstrations retrieved; the stop sequences end a program where a model
+# would start the next block ("------") or the next demonstration ("Task:"). The paper's Table 8
+# lists generation lengths and stop sequences per task; its text is not available here, so these
+# come from the harness the paper's numbers were produced with.
+HARNESS_STOP = ("------", "Task:")
+_PROGRAM_DEFAULTS: dict[str, GenerationDefaults] = {
+    "OpenWeather": GenerationDefaults(128, HARNESS_STOP, top_k_api=10, top_k_example=3),
+    "CatAPI": GenerationDefaults(128, HARNESS_STOP, top_k_api=3, top_k_example=3),
+    "HomeSearch": GenerationDefaults(128, HARNESS_STOP, top_k_api=15, top_k_example=3),
+    "TripBooking": GenerationDefaults(300, HARNESS_STOP, top_k_api=15, top_k_example=3),
+    "GoogleSheets": GenerationDefaults(256, HARNESS_STOP, top_k_api=0, top_k_example=3),
+    "VirtualHome": GenerationDefaults(128, HARNESS_STOP, top_k_api=10, top_k_example=3),
+    "WebShop": GenerationDefaults(128, HARNESS_STOP, top_k_api=0, top_k_example=3),
+    # The harness gives Tabletop no docs or demonstrations because its query is a whole Code-as-Policies
+    # prompt with its own examples; our task prompt is only the scene and the instruction, so the API
+    # docs and three demonstrations stand in for that prompt. "objects = [" starts the next scene.
+    "Tabletop": GenerationDefaults(256, (*HARNESS_STOP, "objects = ["), top_k_api=20, top_k_example=3),
+}
+_FALLBACK = GenerationDefaults(256, HARNESS_STOP)
+# Interactive mode: one call per reply and no stop sequences (they would cut a tool call's JSON).
+_INTERACTIVE_MAX_TOKENS = 512
+
+
+def generation_defaults(task_name: str, mode: str) -> GenerationDefaults:
+    program = _PROGRAM_DEFAULTS.get(task_name, _FALLBACK)
+    if mode == "program":
+        return program
+    return GenerationDefaults(max(program.max_tokens, _INTERACTIVE_MAX_TOKENS), (), program.top_k_api, program.top_k_example)
+
+
+# ----------------------------------------------------------------------------- retrieval
 def tokenize(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9_]+", text.lower())
+    """Lower-cased words of two or more characters, as the original harness's BM25 index has them."""
+    return re.findall(r"(?u)\b\w\w+\b", text.lower())
 
 
 def split_api_docs(docs: str) -> list[str]:
-    """The documentation of each function: blocks that start with a ``# `` comment line."""
+    """The documentation of each function: the paragraphs (blocks between blank lines) that start
+    with a ``# `` comment, each with the paragraphs that follow it up to the next such one. A
+    function's whole comment block stays with its signature, however many ``# `` lines it has."""
     blocks: list[list[str]] = []
-    for line in docs.strip().splitlines():
-        if line.startswith("# ") or not blocks:
+    for paragraph in re.split(r"\n[ \t]*\n", docs.strip()):
+        if not paragraph.strip():
+            continue
+        if paragraph.lstrip().startswith("# ") or not blocks:
             blocks.append([])
-        blocks[-1].append(line)
-    return ["\n".join(block).strip() for block in blocks if "".join(block).strip()]
+        blocks[-1].append(paragraph.strip("\n"))
+    return ["\n\n".join(block).strip() for block in blocks]
 
 
 def _top_k(corpus: Sequence[str], query: str, k: int) -> list[int]:
-    """Indexes of the k best BM25 matches, in their original order (stable for equal scores)."""
-    if k >= len(corpus):
-        return list(range(len(corpus)))
+    """Indexes of the k best BM25 matches, best first as the original harness orders them (ties by
+    position, so the order is the same on every machine)."""
+    if k <= 0 or not corpus:
+        return []
     scores = BM25Okapi([tokenize(text) or ["_"] for text in corpus]).get_scores(tokenize(query) or ["_"])
-    best = sorted(range(len(corpus)), key=lambda i: (-scores[i], i))[:k]
-    return sorted(best)
+    return sorted(range(len(corpus)), key=lambda i: (-scores[i], i))[:k]
+
+
+# ----------------------------------------------------------------------------- the texts
+def system_prompt(mode: str, finishing_action: str | None, native_tools: bool) -> str:
+    """Our system prompt, in the structure of ToolBench's Figure 5: the role, what the prompt
+    holds, what to produce, and what not to do."""
+    lines = [
+        "You are an assistant that carries out tasks by calling software APIs.",
+        "The prompt gives you the documentation of the API functions you may use"
+        " and the task to carry out; it may also give solved examples of similar tasks.",
+    ]
+    if mode == "program":
+        lines.append(
+            "Answer with the program that carries out the task, written in the same form as the"
+            " documentation and the examples, and nothing else: no explanation, no question."
+        )
+    else:
+        how = "Call one tool per reply" if native_tools else "Answer with exactly one call per reply"
+        lines.append(f"{how}; you will see its result before you make the next call.")
+        if finishing_action:
+            lines.append(f"When the task is done, finish with {finishing_action}.")
+    lines.append(
+        "Use only the functions, parameters and values the documentation names, and take every"
+        " value from the task; do not invent values the task does not give."
+    )
+    return "\n".join(lines)
+
+
+def interaction_rules(finishing_action: str | None, native_tools: bool) -> str:
+    """What an interactive prompt says about taking steps (in every prompt setting)."""
+    if native_tools:
+        rule = "Work step by step: call one of the tools, read its result, then make the next call."
+    else:
+        rule = "Work step by step: answer with one call, read its result, then answer with the next call."
+    if finishing_action:
+        rule += f" When the task is done, finish with {finishing_action}."
+    return rule
 
 
 def format_demo(task: Task) -> str:
     return f"Task: {task.prompt}\nAction:\n{task.references[0] if task.references else ''}"
 
 
-class PromptBuilder:
-    """Builds the prompt for one task from the env's API docs and demonstration tasks."""
+def format_interactive_demo(task: Task, steps: Sequence[tuple[str, str]]) -> str:
+    lines = [f"Task: {task.prompt}"]
+    for number, (action, observation) in enumerate(steps, start=1):
+        lines.append(f"Action {number}:\n{action}")
+        if len(observation) > DEMO_OBSERVATION_CHARS:
+            observation = observation[:DEMO_OBSERVATION_CHARS] + " ..."
+        lines.append(f"Observation {number}:\n{observation}")
+    return "\n".join(lines)
 
-    def __init__(self, api_docs: str, demos: Sequence[Task], top_k_api: int = 10, top_k_example: int = 3):
+
+# ----------------------------------------------------------------------------- the builder
+class PromptBuilder:
+    """Builds the messages that start an episode, from the env's API docs and demonstrations."""
+
+    def __init__(
+        self,
+        api_docs: str,
+        demos: Sequence[Task],
+        top_k_api: int = 10,
+        top_k_example: int = 3,
+        setting: str = "fewshot",
+        mode: str = "program",
+        finishing_action: str | None = None,
+        native_tools: bool = False,
+        play_demo: Callable[[Task], list[tuple[str, str]]] | None = None,
+    ) -> None:
+        if setting not in PROMPT_SETTINGS:
+            raise ValueError(f"unknown prompt setting {setting!r}; use one of {', '.join(PROMPT_SETTINGS)}")
         self.functions = split_api_docs(api_docs)
         self.demos = list(demos)
         self.top_k_api = top_k_api
-        self.top_k_example = top_k_example
+        self.top_k_example = top_k_example if "fewshot" in setting else 0
+        self.setting = setting
+        self.mode = mode
+        self.finishing_action = finishing_action
+        self.native_tools = native_tools
+        self._play_demo = play_demo
+        self._played: dict[str, str] = {}
+
+    @classmethod
+    def for_env(cls, env: Any, api_docs: str, **options: Any) -> PromptBuilder:
+        """A builder for ``env``'s task and mode, with its shipped demonstrations."""
+        demos = env.load_split("demo") if "demo" in env.splits else []
+        play = None
+        if env.mode != "program":
+            play = _DemoPlayer(type(env), env.mode)
+        return cls(api_docs, demos, mode=env.mode, finishing_action=env.finishing_action, play_demo=play, **options)
+
+    def _demo_text(self, task: Task) -> str:
+        if self.mode == "program" or self._play_demo is None:
+            return format_demo(task)
+        if task.id not in self._played:
+            self._played[task.id] = format_interactive_demo(task, self._play_demo(task))
+        return self._played[task.id]
 
     def build(self, query: str) -> str:
+        """The user message: API docs, demonstrations (few-shot settings), then the task."""
         parts = []
         if self.functions:
             chosen = [self.functions[i] for i in _top_k(self.functions, query, self.top_k_api)]
             parts.append("Here is the API you can use:\n\n" + "\n\n".join(chosen))
         if self.demos and self.top_k_example > 0:
-            texts = [format_demo(task) for task in self.demos]
-            chosen = [texts[i] for i in _top_k([t.prompt for t in self.demos], query, self.top_k_example)]
-            parts.append("Here are some solved examples:\n\n" + "\n\n".join(chosen))
-        parts.append(f"Task: {query}\nAction:\n")
+            chosen_demos = [self.demos[i] for i in _top_k([t.prompt for t in self.demos], query, self.top_k_example)]
+            parts.append("Here are some solved examples:\n\n" + "\n\n".join(self._demo_text(t) for t in chosen_demos))
+        if self.mode == "program":
+            parts.append(f"Task: {query}\nAction:\n")
+        else:
+            rules = interaction_rules(self.finishing_action, self.native_tools)
+            parts.append(f"Task: {query}\n{rules}\n" + ("" if self.native_tools else "Action 1:\n"))
         return f"\n{SEPARATOR}\n".join(parts)
+
+    def messages(self, query: str) -> list[dict[str, str]]:
+        """The chat messages that start an episode: the system prompt (``system`` settings), then the prompt."""
+        messages = []
+        if self.setting.startswith("system"):
+            messages.append(
+                {"role": "system", "content": system_prompt(self.mode, self.finishing_action, self.native_tools)}
+            )
+        messages.append({"role": "user", "content": self.build(query)})
+        return messages
+
+
+class _DemoPlayer:
+    """Plays a demonstration task in a fresh env of the same task and mode, one call per step."""
+
+    def __init__(self, env_class: type, mode: str) -> None:
+        self.env_class = env_class
+        self.mode = mode
+        self._env: Any = None
+
+    def __call__(self, task: Task) -> list[tuple[str, str]]:
+        if self._env is None:
+            self._env = self.env_class(split="demo", mode=self.mode)
+        env = self._env
+        env.reset(options={"task_id": task.id})
+        steps = []
+        for action in env.oracle_actions(task):
+            observation, _, terminated, truncated, _ = env.step(action)
+            steps.append((action, observation))
+            if terminated or truncated:
+                break
+        return steps

@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from flask import Flask
+if TYPE_CHECKING:  # Flask is imported with a service, not with this list (``toolbench list`` stays fast)
+    from flask import Flask
 
 
 def _openweather(api_key: str | None) -> Flask:

@@ -15,9 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pybullet
-
 from toolbench.mock_services.tabletop import robot
+from toolbench.mock_services.tabletop.quiet import import_pybullet
 from toolbench.mock_services.tabletop.world import (
     BLOCK_HALF,
     BLOCK_MASS,
@@ -32,6 +31,8 @@ from toolbench.mock_services.tabletop.world import (
     color_of,
     kind_of,
 )
+
+pybullet = import_pybullet()
 
 DT = 1.0 / 240.0
 SOLVER_ITERATIONS = 30

@@ -1,0 +1,129 @@
+"""A scripted OpenAI-compatible chat endpoint, served on loopback for the LLM agent's tests.
+
+The "model" plays each task's first reference: it finds the task by its prompt in the request,
+counts the results it has already been shown, and answers with the next call, as a native tool
+call when the request has ``tools`` and as text otherwise. ``behaviour`` switches it to failing
+(HTTP 500), empty replies, or fails after a number of good replies.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Flask, jsonify, request
+
+import toolbench
+from toolbench.core.transport import ServedApp
+
+
+def tool_call_of(action: str, functions: dict[str, list[str]]) -> tuple[str, dict[str, Any]]:
+    """``API.f(x)`` as (``f``, {param: x}); code tasks' actions as ``run_code`` / finishing calls."""
+    if action in ("submit", "done"):
+        return action, {}
+    try:
+        tree = ast.parse(action.strip())
+    except SyntaxError:
+        return "run_code", {"code": action}
+    node = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in functions):
+        return "run_code", {"code": action}
+    name = node.func.attr
+    arguments = dict(zip(functions[name], (json_value(a) for a in node.args)))
+    arguments.update({k.arg: json_value(k.value) for k in node.keywords})
+    return name, arguments
+
+
+def json_value(node: ast.expr) -> Any:
+    """A Python argument as its tool-call JSON: ``Loc("X")`` is "X", ``Date(m, d, y)`` an object."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        values = [ast.literal_eval(a) for a in node.args]
+        if node.func.id == "Loc":
+            return values[0]
+        if node.func.id == "Date":
+            return dict(zip(("month", "day", "year"), values))
+    return ast.literal_eval(node)
+
+
+@functools.cache
+def scripts() -> dict[tuple[str, str], tuple[str, list[str], dict[str, list[str]]]]:
+    """(task prompt, mode) -> (task id, the oracle's actions, each tool's parameter names)."""
+    found = {}
+    for spec in toolbench.TASKS:
+        env_class = spec.env_class()
+        for mode in spec.modes:
+            env = env_class(mode=mode)
+            functions = {
+                tool["function"]["name"]: list(tool["function"]["parameters"]["properties"])
+                for tool in (env.tools() or [])
+            }
+            for task in env.tasks:
+                found[(task.prompt, mode)] = (task.id, env.oracle_actions(task), functions)
+            env.close()
+    return found
+
+
+@dataclass
+class FakeModel:
+    """The scripted model and what it was sent."""
+
+    behaviour: str = "play"  # play | fail | empty | text
+    good_replies_left: int | None = None  # then fail
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.scripts = scripts()
+
+    def reply(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        with self.lock:
+            self.requests.append(body)
+            if self.good_replies_left is not None:
+                if self.good_replies_left <= 0:
+                    return {"error": {"message": "the model is down", "type": "server_error"}}, 500
+                self.good_replies_left -= 1
+        if self.behaviour == "fail":
+            return {"error": {"message": "the model is down", "type": "server_error"}}, 500
+        message: dict[str, Any] = {"role": "assistant", "content": ""}
+        if self.behaviour != "empty":
+            message = self._play(body)
+        return {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+        }, 200
+
+    def _play(self, body: dict[str, Any]) -> dict[str, Any]:
+        prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        tools = body.get("tools")
+        mode = "interactive" if tools or "Action 1:" in prompt or "Work step by step" in prompt else "program"
+        task_prompt = prompt.rsplit("Task: ", 1)[1]
+        match = [key for key in self.scripts if key[1] == mode and task_prompt.startswith(key[0])]
+        if not match:
+            return {"role": "assistant", "content": "I do not know this task."}
+        _, actions, functions = self.scripts[max(match, key=lambda key: len(key[0]))]
+        step = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        action = actions[min(step, len(actions) - 1)]
+        if mode == "program" or not tools or self.behaviour == "text":
+            return {"role": "assistant", "content": action}
+        name, arguments = tool_call_of(action, functions)
+        call = {"id": f"call_{step}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def serve_fake_model(model: FakeModel) -> ServedApp:
+    app = Flask("fake-llm")
+
+    @app.post("/v1/chat/completions")
+    def complete() -> Any:
+        body, status = model.reply(request.get_json())
+        return jsonify(body), status
+
+    return ServedApp(app).start()

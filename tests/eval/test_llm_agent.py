@@ -1,0 +1,187 @@
+"""The openai:MODEL agent against a scripted local chat endpoint (tests/eval/fake_llm.py)."""
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import toolbench
+from toolbench.agents.llm import ModelSettings, OpenAIChatAgent
+from toolbench.cli import main
+from toolbench.eval.harness import run_episode
+
+from .fake_llm import FakeModel, serve_fake_model
+
+
+@pytest.fixture
+def model(monkeypatch):
+    fake = FakeModel()
+    served = serve_fake_model(fake)
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{served.url}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    yield fake
+    served.stop()
+
+
+def agent(**settings) -> OpenAIChatAgent:
+    return OpenAIChatAgent("tiny", settings=ModelSettings(max_retries=0, **settings))
+
+
+def test_tool_calling_model_completes_home_search_interactively(model):
+    env = gym.make("toolbench/HomeSearch-v0", mode="interactive").unwrapped
+    task = env.tasks[3]
+    result = run_episode(env, agent(), task.id)
+    assert result.success and result.score == 1.0 and result.steps == len(env.oracle_actions(task))
+    first, last = model.requests[0], model.requests[-1]
+    names = {tool["function"]["name"] for tool in first["tools"]}
+    assert {"set_location", "search"} <= names
+    assert all(json.loads(a)["name"] in names for a in result.actions)  # each tool call became a JSON action
+    roles = [m["role"] for m in last["messages"]]
+    assert roles[0] == "user" and roles.count("tool") == result.steps - 1
+    tool_ids = [m["tool_call_id"] for m in last["messages"] if m["role"] == "tool"]
+    call_ids = [c["id"] for m in last["messages"] if m.get("tool_calls") for c in m["tool_calls"]]
+    assert tool_ids == call_ids[: len(tool_ids)]
+    log = result.agent_log
+    assert log["usage"]["total_tokens"] == 110 * result.steps and len(log["model_calls"]) == result.steps
+    assert log["model_calls"][0]["completion"]["choices"][0]["message"]["tool_calls"]
+    assert "API.search()" in first["messages"][0]["content"]  # the finishing action is stated
+
+
+@pytest.mark.parametrize("task, mode", [("GoogleSheets", "interactive"), ("Tabletop", "interactive"), ("TripBooking", "interactive")])
+def test_tool_calling_model_on_other_interactive_tasks(model, task, mode):
+    spec = toolbench.find_task(task)
+    env = gym.make(spec.env_id, mode=mode).unwrapped
+    result = run_episode(env, agent(top_k_example=1), env.tasks[0].id)
+    assert result.success, result.observations
+    tools = {t["function"]["name"] for t in model.requests[0]["tools"]}
+    assert env.finishing_action in model.requests[0]["messages"][0]["content"]
+    if task != "TripBooking":
+        assert tools == {"run_code", env.finishing_action}
+
+
+def test_text_model_without_tools_plays_interactive_mode(model):
+    model.behaviour = "text"
+    env = gym.make("toolbench/TripBooking-v0", mode="interactive").unwrapped
+    result = run_episode(env, agent(native_tools=False), env.tasks[5].id)
+    assert result.success
+    assert all("tools" not in r for r in model.requests)
+    second = model.requests[1]["messages"]
+    assert second[-1]["role"] == "user" and second[-1]["content"].startswith("Observation:")
+
+
+def test_empty_reply_is_an_error_step_the_agent_sees(model):
+    model.behaviour = "empty"
+    env = gym.make("toolbench/HomeSearch-v0", mode="interactive", max_steps=3).unwrapped
+    result = run_episode(env, agent(), env.tasks[0].id)
+    assert not result.success and result.steps == 3
+    assert all(obs.startswith("Error: the action is empty") for obs in result.observations)
+    shown = model.requests[1]["messages"][-1]
+    assert shown["role"] == "user" and "the action is empty" in shown["content"]
+
+
+def test_program_mode_sends_no_tools_and_the_harness_stops(model):
+    env = gym.make("toolbench/OpenWeather-v0").unwrapped
+    result = run_episode(env, agent(), env.tasks[0].id)
+    assert result.success
+    (request,) = model.requests
+    assert "tools" not in request and request["max_tokens"] == 128 and request["stop"] == ["------", "Task:"]
+    assert request["temperature"] == 0.0
+
+
+def prompt_of(request):
+    return [m["content"] for m in request["messages"]]
+
+
+@pytest.mark.parametrize(
+    "setting, system, demos",
+    [("zero", False, False), ("system", True, False), ("fewshot", False, True), ("system+fewshot", True, True)],
+)
+def test_prompt_settings_shape_the_request(model, capsys, setting, system, demos):
+    code = main(["eval", "--agent", "openai:tiny", "--task", "HomeSearch", "--limit", "2", "--prompt", setting, "--quiet", "--max-retries", "0"])
+    assert code == 0
+    request = model.requests[0]
+    roles = [m["role"] for m in request["messages"]]
+    assert roles == (["system", "user"] if system else ["user"])
+    user = request["messages"][-1]["content"]
+    assert ("solved examples" in user) == demos
+    assert user.count("Task: ") == (4 if demos else 1)  # three retrieved demonstrations, then the task
+    assert "API.set_location" in user and user.rstrip().endswith("Action:")
+    if system:
+        assert "program" in request["messages"][0]["content"]
+
+
+def test_flags_override_task_defaults(model):
+    code = main(
+        ["eval", "--agent", "openai:tiny", "--task", "CatAPI", "--limit", "1", "--quiet", "--max-tokens", "77",
+         "--stop", "END", "--temperature", "0.5", "--top-k-api", "1", "--top-k-example", "2"]
+    )
+    assert code == 0
+    request = model.requests[0]
+    assert request["max_tokens"] == 77 and request["stop"] == ["END"] and request["temperature"] == 0.5
+    user = request["messages"][0]["content"]
+    assert user.count("curl -X") == 1 + 2  # one API doc, two demonstrations
+
+
+def test_interactive_prompt_has_one_call_demonstrations(model):
+    code = main(["eval", "--agent", "openai:tiny", "--task", "HomeSearch", "--mode", "interactive", "--limit", "1", "--quiet", "--no-tools"])
+    assert code == 0
+    user = model.requests[0]["messages"][0]["content"]
+    assert "Action 1:\nAPI.set_location(" in user and "Observation 1:" in user
+    assert "API.search()" in user.split("Task: ")[-1]  # the finishing action is stated for the task
+
+
+def test_breaker_stops_the_run_and_resume_finishes_it(model, tmp_path, capsys):
+    command = ["eval", "--agent", "openai:tiny", "--task", "CatAPI", "--limit", "12", "--json", "--max-retries", "0"]
+    assert main([*command, "--out", str(tmp_path / "whole")]) == 0
+    whole = json.loads(capsys.readouterr().out)
+
+    model.good_replies_left = 4
+    run = tmp_path / "run"
+    assert main([*command, "--out", str(run)]) == 1
+    err = capsys.readouterr().err
+    assert "5 model calls failed in a row" in err and "--resume" in err
+    lines = (run / "trajectories.jsonl").read_text().splitlines()
+    assert len(lines) == 8  # four finished, four that the agent failed; the fifth failure stopped the run
+    assert main([*command, "--out", str(run)]) == 2  # not empty
+    assert "not empty" in capsys.readouterr().err
+
+    model.good_replies_left = None
+    before = len(model.requests)
+    assert main([*command, "--out", str(run), "--resume"]) == 0
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed == whole
+    assert len(model.requests) - before == 8  # the four failed episodes and the four never played
+    episodes = [json.loads(line) for line in (run / "trajectories.jsonl").read_text().splitlines()]
+    assert len(episodes) == 12 and len({e["task_id"] for e in episodes}) == 12
+    assert json.loads((run / "summary.json").read_text()) == whole
+    run_info = json.loads((run / "run.json").read_text())
+    assert run_info["settings"]["agent"] == "openai:tiny" and run_info["toolbench"] == toolbench.__version__
+    assert "resumed_from" in run_info and run_info["dependencies"]["openai"]
+
+
+def test_resume_refuses_other_settings(model, tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "3", "--out", str(run), "--quiet"]) == 0
+    assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "4", "--out", str(run), "--resume"]) == 2
+    assert "other settings (limit)" in capsys.readouterr().err
+    assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "4", "--out", str(run), "--overwrite", "--quiet"]) == 0
+    assert len((run / "trajectories.jsonl").read_text().splitlines()) == 4
+
+
+def test_unreachable_endpoint_stops_quickly(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    code = main(["eval", "--agent", "openai:tiny", "--task", "OpenWeather", "--limit", "20", "--max-retries", "0", "--out", str(tmp_path / "r")])
+    assert code == 1
+    assert "failed in a row" in capsys.readouterr().err
+
+
+def test_trajectory_lines_hold_the_whole_exchange(model, tmp_path):
+    run = tmp_path / "run"
+    assert main(["eval", "--agent", "openai:tiny", "--task", "TripBooking", "--mode", "interactive", "--limit", "2", "--out", str(run), "--quiet"]) == 0
+    episode = json.loads((run / "trajectories.jsonl").read_text().splitlines()[0])
+    log = episode["agent_log"]
+    assert log["settings"]["model"] == "tiny" and log["settings"]["prompt"] == "fewshot"
+    assert log["messages"][0]["role"] == "user" and log["tools"]
+    call = log["model_calls"][0]
+    assert {"completion", "tool_calls", "usage", "latency_s", "messages_sent"} <= set(call)
+    assert episode["references"] and episode["metrics"]["f1"] == 1.0 and episode["prompt"]

@@ -1,0 +1,174 @@
+"""Run folders (``toolbench eval --out DIR``): what a run did, written as it goes, readable later.
+
+- ``run.json``: the command, the settings that define the run, toolbench's and its dependencies'
+  versions, the Python version and the git commit of the toolbench source when there is one.
+- ``trajectories.jsonl``: one line per finished episode, appended when the episode ends: actions,
+  observations, the task's references, the env's metrics and final info, and for model agents the
+  messages sent, raw completions, tool calls, token usage, latency and model settings.
+- ``summary.json`` / ``summary.txt``: the report, rewritten at the end (also of a stopped run).
+- ``frames/``: PNG strips of camera frames, for tasks that render (Tabletop).
+
+A folder that holds a run is refused unless ``--resume`` (the same settings: finished episodes are
+kept and skipped; episodes whose agent failed are played again) or ``--overwrite``.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from toolbench.eval.harness import EpisodeResult, format_table
+
+RUN_FILE = "run.json"
+TRAJECTORIES = "trajectories.jsonl"
+SUMMARY_JSON = "summary.json"
+SUMMARY_TEXT = "summary.txt"
+FRAMES = "frames"
+OUR_FILES = (RUN_FILE, TRAJECTORIES, SUMMARY_JSON, SUMMARY_TEXT, "report.html")
+DEPENDENCIES = ("gymnasium", "numpy", "pandas", "flask", "gspread", "pybullet", "openai", "rank-bm25", "RestrictedPython")
+
+
+class RunFolderError(ValueError):
+    """The folder cannot take this run (not empty, or holds a run with other settings)."""
+
+
+def versions() -> dict[str, Any]:
+    from toolbench import __version__
+
+    found = {}
+    for name in DEPENDENCIES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return {"toolbench": __version__, "python": platform.python_version(), "dependencies": found}
+
+
+def git_commit() -> str | None:
+    """The commit of the toolbench source tree, when it is a git checkout (an editable install)."""
+    source = Path(__file__).resolve().parents[2]
+    if not (source / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+
+
+@dataclass
+class RunFolder:
+    """A run's folder, opened for a new run or to resume one."""
+
+    path: Path
+    settings: dict[str, Any]
+    finished: list[EpisodeResult] = field(default_factory=list)
+
+    @classmethod
+    def open(
+        cls, path: str | Path, settings: dict[str, Any], command: list[str], resume: bool = False, overwrite: bool = False
+    ) -> RunFolder:
+        """Prepare ``path`` for a run with ``settings`` (refusing what would lose or mix results)."""
+        folder = Path(path)
+        if folder.exists() and not folder.is_dir():
+            raise RunFolderError(f"--out {str(folder)!r} is a file, not a folder")
+        busy = folder.is_dir() and any(folder.iterdir())
+        finished: list[EpisodeResult] = []
+        if busy and resume:
+            finished = cls._resumable(folder, settings)
+        elif busy and overwrite:
+            for name in OUR_FILES:
+                (folder / name).unlink(missing_ok=True)
+            shutil.rmtree(folder / FRAMES, ignore_errors=True)
+        elif busy:
+            raise RunFolderError(
+                f"--out {str(folder)!r} is not empty; add --resume to finish the run in it, or --overwrite to replace it"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        run = {"command": command, "settings": settings, **versions(), "git_commit": git_commit()}
+        if finished or (resume and (folder / RUN_FILE).exists()):
+            earlier = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+            run["resumed_from"] = {k: earlier.get(k) for k in ("command", "toolbench", "git_commit")}
+        (folder / RUN_FILE).write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        # Keep only finished episodes: an agent that failed mid-episode gets another go.
+        with open(folder / TRAJECTORIES, "w", encoding="utf-8") as handle:
+            for episode in finished:
+                handle.write(json.dumps(episode.to_json(), ensure_ascii=False) + "\n")
+        return cls(folder, settings, finished)
+
+    @staticmethod
+    def _resumable(folder: Path, settings: dict[str, Any]) -> list[EpisodeResult]:
+        run_file = folder / RUN_FILE
+        if not run_file.exists():
+            raise RunFolderError(f"--resume: {str(folder)!r} holds no {RUN_FILE}, so it is not a toolbench run")
+        try:
+            earlier = json.loads(run_file.read_text(encoding="utf-8"))["settings"]
+        except (ValueError, KeyError) as exc:
+            raise RunFolderError(f"--resume: {run_file} is not readable ({exc})") from None
+        if earlier != settings:
+            changed = sorted(k for k in settings.keys() | earlier.keys() if settings.get(k) != earlier.get(k))
+            raise RunFolderError(
+                f"--resume: the run in {str(folder)!r} has other settings ({', '.join(changed)}); "
+                "resume it with the same command, or use --overwrite"
+            )
+        finished = []
+        path = folder / TRAJECTORIES
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    episode = EpisodeResult.from_json(json.loads(line))
+                except (ValueError, TypeError):
+                    continue  # a line cut short when the run was killed
+                if not episode.agent_failed:
+                    finished.append(episode)
+        return finished
+
+    @property
+    def frames_dir(self) -> Path:
+        return self.path / FRAMES
+
+    def append(self, episode: EpisodeResult) -> None:
+        with open(self.path / TRAJECTORIES, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(episode.to_json(), ensure_ascii=False) + "\n")
+
+    def write_summary(self, report: dict[str, Any]) -> None:
+        (self.path / SUMMARY_JSON).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        (self.path / SUMMARY_TEXT).write_text(format_table(report) + "\n", encoding="utf-8")
+
+
+def read_run(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], list[EpisodeResult]]:
+    """A run folder's ``run.json`` (or {}), summary and episodes."""
+    folder = Path(path)
+    if not (folder / TRAJECTORIES).exists():
+        raise RunFolderError(f"{str(folder)!r} holds no {TRAJECTORIES}: not a toolbench run folder")
+    run = json.loads((folder / RUN_FILE).read_text(encoding="utf-8")) if (folder / RUN_FILE).exists() else {}
+    summary = (
+        json.loads((folder / SUMMARY_JSON).read_text(encoding="utf-8")) if (folder / SUMMARY_JSON).exists() else {}
+    )
+    episodes = []
+    for line in (folder / TRAJECTORIES).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                episodes.append(EpisodeResult.from_json(json.loads(line)))
+            except (ValueError, TypeError):
+                continue
+    return run, summary, episodes
+
+
+def command_line() -> list[str]:
+    return ["toolbench", *sys.argv[1:]]
