@@ -99,7 +99,7 @@ def _model_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from toolbench.eval.harness import RunInterrupted, evaluate, format_table, supports
-    from toolbench.eval.runs import RunFolder, RunFolderError, command_line
+    from toolbench.eval.runs import RunFolder, command_line
 
     def fail(message: str) -> int:
         print(f"toolbench eval: {message}", file=sys.stderr)
@@ -134,7 +134,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 "task_file": str(Path(args.task_file).resolve()) if args.task_file else None,
                 "model": _result_settings(settings),
             }
-            folder = RunFolder.open(args.out, run_settings, command_line(), resume=args.resume, overwrite=args.overwrite)
+            folder = RunFolder.open(
+                args.out, run_settings, command_line(), resume=args.resume, overwrite=args.overwrite
+            )
         report, episodes = evaluate(
             args.agent,
             tasks,
@@ -154,7 +156,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if folder:
             folder.write_summary(stop.report)
         print(json.dumps(stop.report) if args.json else format_table(stop.report))
-        where = f"; {len(stop.episodes)} finished episodes are saved in {args.out}; add --resume to the same command to go on" if folder else ""
+        where = (
+            f"; {len(stop.episodes)} finished episodes are saved in {args.out}; "
+            "add --resume to the same command to go on"
+            if folder
+            else ""
+        )
         print(f"toolbench eval: the run stopped: {stop}{where}", file=sys.stderr)
         return 1
     except (KeyError, ValueError) as exc:  # RunFolderError is a ValueError
@@ -224,9 +231,37 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    from toolbench.eval.runs import RunFolderError
+    from toolbench.eval.view import write_view
+
+    try:
+        path = write_view(args.run_dir, args.out)
+    except (RunFolderError, OSError) as exc:
+        print(f"toolbench view: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from toolbench.eval.compare import format_comparison, load_reports, plot_comparison
+    from toolbench.eval.runs import RunFolderError
+
+    try:
+        reports = load_reports(args.run_dirs)
+        table = format_comparison(reports, args.metric)
+        plot = plot_comparison(reports, args.plot, args.metric)
+    except (RunFolderError, OSError, ValueError) as exc:
+        print(f"toolbench compare: {exc}", file=sys.stderr)
+        return 2
+    print(table)
+    print(f"\nwrote {plot}", file=sys.stderr)
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from toolbench.core.transport import make_loopback_server
-
     from toolbench.mock_services import create_service_app, service_api_key
 
     app = create_service_app(args.service, args.api_key)
@@ -270,7 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     evaluation.add_argument("--quiet", action="store_true", help="no progress on stderr")
     model = evaluation.add_argument_group("openai:MODEL agents (defaults per task, as in ToolBench's harness)")
-    model.add_argument("--prompt", choices=PROMPT_CHOICES, default=None, help="ToolBench's prompt settings (default fewshot)")
+    model.add_argument(
+        "--prompt", choices=PROMPT_CHOICES, default=None, help="ToolBench's prompt settings (default fewshot)"
+    )
     model.add_argument("--max-tokens", type=_int_in(1), default=None, help="generation length")
     model.add_argument("--temperature", type=_float_in(0.0, 2.0), default=None, help="default 0")
     model.add_argument("--stop", action="append", default=None, help="a stop sequence (repeat for several)")
@@ -291,6 +328,17 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_argument("--seed", type=int, default=0)
     record.add_argument("--out", default="episode.gif", help="a .gif (animation) or .png (strip) path")
     record.set_defaults(run=cmd_record)
+
+    view = commands.add_parser("view", help="write a run's episodes as one HTML page")
+    view.add_argument("run_dir", help="a folder written by toolbench eval --out")
+    view.add_argument("--out", default=None, help="the HTML file (default RUN_DIR/report.html)")
+    view.set_defaults(run=cmd_view)
+
+    compare = commands.add_parser("compare", help="runs side by side: a table and a bar chart")
+    compare.add_argument("run_dirs", nargs="+", help="folders written by toolbench eval --out")
+    compare.add_argument("--metric", default="success_rate", help="success_rate (default), score, executable_rate, ...")
+    compare.add_argument("--plot", default="compare.png", help="where to write the PNG bar chart")
+    compare.set_defaults(run=cmd_compare)
 
     serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
     serve.add_argument("service", choices=sorted(SERVICES))

@@ -114,7 +114,11 @@ class FakeModel:
         if mode == "program" or not tools or self.behaviour == "text":
             return {"role": "assistant", "content": action}
         name, arguments = tool_call_of(action, functions)
-        call = {"id": f"call_{step}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        call = {
+            "id": f"call_{step}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
         return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 

@@ -6,12 +6,13 @@ import time
 
 import pytest
 import requests
-import responses
 
 import toolbench
 from toolbench import TASKS
 from toolbench.cli import main
 from toolbench.mock_services.openweather import DEMO_API_KEY
+
+from ..conftest import run_python
 
 
 def test_list(capsys):
@@ -154,13 +155,15 @@ def test_bad_numbers_and_keys_are_usage_errors(argv, message, capsys):
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
-@responses.activate
 def test_an_agent_that_always_fails_is_reported_and_fails_the_command(monkeypatch, capsys):
-    monkeypatch.setattr("toolbench.agents.llm.time.sleep", lambda seconds: None)
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://llm.local/v1")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")  # nothing listens there
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    responses.add(responses.POST, "http://llm.local/v1/chat/completions", status=503, body="down")
-    assert main(["eval", "--agent", "openai:m", "--task", "CatAPI", "--limit", "2"]) == 1
+    assert (
+        main(
+            ["eval", "--agent", "openai:m", "--task", "CatAPI", "--limit", "2", "--max-retries", "0", "--breaker", "10"]
+        )
+        == 1
+    )
     captured = capsys.readouterr()
     assert "CatAPI" in captured.out and "2 of 2 episodes ended with the agent failing" in captured.err
 
@@ -169,3 +172,56 @@ def test_an_agent_that_always_fails_is_reported_and_fails_the_command(monkeypatc
 def test_record_refuses_what_it_cannot_write(tmp_path, capsys, name, message):
     assert main(["record", "--task", "Tabletop", "--out", str(tmp_path / name)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_catalog_lines_agree_with_the_env_classes():
+    for spec in TASKS:
+        env_class = spec.env_class()
+        assert spec.modes == env_class.modes and spec.splits == env_class.splits
+        assert spec.fixture_slug == env_class.fixture_slug and spec.name == env_class.task_name
+        assert all(spec.count(split) == len(env_class.load_split(split)) for split in spec.splits)
+
+
+def test_list_imports_no_env_module():
+    code = (
+        "import sys; from toolbench.cli import main; main(['list']);"
+        "print(sorted(m for m in ('pandas', 'pybullet', 'flask', 'gspread', 'openai', 'toolbench.envs.sheets') if m in sys.modules))"
+    )
+    assert run_python(code).splitlines()[-1] == "[]"
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0 and capsys.readouterr().out.strip() == f"toolbench-gym {toolbench.__version__}"
+
+
+def test_pybullet_prints_no_banner():
+    result = subprocess.run(
+        [sys.executable, "-c", "import toolbench.envs.tabletop"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0 and result.stdout == "" and "pybullet build time" not in result.stderr
+
+
+def test_progress_lines_on_stderr_when_not_a_terminal(capsys):
+    assert main(["eval", "--agent", "oracle", "--task", "HomeSearch", "--limit", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "HomeSearch: 3 episodes, success 1.000" in err
+    assert main(["eval", "--agent", "oracle", "--task", "HomeSearch", "--limit", "3", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_task_file_plays_a_users_records(tmp_path, capsys):
+    records = [task.to_record() for task in toolbench.load_tasks("HomeSearch")[:4]]
+    for record in records:
+        del record["id"]
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert (
+        main(["eval", "--agent", "oracle", "--task", "HomeSearch", "--task-file", str(path), "--json", "--quiet"]) == 0
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["split"] == "mine" and report["tasks"]["HomeSearch"]["n"] == 4
+    assert report["tasks"]["HomeSearch"]["success_rate"] == 1.0
+    assert main(["eval", "--agent", "oracle", "--task", "all", "--task-file", str(path)]) == 2
+    assert main(["eval", "--agent", "oracle", "--task", "HomeSearch", "--task-file", str(tmp_path / "none.jsonl")]) == 2

@@ -47,7 +47,9 @@ def test_tool_calling_model_completes_home_search_interactively(model):
     assert "API.search()" in first["messages"][0]["content"]  # the finishing action is stated
 
 
-@pytest.mark.parametrize("task, mode", [("GoogleSheets", "interactive"), ("Tabletop", "interactive"), ("TripBooking", "interactive")])
+@pytest.mark.parametrize(
+    "task, mode", [("GoogleSheets", "interactive"), ("Tabletop", "interactive"), ("TripBooking", "interactive")]
+)
 def test_tool_calling_model_on_other_interactive_tasks(model, task, mode):
     spec = toolbench.find_task(task)
     env = gym.make(spec.env_id, mode=mode).unwrapped
@@ -97,7 +99,22 @@ def prompt_of(request):
     [("zero", False, False), ("system", True, False), ("fewshot", False, True), ("system+fewshot", True, True)],
 )
 def test_prompt_settings_shape_the_request(model, capsys, setting, system, demos):
-    code = main(["eval", "--agent", "openai:tiny", "--task", "HomeSearch", "--limit", "2", "--prompt", setting, "--quiet", "--max-retries", "0"])
+    code = main(
+        [
+            "eval",
+            "--agent",
+            "openai:tiny",
+            "--task",
+            "HomeSearch",
+            "--limit",
+            "2",
+            "--prompt",
+            setting,
+            "--quiet",
+            "--max-retries",
+            "0",
+        ]
+    )
     assert code == 0
     request = model.requests[0]
     roles = [m["role"] for m in request["messages"]]
@@ -112,8 +129,26 @@ def test_prompt_settings_shape_the_request(model, capsys, setting, system, demos
 
 def test_flags_override_task_defaults(model):
     code = main(
-        ["eval", "--agent", "openai:tiny", "--task", "CatAPI", "--limit", "1", "--quiet", "--max-tokens", "77",
-         "--stop", "END", "--temperature", "0.5", "--top-k-api", "1", "--top-k-example", "2"]
+        [
+            "eval",
+            "--agent",
+            "openai:tiny",
+            "--task",
+            "CatAPI",
+            "--limit",
+            "1",
+            "--quiet",
+            "--max-tokens",
+            "77",
+            "--stop",
+            "END",
+            "--temperature",
+            "0.5",
+            "--top-k-api",
+            "1",
+            "--top-k-example",
+            "2",
+        ]
     )
     assert code == 0
     request = model.requests[0]
@@ -123,7 +158,21 @@ def test_flags_override_task_defaults(model):
 
 
 def test_interactive_prompt_has_one_call_demonstrations(model):
-    code = main(["eval", "--agent", "openai:tiny", "--task", "HomeSearch", "--mode", "interactive", "--limit", "1", "--quiet", "--no-tools"])
+    code = main(
+        [
+            "eval",
+            "--agent",
+            "openai:tiny",
+            "--task",
+            "HomeSearch",
+            "--mode",
+            "interactive",
+            "--limit",
+            "1",
+            "--quiet",
+            "--no-tools",
+        ]
+    )
     assert code == 0
     user = model.requests[0]["messages"][0]["content"]
     assert "Action 1:\nAPI.set_location(" in user and "Observation 1:" in user
@@ -164,20 +213,69 @@ def test_resume_refuses_other_settings(model, tmp_path, capsys):
     assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "3", "--out", str(run), "--quiet"]) == 0
     assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "4", "--out", str(run), "--resume"]) == 2
     assert "other settings (limit)" in capsys.readouterr().err
-    assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "4", "--out", str(run), "--overwrite", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "--agent",
+                "random",
+                "--task",
+                "CatAPI",
+                "--limit",
+                "4",
+                "--out",
+                str(run),
+                "--overwrite",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert len((run / "trajectories.jsonl").read_text().splitlines()) == 4
 
 
 def test_unreachable_endpoint_stops_quickly(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    code = main(["eval", "--agent", "openai:tiny", "--task", "OpenWeather", "--limit", "20", "--max-retries", "0", "--out", str(tmp_path / "r")])
+    code = main(
+        [
+            "eval",
+            "--agent",
+            "openai:tiny",
+            "--task",
+            "OpenWeather",
+            "--limit",
+            "20",
+            "--max-retries",
+            "0",
+            "--out",
+            str(tmp_path / "r"),
+        ]
+    )
     assert code == 1
     assert "failed in a row" in capsys.readouterr().err
 
 
 def test_trajectory_lines_hold_the_whole_exchange(model, tmp_path):
     run = tmp_path / "run"
-    assert main(["eval", "--agent", "openai:tiny", "--task", "TripBooking", "--mode", "interactive", "--limit", "2", "--out", str(run), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "--agent",
+                "openai:tiny",
+                "--task",
+                "TripBooking",
+                "--mode",
+                "interactive",
+                "--limit",
+                "2",
+                "--out",
+                str(run),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     episode = json.loads((run / "trajectories.jsonl").read_text().splitlines()[0])
     log = episode["agent_log"]
     assert log["settings"]["model"] == "tiny" and log["settings"]["prompt"] == "fewshot"

@@ -148,7 +148,9 @@ class OpenAIChatAgent:
         queued = []
         for call in completion.tool_calls:
             function = call.get("function") or {}
-            queued.append((str(call.get("id", "")), tool_call_action(str(function.get("name", "")), function.get("arguments"))))
+            queued.append(
+                (str(call.get("id", "")), tool_call_action(str(function.get("name", "")), function.get("arguments")))
+            )
         episode.answered_by, action = queued[0]
         episode.pending = queued[1:]
         return action
@@ -184,7 +186,10 @@ class OpenAIChatAgent:
         episode = self._episode
         if episode is None:
             return {}
-        usage = {key: sum(c.get("usage", {}).get(key, 0) for c in episode.calls) for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
+        usage = {
+            key: sum(c.get("usage", {}).get(key, 0) for c in episode.calls)
+            for key in ("prompt_tokens", "completion_tokens", "total_tokens")
+        }
         return json.loads(
             json.dumps(
                 {

@@ -50,7 +50,7 @@ class EpisodeResult:
     info: dict[str, Any] = field(default_factory=dict)  # the final info's other task fields (mismatches, reason)
     agent_log: dict[str, Any] = field(default_factory=dict)  # messages, model calls, usage, settings
     frames: str | None = None  # a PNG strip of the episode's camera frames, relative to the run folder
-    seconds: float = 0.0
+    seconds: float = field(default=0.0, compare=False)  # wall time: the one field that varies between runs
 
     @property
     def agent_failed(self) -> bool:
@@ -96,7 +96,7 @@ def _save_frames(env: ToolEnv, task: Task, frames_dir: Path) -> str | None:
     import numpy as np
     from PIL import Image
 
-    small = [np.asarray(Image.fromarray(np.asarray(f, dtype=np.uint8)).reduce(2)) for f in frames[:12]]
+    small = [np.asarray(f, dtype=np.uint8) for f in frames[:12]]
     folder = frames_dir / env.task_name
     folder.mkdir(parents=True, exist_ok=True)
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.id) + ".png"
@@ -208,7 +208,11 @@ def supports(spec: TaskSpec, split: str, mode: str | None) -> bool:
 def task_ids_for(spec: TaskSpec, split: str, task_file: str | None, limit: int | None) -> list[str]:
     """The ids a run plays, in order."""
     env_class = spec.env_class()
-    tasks = read_task_file(task_file, id_prefix=f"{env_class.fixture_slug}:{Path(task_file).stem}") if task_file else env_class.load_split(split)
+    tasks = (
+        read_task_file(task_file, id_prefix=f"{env_class.fixture_slug}:{Path(task_file).stem}")
+        if task_file
+        else env_class.load_split(split)
+    )
     return [task.id for task in tasks][:limit]
 
 
@@ -284,7 +288,21 @@ def evaluate(
         results = {i: earlier[(spec.name, i)] for i in ids if (spec.name, i) in earlier}
         todo = [i for i in ids if i not in results]
         meter.start(spec.name, len(ids), len(results))
-        stopped = _play(spec, split, task_mode, agent, seed, settings, task_file, frames_dir, todo, workers, results, on_episode, meter)
+        stopped = _play(
+            spec,
+            split,
+            task_mode,
+            agent,
+            seed,
+            settings,
+            task_file,
+            frames_dir,
+            todo,
+            workers,
+            results,
+            on_episode,
+            meter,
+        )
         ordered = [results[i] for i in ids if i in results]
         episodes.extend(ordered)
         report["tasks"][spec.name] = summarize(ordered, task_mode)
@@ -312,7 +330,17 @@ def _play(
     """Play ``todo`` into ``results``; returns why the run stopped, or None."""
 
     def job(ids: Sequence[str]) -> _Job:
-        return _Job(spec.name, split, mode, agent, seed, settings, task_file, str(frames_dir) if frames_dir else None, tuple(ids))
+        return _Job(
+            spec.name,
+            split,
+            mode,
+            agent,
+            seed,
+            settings,
+            task_file,
+            str(frames_dir) if frames_dir else None,
+            tuple(ids),
+        )
 
     def keep(batch: list[EpisodeResult]) -> None:
         for result in batch:

@@ -68,7 +68,9 @@ def generation_defaults(task_name: str, mode: str) -> GenerationDefaults:
     program = _PROGRAM_DEFAULTS.get(task_name, _FALLBACK)
     if mode == "program":
         return program
-    return GenerationDefaults(max(program.max_tokens, _INTERACTIVE_MAX_TOKENS), (), program.top_k_api, program.top_k_example)
+    return GenerationDefaults(
+        max(program.max_tokens, _INTERACTIVE_MAX_TOKENS), (), program.top_k_api, program.top_k_example
+    )
 
 
 # ----------------------------------------------------------------------------- retrieval

@@ -32,7 +32,17 @@ SUMMARY_JSON = "summary.json"
 SUMMARY_TEXT = "summary.txt"
 FRAMES = "frames"
 OUR_FILES = (RUN_FILE, TRAJECTORIES, SUMMARY_JSON, SUMMARY_TEXT, "report.html")
-DEPENDENCIES = ("gymnasium", "numpy", "pandas", "flask", "gspread", "pybullet", "openai", "rank-bm25", "RestrictedPython")
+DEPENDENCIES = (
+    "gymnasium",
+    "numpy",
+    "pandas",
+    "flask",
+    "gspread",
+    "pybullet",
+    "openai",
+    "rank-bm25",
+    "RestrictedPython",
+)
 
 
 class RunFolderError(ValueError):
@@ -81,7 +91,12 @@ class RunFolder:
 
     @classmethod
     def open(
-        cls, path: str | Path, settings: dict[str, Any], command: list[str], resume: bool = False, overwrite: bool = False
+        cls,
+        path: str | Path,
+        settings: dict[str, Any],
+        command: list[str],
+        resume: bool = False,
+        overwrite: bool = False,
     ) -> RunFolder:
         """Prepare ``path`` for a run with ``settings`` (refusing what would lose or mix results)."""
         folder = Path(path)
@@ -97,7 +112,8 @@ class RunFolder:
             shutil.rmtree(folder / FRAMES, ignore_errors=True)
         elif busy:
             raise RunFolderError(
-                f"--out {str(folder)!r} is not empty; add --resume to finish the run in it, or --overwrite to replace it"
+                f"--out {str(folder)!r} is not empty; add --resume to finish the run in it, "
+                "or --overwrite to replace it"
             )
         folder.mkdir(parents=True, exist_ok=True)
         run = {"command": command, "settings": settings, **versions(), "git_commit": git_commit()}
@@ -105,11 +121,11 @@ class RunFolder:
             earlier = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
             run["resumed_from"] = {k: earlier.get(k) for k in ("command", "toolbench", "git_commit")}
         (folder / RUN_FILE).write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        opened = cls(folder, settings, finished)
         # Keep only finished episodes: an agent that failed mid-episode gets another go.
         with open(folder / TRAJECTORIES, "w", encoding="utf-8") as handle:
-            for episode in finished:
-                handle.write(json.dumps(episode.to_json(), ensure_ascii=False) + "\n")
-        return cls(folder, settings, finished)
+            handle.writelines(opened._line(episode) for episode in finished)
+        return opened
 
     @staticmethod
     def _resumable(folder: Path, settings: dict[str, Any]) -> list[EpisodeResult]:
@@ -144,7 +160,10 @@ class RunFolder:
 
     def append(self, episode: EpisodeResult) -> None:
         with open(self.path / TRAJECTORIES, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(episode.to_json(), ensure_ascii=False) + "\n")
+            handle.write(self._line(episode))
+
+    def _line(self, episode: EpisodeResult) -> str:
+        return json.dumps({"agent": self.settings.get("agent"), **episode.to_json()}, ensure_ascii=False) + "\n"
 
     def write_summary(self, report: dict[str, Any]) -> None:
         (self.path / SUMMARY_JSON).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,121 @@
+"""toolbench view (a static HTML page, checked in a real headless Chromium) and toolbench compare."""
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import toolbench
+from toolbench.cli import main
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two runs over every task: the oracle (interactive where a task has it) and the random agent."""
+    root = tmp_path_factory.mktemp("runs")
+    for name, agent in (("oracle", "oracle"), ("random", "random")):
+        assert (
+            main(["eval", "--agent", agent, "--task", "all", "--limit", "3", "--out", str(root / name), "--quiet"]) == 0
+        )
+    assert (
+        main(
+            [
+                "eval",
+                "--agent",
+                "oracle",
+                "--task",
+                "all",
+                "--mode",
+                "interactive",
+                "--limit",
+                "2",
+                "--out",
+                str(root / "interactive"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    return root
+
+
+@pytest.fixture
+def chromium():
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.skip("Chromium is not installed (Debian package chromium)")
+    return path
+
+
+def dom_after_scripts(chromium, page, tmp_path):
+    result = subprocess.run(
+        [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def test_view_renders_every_episode_in_chromium(runs, chromium, tmp_path, capsys):
+    assert main(["view", str(runs / "random")]) == 0
+    page = runs / "random" / "report.html"
+    assert str(page) in capsys.readouterr().out
+    dom = dom_after_scripts(chromium, page, tmp_path)
+    episodes = re.findall(r'<details class="episode (success|failure)"[^>]*data-task="(\w+)"', dom)
+    assert len(episodes) == 3 * len(toolbench.TASKS)
+    assert {task for _, task in episodes} == {spec.name for spec in toolbench.TASKS}
+    assert '<span id="shown">18</span>' in dom  # the filter script ran and counted the shown episodes
+    assert "Prompt" in dom and "Observation 1" in dom
+
+
+def test_view_shows_mismatches_and_frames(runs, chromium, tmp_path):
+    out = tmp_path / "page.html"
+    assert main(["view", str(runs / "interactive"), "--out", str(out)]) == 0
+    html = out.read_text()
+    assert html.count('<details class="episode') == 2 * 4  # the four interactive tasks
+    assert html.count("data:image/png;base64,") == 2  # Tabletop's frames, inside the one file
+    assert "Mismatches" not in html  # the oracle has none
+    assert main(["view", str(runs / "random"), "--out", str(tmp_path / "random.html")]) == 0
+    random_page = (tmp_path / "random.html").read_text()
+    assert "Mismatches" in random_page and "expected" in random_page  # Sheets' cell mismatches
+    dom = dom_after_scripts(chromium, out, tmp_path)
+    assert "Tabletop" in dom and "Reason" in dom
+
+
+def test_view_of_a_folder_that_is_not_a_run(tmp_path, capsys):
+    assert main(["view", str(tmp_path)]) == 2
+    assert "not a toolbench run" in capsys.readouterr().err
+
+
+def test_compare_prints_the_table_and_writes_a_png(runs, tmp_path, capsys):
+    plot = tmp_path / "compare.png"
+    assert main(["compare", str(runs / "oracle"), str(runs / "random"), "--plot", str(plot)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[1].split()
+    assert header[0] == "run" and header[1:-1] == [spec.name for spec in toolbench.TASKS] and header[-1] == "average"
+    oracle, chance = lines[3].split(), lines[4].split()
+    assert oracle[0] == "oracle" and all(v == "1.000" for v in oracle[2:])
+    assert chance[0] == "random" and float(chance[-1]) < 0.2
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 5000
+
+
+def test_compare_another_metric(runs, tmp_path, capsys):
+    assert main(["compare", str(runs / "random"), "--metric", "score", "--plot", str(tmp_path / "p.png")]) == 0
+    out = capsys.readouterr().out
+    summary = json.loads((runs / "random" / "summary.json").read_text())
+    assert f"{summary['tasks']['HomeSearch']['score']:.3f}" in out and out.startswith("metric: score")
