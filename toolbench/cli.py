@@ -260,6 +260,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_complexity(args: argparse.Namespace) -> int:
+    from toolbench.eval.complexity import all_complexities, format_complexities
+
+    rows = all_complexities()
+    if args.json:
+        print(json.dumps({row.task: row.__dict__ for row in rows}))
+    else:
+        print(format_complexities(rows))
+    return 0
+
+
+def cmd_data_align(args: argparse.Namespace) -> int:
+    from toolbench.taskgen.align import write_alignment_data
+
+    try:
+        count = write_alignment_data(args.task, args.out, args.samples, args.shots, args.seed)
+    except (KeyError, ValueError, OSError) as exc:
+        print(f"toolbench data align: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {count} alignment samples of {args.shots} goals each to {args.out}")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from toolbench.core.transport import make_loopback_server
     from toolbench.mock_services import create_service_app, service_api_key
@@ -339,6 +362,19 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--metric", default="success_rate", help="success_rate (default), score, executable_rate, ...")
     compare.add_argument("--plot", default="compare.png", help="where to write the PNG bar chart")
     compare.set_defaults(run=cmd_compare)
+
+    complexity = commands.add_parser("complexity", help="API-selection complexity of every task (ToolBench appendix D)")
+    complexity.add_argument("--json", action="store_true")
+    complexity.set_defaults(run=cmd_complexity)
+
+    data = commands.add_parser("data", help="ToolBench's data tools").add_subparsers(dest="data_command", required=True)
+    align = data.add_parser("align", help="alignment training samples (ToolBench appendix C), never test tasks")
+    align.add_argument("--task", required=True, help="a task name, e.g. HomeSearch")
+    align.add_argument("--samples", type=_int_in(1, 1_000_000), default=1000, help="training samples to write")
+    align.add_argument("--shots", type=_int_in(1, 50), default=3, help="goal/action pairs per sample")
+    align.add_argument("--seed", type=int, default=0)
+    align.add_argument("--out", required=True, help="the JSONL file to write")
+    align.set_defaults(run=cmd_data_align)
 
     serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
     serve.add_argument("service", choices=sorted(SERVICES))

@@ -62,6 +62,27 @@ def generator(slug: str) -> Callable[[Callable[[], Files]], Callable[[], Files]]
     return register
 
 
+#: Alignment goals (ToolBench's appendix C): task set slug -> ``f(count, seed)`` (seed: a string) returning that many
+#: fresh records in the task's record shape, from the same templates and value pools as the task
+#: sets but another random stream (the caller drops any that equal a test or demo task).
+ALIGNERS: dict[str, Callable[[int, str], list[dict[str, Any]]]] = {}
+
+
+def aligner(
+    slug: str,
+) -> Callable[[Callable[[int, str], list[dict[str, Any]]]], Callable[[int, str], list[dict[str, Any]]]]:
+    def register(function: Callable[[int, str], list[dict[str, Any]]]) -> Callable[[int, str], list[dict[str, Any]]]:
+        ALIGNERS[slug] = function
+        return function
+
+    return register
+
+
+def load_aligners() -> dict[str, Callable[[int, str], list[dict[str, Any]]]]:
+    load_generators()
+    return ALIGNERS
+
+
 def write_fixtures(slug: str, files: Files) -> list[str]:
     paths = []
     for name, content in files.items():

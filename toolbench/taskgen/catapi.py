@@ -17,7 +17,7 @@ from toolbench.core.transport import Router
 from toolbench.mock_services.catapi import DEMO_API_KEY, HOST, Catalogue, CatStore, create_app
 from toolbench.mock_services.catapi.store import DEFAULT_NOW, timestamp
 from toolbench.mock_services.catapi.world import CATEGORIES, image_from_record
-from toolbench.taskgen import Files, generator, jsonl, rng_for, spread
+from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for, spread
 
 BASE = "https://api.thecatapi.com/v1"
 CATEGORY_NAMES = ["list_favourites", "add_favourite", "delete_favourite", "list_votes", "vote", "delete_vote"]
@@ -301,6 +301,12 @@ def check_references(records: list[dict[str, Any]], images: list[dict[str, Any]]
             response = router.send(request)
             if not response.ok:
                 raise AssertionError(f"{record['id']}: reference fails with {response.status}: {response.text}")
+
+
+@aligner("catapi")
+def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
+    images = generate_images()
+    return generate_tasks(f"align-{seed}", count, generate_account(images), images)
 
 
 @generator("catapi")

@@ -15,7 +15,7 @@ from typing import Any
 
 from toolbench.core.program import parse_program
 from toolbench.mock_services.home_search import FUNCTIONS, Home, HomeSearchAPI
-from toolbench.taskgen import Files, generator, jsonl, rng_for
+from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
 
 # City, state, sale price per square foot, monthly rent per square foot (rough 2023 levels).
 CITIES = [
@@ -252,9 +252,10 @@ def _task(rng: Any, home: Home, allow_unseen: bool) -> tuple[str, str]:
     return prompt, "\n".join(lines)
 
 
-def generate_tasks(split: str, total: int, homes: list[Home]) -> list[dict[str, Any]]:
+def generate_tasks(split: str, total: int, homes: list[Home], allow_unseen: bool | None = None) -> list[dict[str, Any]]:
     rng = rng_for("home_search", "tasks", split)
-    allow_unseen = split != "demo"
+    if allow_unseen is None:
+        allow_unseen = split != "demo"
     # Demos and tests draw from different listings, so no test answer appears among the demos.
     pool = [home for index, home in enumerate(homes) if (index % 10 == 0) == (split == "demo")]
     records = []
@@ -271,6 +272,12 @@ def check_references(records: list[dict[str, Any]], homes: list[Home]) -> None:
             getattr(api, call.function)(*call.args, **call.kwargs)
         if not api.results:
             raise AssertionError(f"{record['id']}: the reference search finds no home")
+
+
+@aligner("home_search")
+def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
+    # The functions held out of the demonstrations stay held out of training data too.
+    return generate_tasks(f"align-{seed}", count, generate_listings(), allow_unseen=False)
 
 
 @generator("home_search")

@@ -12,7 +12,7 @@ from urllib.parse import quote_plus
 from toolbench.core.curl import find_curl_command, parse_curl
 from toolbench.core.transport import Router
 from toolbench.mock_services.openweather import DEMO_API_KEY, HOST, City, World, create_app
-from toolbench.taskgen import Files, generator, jsonl, rng_for, spread
+from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for, spread
 
 BASE = "https://api.openweathermap.org"
 TYPES = [
@@ -320,6 +320,12 @@ def check_references(records: list[dict[str, Any]], world: World) -> None:
             response = router.send(command.request)
             if not response.ok:
                 raise AssertionError(f"{record['id']}: reference fails with {response.status}: {response.text}")
+
+
+@aligner("openweather")
+def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
+    world = World()
+    return generate_tasks(f"align-{seed}", count, world, list(world.cities))
 
 
 @generator("openweather")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolbench.envs.sheets import prompt_for
-from toolbench.taskgen import Files, generator, jsonl, rng_for, spread
+from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for, spread
 
 WORKBOOKS: dict[str, list[list[Any]]] = {
     "Products": [
@@ -411,6 +411,24 @@ def check_references(records: list[dict[str, Any]]) -> None:
         _, reward, _, _, info = env.step(task.references[0])
         if reward != 1.0 or env._read() == before:
             raise AssertionError(f"{task.id}: the reference fails or changes nothing: {info}")
+
+
+@aligner("sheets")
+def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
+    """Rounds of one task per category (some categories have few distinct tasks, so one long run
+    could not keep every task different); stops when ``count`` are made or rounds add none."""
+    records, seen, idle, round_number = [], set(), 0, 0
+    while len(records) < count and idle < 20:
+        fresh = 0
+        for record in generate_tasks(f"align-{seed}-{round_number}", len(CATEGORIES), CATEGORIES):
+            key = (record["prompt"], record["completion"][0])
+            if key not in seen and len(records) < count:
+                seen.add(key)
+                records.append({**record, "id": f"sheets-align-{seed}-{len(records):05d}"})
+                fresh += 1
+        idle = 0 if fresh else idle + 1
+        round_number += 1
+    return records
 
 
 @generator("sheets")

@@ -14,7 +14,7 @@ import numpy as np
 
 from toolbench.core.seeding import stable_hash
 from toolbench.mock_services.tabletop import TEMPLATE_IDS, reference_program, sample_layout
-from toolbench.taskgen import Files, generator, jsonl
+from toolbench.taskgen import Files, aligner, generator, jsonl
 
 PER_TYPE = {"test": 7, "train": 10, "demo": 1}
 
@@ -60,6 +60,17 @@ def generate_split(split: str, verify: bool) -> list[dict[str, Any]]:
                 records.append(candidate)
                 kept += 1
     return records
+
+
+@aligner("tabletop")
+def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
+    """Layouts of the seen instruction types only: the unseen ones test generalization."""
+    seen = [t for t in TEMPLATE_IDS if t.startswith("SI")]
+    generators = {t: np.random.default_rng(stable_hash("tabletop", "align", seed, t)) for t in seen}
+    return [
+        _record(f"align-{seed}", index, sample_layout(seen[index % len(seen)], generators[seen[index % len(seen)]]))
+        for index in range(count)
+    ]
 
 
 @generator("tabletop")

@@ -17,7 +17,7 @@ from toolbench.core.geo import distance_km
 from toolbench.core.program import parse_program
 from toolbench.mock_services.trip_booking import CONSTRUCTORS, FUNCTIONS, ROOM_TYPES, TravelDB, TripBookingAPI
 from toolbench.mock_services.trip_booking.travel import City, Room, Route, load_cities
-from toolbench.taskgen import Files, generator, jsonl, rng_for, spread
+from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for, spread
 
 OPERATORS = {
     "flight": [("Skyway Air", "SW"), ("Pioneer Airlines", "PA"), ("Bluejay Air", "BJ")],
@@ -401,6 +401,13 @@ def check_references(records: list[dict[str, Any]], db: TravelDB) -> None:
             getattr(api, call.function)(*call.args, **call.kwargs)
         if not api.found_something():
             raise AssertionError(f"{record['id']}: the reference search finds nothing")
+
+
+@aligner("trip_booking")
+def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
+    cities = load_cities()
+    db = TravelDB(cities, tuple(generate_routes(cities)), tuple(generate_rooms(cities)))
+    return generate_tasks(f"align-{seed}", count, db)
 
 
 @generator("trip_booking")
