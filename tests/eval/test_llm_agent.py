@@ -283,3 +283,22 @@ def test_trajectory_lines_hold_the_whole_exchange(model, tmp_path):
     call = log["model_calls"][0]
     assert {"completion", "tool_calls", "usage", "latency_s", "messages_sent"} <= set(call)
     assert episode["references"] and episode["metrics"]["f1"] == 1.0 and episode["prompt"]
+
+
+def test_client_switches_to_max_completion_tokens_when_the_model_asks(model):
+    calls = []
+    original = model.reply
+
+    def picky(body):
+        calls.append(sorted(k for k in body if "tokens" in k))
+        if "max_tokens" in body:
+            message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+            return {"error": {"message": message, "type": "invalid_request_error", "param": "max_tokens"}}, 400
+        return original(body)
+
+    model.reply = picky
+    env = gym.make("toolbench/OpenWeather-v0").unwrapped
+    chat = agent()
+    assert run_episode(env, chat, env.tasks[0].id).success
+    assert run_episode(env, chat, env.tasks[1].id).success
+    assert calls == [["max_tokens"], ["max_completion_tokens"], ["max_completion_tokens"]]

@@ -65,8 +65,10 @@ class ChatClient:
             base_url=self.base_url, api_key=key or "none", timeout=timeout, max_retries=max_retries
         )
         self._errors = openai.OpenAIError
+        self._bad_request = openai.BadRequestError
         self.breaker = breaker
         self.failures_in_a_row = 0
+        self.length_parameter = "max_tokens"  # OpenAI's reasoning models take max_completion_tokens
 
     def complete(
         self,
@@ -80,14 +82,22 @@ class ChatClient:
         if tools:
             request["tools"] = tools
         if max_tokens is not None:
-            request["max_tokens"] = max_tokens
+            request[self.length_parameter] = max_tokens
         if temperature is not None:
             request["temperature"] = temperature
         if stop:
             request["stop"] = stop
         started = time.monotonic()
         try:
-            response = self._client.chat.completions.create(**request)
+            try:
+                response = self._client.chat.completions.create(**request)
+            except self._bad_request as exc:
+                if "max_completion_tokens" not in str(exc) or "max_tokens" not in request:
+                    raise
+                # The model wants the newer name for the same limit: use it from now on.
+                self.length_parameter = "max_completion_tokens"
+                request["max_completion_tokens"] = request.pop("max_tokens")
+                response = self._client.chat.completions.create(**request)
             raw = response.model_dump(mode="json", exclude_unset=True)
             message = raw["choices"][0]["message"]
         except self._errors as exc:
