@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +12,8 @@ from typing import Any
 
 from toolbench import __version__
 from toolbench.catalog import TASKS, find_task
+from toolbench.eval.prompts import PROMPT_SETTINGS
 from toolbench.mock_services import SERVICES
-
-PROMPT_CHOICES = ("zero", "system", "fewshot", "system+fewshot")  # toolbench.eval.prompts.PROMPT_SETTINGS
 
 
 def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -52,13 +52,13 @@ def _non_empty(text: str) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    rows = [("id", "modes", "splits")]
+    from toolbench.eval.tables import text_table
+
+    rows = []
     for spec in TASKS:
         splits = ", ".join(f"{split} ({spec.count(split)})" for split in spec.splits)
         rows.append((spec.env_id, ", ".join(spec.modes), splits))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    print("\n".join(text_table(("id", "modes", "splits"), rows)))
     return 0
 
 
@@ -71,17 +71,18 @@ def _model_settings(args: argparse.Namespace) -> Any:
         if given:
             raise ValueError(f"{', '.join(given)} apply to openai:MODEL agents, not {args.agent!r}")
         return None
+    defaults = ModelSettings()
     return ModelSettings(
-        prompt=args.prompt or "fewshot",
+        prompt=args.prompt or defaults.prompt,
         max_tokens=args.max_tokens,
-        temperature=args.temperature if args.temperature is not None else 0.0,
+        temperature=args.temperature if args.temperature is not None else defaults.temperature,
         stop=tuple(args.stop) if args.stop is not None else None,
         top_k_api=args.top_k_api,
         top_k_example=args.top_k_example,
         native_tools=not args.no_tools,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
-        breaker=args.breaker,
+        timeout=args.timeout if args.timeout is not None else defaults.timeout,
+        max_retries=args.max_retries if args.max_retries is not None else defaults.max_retries,
+        breaker=args.breaker if args.breaker is not None else defaults.breaker,
     )
 
 
@@ -94,12 +95,16 @@ def _model_flags(args: argparse.Namespace) -> dict[str, Any]:
         "--top-k-api": args.top_k_api,
         "--top-k-example": args.top_k_example,
         "--no-tools": args.no_tools or None,
+        "--timeout": args.timeout,
+        "--max-retries": args.max_retries,
+        "--breaker": args.breaker,
     }
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from toolbench.eval.harness import RunInterrupted, evaluate, format_table, supports
-    from toolbench.eval.runs import RunFolder, command_line
+    from toolbench.agents.client import DEFAULT_BASE_URL
+    from toolbench.eval.harness import RunInterrupted, evaluate, format_table, plan_run, supports
+    from toolbench.eval.runs import RunFolder, command_line, task_set_digest
 
     def fail(message: str) -> int:
         print(f"toolbench eval: {message}", file=sys.stderr)
@@ -123,10 +128,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         settings = _model_settings(args)
         tasks = [find_task(name).name for name in tasks]
+        plan = plan_run(args.agent, tasks, args.split, args.mode, args.limit, args.task_file, settings, args.seed)
         if args.out:
             run_settings = {
                 "agent": args.agent,
                 "tasks": tasks,
+                "task_sets": {planned.spec.name: task_set_digest(list(planned.tasks)) for planned in plan},
                 "split": args.split,
                 "mode": args.mode,
                 "limit": args.limit,
@@ -134,8 +141,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 "task_file": str(Path(args.task_file).resolve()) if args.task_file else None,
                 "model": _result_settings(settings),
             }
+            about = {"endpoint": os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL} if settings else {}
             folder = RunFolder.open(
-                args.out, run_settings, command_line(), resume=args.resume, overwrite=args.overwrite
+                args.out, run_settings, command_line(), resume=args.resume, overwrite=args.overwrite, about=about
             )
         report, episodes = evaluate(
             args.agent,
@@ -156,14 +164,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if folder:
             folder.write_summary(stop.report)
         print(json.dumps(stop.report) if args.json else format_table(stop.report))
-        where = (
-            f"; {len(stop.episodes)} finished episodes are saved in {args.out}; "
-            "add --resume to the same command to go on"
-            if folder
-            else ""
+        failed = sum(e.agent_failed for e in stop.episodes)
+        saved = f"{len(stop.episodes) - failed} finished episodes" + (
+            f" and {failed} whose model call failed (played again on resume)" if failed else ""
         )
+        where = f"; {saved} are saved in {args.out}: add --resume to the same command to go on" if folder else ""
         print(f"toolbench eval: the run stopped: {stop}{where}", file=sys.stderr)
-        return 1
+        return 130 if str(stop).startswith("interrupted") else 1
     except (KeyError, ValueError) as exc:  # RunFolderError is a ValueError
         return fail(exc.args[0] if exc.args else str(exc))
     if folder:
@@ -245,11 +252,12 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from toolbench.eval.compare import format_comparison, load_reports, plot_comparison
+    from toolbench.eval.compare import check_metric, format_comparison, load_reports, plot_comparison
     from toolbench.eval.runs import RunFolderError
 
     try:
         reports = load_reports(args.run_dirs)
+        check_metric(reports, args.metric)
         table = format_comparison(reports, args.metric)
         plot = plot_comparison(reports, args.plot, args.metric)
     except (RunFolderError, OSError, ValueError) as exc:
@@ -277,7 +285,7 @@ def cmd_data_align(args: argparse.Namespace) -> int:
     try:
         count = write_alignment_data(args.task, args.out, args.samples, args.shots, args.seed)
     except (KeyError, ValueError, OSError) as exc:
-        print(f"toolbench data align: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        print(f"toolbench data align: {exc if isinstance(exc, OSError) else exc.args[0]}", file=sys.stderr)
         return 2
     print(f"wrote {count} alignment samples of {args.shots} goals each to {args.out}")
     return 0
@@ -329,17 +337,19 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--quiet", action="store_true", help="no progress on stderr")
     model = evaluation.add_argument_group("openai:MODEL agents (defaults per task, as in ToolBench's harness)")
     model.add_argument(
-        "--prompt", choices=PROMPT_CHOICES, default=None, help="ToolBench's prompt settings (default fewshot)"
+        "--prompt", choices=PROMPT_SETTINGS, default=None, help="ToolBench's prompt settings (default fewshot)"
     )
     model.add_argument("--max-tokens", type=_int_in(1), default=None, help="generation length")
     model.add_argument("--temperature", type=_float_in(0.0, 2.0), default=None, help="default 0")
-    model.add_argument("--stop", action="append", default=None, help="a stop sequence (repeat for several)")
+    model.add_argument(
+        "--stop", action="append", type=_non_empty, default=None, help="a stop sequence (repeat for several)"
+    )
     model.add_argument("--top-k-api", type=_int_in(0), default=None, help="API docs retrieved into the prompt")
     model.add_argument("--top-k-example", type=_int_in(0), default=None, help="demonstrations retrieved (few-shot)")
     model.add_argument("--no-tools", action="store_true", help="interactive mode without native function calling")
-    model.add_argument("--timeout", type=_float_in(0.1, 3600.0), default=120.0, help="seconds per model call")
-    model.add_argument("--max-retries", type=_int_in(0, 20), default=2, help="SDK retries of a failed call")
-    model.add_argument("--breaker", type=_int_in(1), default=5, help="failed calls in a row that stop the run")
+    model.add_argument("--timeout", type=_float_in(0.1, 3600.0), default=None, help="seconds per model call (120)")
+    model.add_argument("--max-retries", type=_int_in(0, 20), default=None, help="SDK retries of a failed call (2)")
+    model.add_argument("--breaker", type=_int_in(1), default=None, help="failed calls in a row that stop the run (5)")
     evaluation.set_defaults(run=cmd_eval)
 
     record = commands.add_parser("record", help="play one episode and save its camera frames (GIF or PNG strip)")

@@ -71,9 +71,10 @@ def scripts() -> dict[tuple[str, str], tuple[str, list[str], dict[str, list[str]
 class FakeModel:
     """The scripted model and what it was sent."""
 
-    behaviour: str = "play"  # play | fail | empty | text
+    behaviour: str = "play"  # play | fail | empty | text | garbage (HTML with status 200) | refuse (400)
     good_replies_left: int | None = None  # then fail
     requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -88,6 +89,8 @@ class FakeModel:
                 self.good_replies_left -= 1
         if self.behaviour == "fail":
             return {"error": {"message": "the model is down", "type": "server_error"}}, 500
+        if self.behaviour == "refuse":
+            return {"error": {"message": "context too long", "type": "invalid_request_error"}}, 400
         message: dict[str, Any] = {"role": "assistant", "content": ""}
         if self.behaviour != "empty":
             message = self._play(body)
@@ -127,6 +130,10 @@ def serve_fake_model(model: FakeModel) -> ServedApp:
 
     @app.post("/v1/chat/completions")
     def complete() -> Any:
+        model.headers.append(dict(request.headers))
+        if model.behaviour == "garbage":
+            model.requests.append(request.get_json())
+            return "<html><body>502 from a proxy</body></html>", 200, {"Content-Type": "text/html"}
         body, status = model.reply(request.get_json())
         return jsonify(body), status
 

@@ -19,8 +19,11 @@ def test_alignment_goals_are_playable_and_never_test_tasks(spec, tmp_path):
     held_out = {t.prompt for split in spec.splits for t in toolbench.load_tasks(spec.name, split)}
     out = tmp_path / "align.jsonl"
     assert main(["data", "align", "--task", spec.name, "--samples", "30", "--out", str(out)]) == 0
-    goals = [goal for line in out.read_text().splitlines() for goal in json.loads(line)["goals"]]
-    assert len(goals) == 90 and not set(goals) & held_out
+    samples = [json.loads(line) for line in out.read_text().splitlines()]
+    goals = [goal for sample in samples for goal in sample["goals"]]
+    actions = {action for sample in samples for action in sample["actions"]}
+    held_out_actions = {r for split in spec.splits for t in toolbench.load_tasks(spec.name, split) for r in t.references}
+    assert len(goals) == 90 and not set(goals) & held_out and not actions & held_out_actions
     for task in env.tasks:
         env.reset(options={"task_id": task.id})
         *_, info = env.step(env.oracle_actions(task)[0])
@@ -94,8 +97,10 @@ def test_complexity_counts_functions_the_demos_do_not_show():
 
 def test_complexity_command(capsys):
     assert main(["complexity"]) == 0
-    out = capsys.readouterr().out
-    assert all(spec.name in out for spec in toolbench.TASKS) and "paper" in out
+    lines = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line.split() for line in lines[2 : 2 + len(toolbench.TASKS)]}
+    assert set(rows) == {spec.name for spec in toolbench.TASKS}
+    assert rows["HomeSearch"][1:4] == ["15", "100", "10"] and rows["HomeSearch"][-1] == "n/a"
     assert main(["complexity", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows["HomeSearch"]["test"] == 100 and rows["HomeSearch"]["demos"] == 10

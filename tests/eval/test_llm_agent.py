@@ -44,7 +44,7 @@ def test_tool_calling_model_completes_home_search_interactively(model):
     log = result.agent_log
     assert log["usage"]["total_tokens"] == 110 * result.steps and len(log["model_calls"]) == result.steps
     assert log["model_calls"][0]["completion"]["choices"][0]["message"]["tool_calls"]
-    assert "API.search()" in first["messages"][0]["content"]  # the finishing action is stated
+    assert "finish with a call of the search tool" in first["messages"][0]["content"]  # the finishing action is stated
 
 
 @pytest.mark.parametrize(
@@ -56,7 +56,8 @@ def test_tool_calling_model_on_other_interactive_tasks(model, task, mode):
     result = run_episode(env, agent(top_k_example=1), env.tasks[0].id)
     assert result.success, result.observations
     tools = {t["function"]["name"] for t in model.requests[0]["tools"]}
-    assert env.finishing_action in model.requests[0]["messages"][0]["content"]
+    finishing_tool = env.finishing_action.removeprefix("API.").removesuffix("()")
+    assert f"finish with a call of the {finishing_tool} tool" in model.requests[0]["messages"][0]["content"]
     if task != "TripBooking":
         assert tools == {"run_code", env.finishing_action}
 
@@ -68,7 +69,8 @@ def test_text_model_without_tools_plays_interactive_mode(model):
     assert result.success
     assert all("tools" not in r for r in model.requests)
     second = model.requests[1]["messages"]
-    assert second[-1]["role"] == "user" and second[-1]["content"].startswith("Observation:")
+    assert second[-1]["role"] == "user" and second[-1]["content"].startswith("Observation 1:")
+    assert second[-1]["content"].endswith("Action 2:")
 
 
 def test_empty_reply_is_an_error_step_the_agent_sees(model):
@@ -206,13 +208,14 @@ def test_breaker_stops_the_run_and_resume_finishes_it(model, tmp_path, capsys):
     run_info = json.loads((run / "run.json").read_text())
     assert run_info["settings"]["agent"] == "openai:tiny" and run_info["toolbench"] == toolbench.__version__
     assert "resumed_from" in run_info and run_info["dependencies"]["openai"]
+    assert run_info["endpoint"].startswith("http://127.0.0.1:")
 
 
 def test_resume_refuses_other_settings(model, tmp_path, capsys):
     run = tmp_path / "run"
     assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "3", "--out", str(run), "--quiet"]) == 0
     assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "4", "--out", str(run), "--resume"]) == 2
-    assert "other settings (limit)" in capsys.readouterr().err
+    assert "other settings (limit" in capsys.readouterr().err
     assert (
         main(
             [
@@ -232,27 +235,6 @@ def test_resume_refuses_other_settings(model, tmp_path, capsys):
         == 0
     )
     assert len((run / "trajectories.jsonl").read_text().splitlines()) == 4
-
-
-def test_unreachable_endpoint_stops_quickly(monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    code = main(
-        [
-            "eval",
-            "--agent",
-            "openai:tiny",
-            "--task",
-            "OpenWeather",
-            "--limit",
-            "20",
-            "--max-retries",
-            "0",
-            "--out",
-            str(tmp_path / "r"),
-        ]
-    )
-    assert code == 1
-    assert "failed in a row" in capsys.readouterr().err
 
 
 def test_trajectory_lines_hold_the_whole_exchange(model, tmp_path):
@@ -281,7 +263,8 @@ def test_trajectory_lines_hold_the_whole_exchange(model, tmp_path):
     assert log["settings"]["model"] == "tiny" and log["settings"]["prompt"] == "fewshot"
     assert log["messages"][0]["role"] == "user" and log["tools"]
     call = log["model_calls"][0]
-    assert {"completion", "tool_calls", "usage", "latency_s", "messages_sent"} <= set(call)
+    assert {"completion", "usage", "latency_s", "messages_sent", "finish_reason"} <= set(call)
+    assert call["completion"]["choices"][0]["message"]["tool_calls"]
     assert episode["references"] and episode["metrics"]["f1"] == 1.0 and episode["prompt"]
 
 

@@ -83,7 +83,7 @@ def test_view_renders_every_episode_in_chromium(runs, chromium, tmp_path, capsys
     assert "Prompt" in dom and "Observation 1" in dom
 
 
-def test_view_shows_mismatches_and_frames(runs, chromium, tmp_path):
+def test_view_shows_mismatches_and_frames(runs, tmp_path):
     out = tmp_path / "page.html"
     assert main(["view", str(runs / "interactive"), "--out", str(out)]) == 0
     html = out.read_text()
@@ -93,8 +93,26 @@ def test_view_shows_mismatches_and_frames(runs, chromium, tmp_path):
     assert main(["view", str(runs / "random"), "--out", str(tmp_path / "random.html")]) == 0
     random_page = (tmp_path / "random.html").read_text()
     assert "Mismatches" in random_page and "expected" in random_page  # Sheets' cell mismatches
-    dom = dom_after_scripts(chromium, out, tmp_path)
-    assert "Tabletop" in dom and "Reason" in dom
+    assert "Tabletop" in html and "Reason" in html
+
+
+def test_view_escapes_what_the_agent_wrote(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", "2", "--out", str(run), "--quiet"]) == 0
+    lines = (run / "trajectories.jsonl").read_text().splitlines()
+    episode = json.loads(lines[0])
+    hostile = '</script><script>alert(1)</script><img src=x onerror="alert(2)">'
+    episode["actions"] = [hostile]
+    episode["task_id"] = hostile
+    broken = {**json.loads(lines[1]), "metrics": {"f1": hostile}}  # not an episode line: skipped
+    (run / "trajectories.jsonl").write_text(json.dumps(episode) + "\n" + json.dumps(broken) + "\n")
+    (run / "summary.json").write_text(json.dumps({"agent": hostile, "tasks": {"CatAPI": {"n": hostile}}}))
+    (run / "run.json").write_text("{not json")
+    assert main(["view", str(run)]) == 0
+    page = (run / "report.html").read_text()
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert page.count("<script>") == 1  # the page's own filter script
+    assert "&lt;/script&gt;" in page and page.count('<details class="episode') == 1
 
 
 def test_view_of_a_folder_that_is_not_a_run(tmp_path, capsys):
@@ -112,6 +130,16 @@ def test_compare_prints_the_table_and_writes_a_png(runs, tmp_path, capsys):
     assert oracle[0] == "oracle" and all(v == "1.000" for v in oracle[2:])
     assert chance[0] == "random" and float(chance[-1]) < 0.2
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 5000
+
+
+def test_compare_refuses_an_unknown_metric_and_averages_shared_tasks(runs, tmp_path, capsys):
+    plot = str(tmp_path / "p.png")
+    assert main(["compare", str(runs / "oracle"), "--metric", "bogus", "--plot", plot]) == 2
+    assert "no run has the metric 'bogus'" in capsys.readouterr().err
+    assert main(["compare", str(runs / "oracle"), "--metric", "mode", "--plot", plot]) == 2
+    assert main(["compare", str(runs / "oracle"), str(runs / "interactive"), "--plot", plot]) == 0
+    out = capsys.readouterr().out
+    assert "average over the tasks every run has: HomeSearch, TripBooking, GoogleSheets, Tabletop" in out
 
 
 def test_compare_another_metric(runs, tmp_path, capsys):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -40,7 +41,32 @@ class Completion:
 
 def _usage(raw: dict[str, Any]) -> dict[str, int]:
     usage = raw.get("usage") or {}
+    if not isinstance(usage, dict):
+        return {key: 0 for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
     return {key: int(usage.get(key) or 0) for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
+
+
+def _completion(response: Any, started: float) -> Completion:
+    """The reply, checked: a proxy's error page or a half-compatible server can send anything."""
+    with warnings.catch_warnings():  # pydantic warns about fields of the wrong type; they are checked below
+        warnings.simplefilter("ignore")
+        raw = response.model_dump(mode="json", exclude_unset=True)
+    choice = raw["choices"][0]
+    message = choice["message"]
+    if not isinstance(message, dict):
+        raise TypeError("the reply has no message")
+    content = message.get("content") or ""
+    tool_calls = message.get("tool_calls") or []
+    if not isinstance(content, str) or not isinstance(tool_calls, list):
+        raise TypeError("the message's content or tool_calls have the wrong type")
+    return Completion(
+        content=content,
+        tool_calls=[call for call in tool_calls if isinstance(call, dict)],
+        usage=_usage(raw),
+        latency_s=round(time.monotonic() - started, 3),
+        finish_reason=choice.get("finish_reason"),
+        raw=raw,
+    )
 
 
 class ChatClient:
@@ -98,23 +124,19 @@ class ChatClient:
                 self.length_parameter = "max_completion_tokens"
                 request["max_completion_tokens"] = request.pop("max_tokens")
                 response = self._client.chat.completions.create(**request)
-            raw = response.model_dump(mode="json", exclude_unset=True)
-            message = raw["choices"][0]["message"]
+            completion = _completion(response, started)
+        except self._bad_request as exc:
+            # A 400 is about this request (too long a context, say), not a dead endpoint: the
+            # episode fails, but it does not count towards stopping the run.
+            raise AgentError(f"the model endpoint refused the request: {str(exc)[:500]}") from None
         except self._errors as exc:
             self._failed(f"{type(exc).__name__}: {exc}")
-        except (KeyError, IndexError, TypeError) as exc:
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             self._failed(f"unexpected completion body ({type(exc).__name__}: {exc})")
         self.failures_in_a_row = 0
-        return Completion(
-            content=message.get("content") or "",
-            tool_calls=list(message.get("tool_calls") or []),
-            usage=_usage(raw),
-            latency_s=round(time.monotonic() - started, 3),
-            finish_reason=raw["choices"][0].get("finish_reason"),
-            raw=raw,
-        )
+        return completion
 
-    def _failed(self, reason: str) -> None:
+    def _failed(self, reason: str) -> NoReturn:
         self.failures_in_a_row += 1
         message = f"the model endpoint {self.base_url} failed: {reason[:500]}"
         if self.failures_in_a_row >= self.breaker:

@@ -18,9 +18,11 @@ from toolbench.agents.client import AgentError, ChatClient, Completion, RunStopp
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import tool_call_action
-from toolbench.eval.prompts import PROMPT_SETTINGS, PromptBuilder, generation_defaults
+from toolbench.eval.prompts import PromptBuilder, generation_defaults
 
 __all__ = ["AgentError", "ModelSettings", "OpenAIChatAgent", "RunStopped"]
+
+MAX_HISTORY_REPLY = 32_000  # characters of one reply kept in the conversation
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,6 @@ class ModelSettings:
     timeout: float = 120.0
     max_retries: int = 2
     breaker: int = 5
-
-    def __post_init__(self) -> None:
-        if self.prompt not in PROMPT_SETTINGS:
-            raise ValueError(f"unknown prompt setting {self.prompt!r}; use one of {', '.join(PROMPT_SETTINGS)}")
 
     def for_task(self, task_name: str, mode: str) -> ModelSettings:
         """These settings with the task's defaults filled in."""
@@ -131,13 +129,20 @@ class OpenAIChatAgent:
         if episode.answered_by is not None:
             episode.messages.append({"role": "tool", "tool_call_id": episode.answered_by, "content": observation})
         elif len(episode.messages) and episode.messages[-1]["role"] == "assistant":
-            episode.messages.append({"role": "user", "content": f"Observation:\n{observation}\nNext action:"})
+            # Numbered as the demonstrations are: "Observation 1:" answers "Action 1:".
+            step = sum(1 for m in episode.messages if m["role"] == "assistant")
+            episode.messages.append(
+                {"role": "user", "content": f"Observation {step}:\n{observation}\nAction {step + 1}:"}
+            )
         if episode.pending:  # the model asked for several calls in one reply: play them in order
             episode.answered_by, action = episode.pending.pop(0)
             return action
         completion = self._complete(episode)
-        # Some servers refuse a null content without tool calls, others an empty one with them.
+        # Some servers refuse a null content without tool calls, others an empty one with them. A
+        # reply longer than any action is cut in the history, or every later request would carry it.
         content = completion.content if completion.content or not completion.tool_calls else None
+        if content and len(content) > MAX_HISTORY_REPLY:
+            content = content[:MAX_HISTORY_REPLY] + f"\n[... reply cut at {MAX_HISTORY_REPLY} characters]"
         assistant: dict[str, Any] = {"role": "assistant", "content": content}
         if completion.tool_calls:
             assistant["tool_calls"] = completion.tool_calls
@@ -170,10 +175,8 @@ class OpenAIChatAgent:
             record["error"] = str(exc)
             episode.calls.append(record)
             raise
-        record.update(
+        record.update(  # the raw completion holds the content and tool calls; they are not copied again
             completion=completion.raw,
-            content=completion.content,
-            tool_calls=completion.tool_calls,
             finish_reason=completion.finish_reason,
             usage=completion.usage,
             latency_s=completion.latency_s,

@@ -24,7 +24,7 @@ from toolbench.core.functions import FunctionSpec, api_docs
 from toolbench.core.program import Call, ProgramError, RuleError, parse_program
 from toolbench.core.scoring import PRF, ZERO, best_prf, dict_f1
 from toolbench.core.tasks import Task
-from toolbench.core.toolcalls import ToolCallError, parse_tool_call
+from toolbench.core.toolcalls import ToolCallError, parse_tool_call, unfenced
 
 
 class CriteriaApiEnv(ToolEnv):
@@ -107,9 +107,9 @@ class CriteriaApiEnv(ToolEnv):
 
     def _interactive_call(self, action: str) -> Call | None:
         text = action.strip()
-        unfenced = "\n".join(line for line in text.splitlines() if not line.strip().startswith("```")).strip()
-        if unfenced.startswith(("{", "[")):
-            return self._json_call(unfenced)
+        bare = unfenced(text)
+        if bare.startswith(("{", "[")):
+            return self._json_call(bare)
         try:
             calls = parse_program(text, self._specs, self.constructors, variables=self._variables)
         except ProgramError as exc:

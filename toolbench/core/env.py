@@ -207,7 +207,8 @@ class ToolEnv(gym.Env[str, str]):
                 f"the action is {len(action)} characters long; the limit is {ACTION_MAX_LENGTH}", done=program_mode
             )
         elif not program_mode and not action.strip():
-            # An empty reply (say, a model that answered with nothing) must not pass for a step taken.
+            # An empty reply (say, a model that answered with nothing) is an error the agent sees, not a
+            # step that "executed"; it still counts towards max_steps.
             finish = f"; {self.finishing_action!r} ends the episode" if self.finishing_action else ""
             outcome = Outcome.failure(f"the action is empty: send one call or code cell per step{finish}", done=False)
         elif (position := _unpaired_surrogate(action)) is not None:

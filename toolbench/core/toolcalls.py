@@ -5,8 +5,8 @@ the text action ``{"name": ..., "arguments": {...}}``. Envs read that text here,
 accepts the same shapes: OpenAI's tool-call object, a bare ``{"name", "arguments"}`` (arguments
 as an object or as a JSON string), Llama-style ``parameters`` and Anthropic-style ``input``.
 
-Code tasks (Google Sheets, Tabletop) have two tools in interactive mode: ``run_code`` runs one
-code cell, and the task's finishing action ends the episode.
+Tasks whose actions are code have two tools in interactive mode: ``run_code`` runs one code cell,
+and the task's finishing action ends the episode.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ def parse_tool_call(text: str) -> ToolCall:
     data = _loads(text, "not valid JSON")
     if isinstance(data, list) and len(data) == 1:  # a list of tool calls holding one call
         data = data[0]
+    elif isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
+        raise ToolCallError(f"one tool call per step, got {len(data)}")
     if isinstance(data, dict) and isinstance(data.get("function"), dict):
         data = data["function"]  # an OpenAI tool_call object
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
@@ -56,17 +58,22 @@ def parse_tool_call(text: str) -> ToolCall:
     return ToolCall(data["name"], arguments)
 
 
-def looks_like_tool_call(text: str) -> bool:
-    """Whether ``text`` is a JSON object with a string ``name`` (or an OpenAI tool-call object).
+def unfenced(text: str) -> str:
+    """``text`` without Markdown fence lines (a model may wrap its JSON in ```json ... ```)."""
+    return "\n".join(line for line in text.splitlines() if not line.strip().startswith("```")).strip()
 
-    Code tasks use this to tell a tool call from a code cell: Python code is never valid JSON of
-    that shape, except a bare dict display, which as a cell would do nothing."""
-    stripped = text.strip()
+
+def is_json_action(text: str) -> bool:
+    """Whether ``text`` (fences aside) is a JSON object or array: a tool call, well-formed or not.
+
+    Code tasks use this to tell a tool call from a code cell: a cell that is only a dict or list
+    display would do nothing, so JSON there is always meant as a call."""
+    stripped = unfenced(text)
     if not stripped.startswith(("{", "[")):
         return False
     try:
-        parse_tool_call(stripped)
-    except ToolCallError:
+        json.loads(stripped)
+    except (ValueError, RecursionError):
         return False
     return True
 
@@ -111,9 +118,9 @@ def code_cell(action: str, finish: str) -> str | None:
     stripped = action.strip()
     if stripped.lower() in ("submit", "done", finish.lower()):
         return None
-    if not looks_like_tool_call(stripped):
+    if not is_json_action(stripped):
         return action
-    call = parse_tool_call(stripped)
+    call = parse_tool_call(unfenced(stripped))
     if call.name == finish:
         return None
     if call.name != RUN_CODE:

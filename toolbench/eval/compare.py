@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from toolbench.eval.harness import summarize
 from toolbench.eval.runs import read_run
+from toolbench.eval.tables import text_table
 
 
 def load_reports(paths: Sequence[str | Path]) -> list[tuple[str, dict[str, Any]]]:
@@ -19,14 +19,10 @@ def load_reports(paths: Sequence[str | Path]) -> list[tuple[str, dict[str, Any]]
     reports = []
     for path in paths:
         folder = Path(path)
-        run, report, episodes = read_run(folder)
-        if not report.get("tasks"):
-            by_task: dict[str, list[Any]] = {}
-            for episode in episodes:
-                by_task.setdefault(episode.task, []).append(episode)
-            report = {"tasks": {name: summarize(items, items[0].mode) for name, items in by_task.items()}}
-        agent = report.get("agent") or run.get("settings", {}).get("agent", "")
-        reports.append((f"{folder.name} ({agent})" if agent else folder.name, report))
+        _, report, _ = read_run(folder)
+        agent = report.get("agent", "")
+        label = f"{folder.name} ({agent})" if agent else folder.name
+        reports.append((label + (", stopped early" if report.get("stopped") else ""), report))
     return reports
 
 
@@ -37,25 +33,35 @@ def comparison(
     tasks: list[str] = []
     for _, report in reports:
         tasks.extend(name for name in report["tasks"] if name not in tasks)
-    values = [[report["tasks"].get(task, {}).get(metric) for task in tasks] for _, report in reports]
+    values = [[_value(report["tasks"].get(task, {}).get(metric)) for task in tasks] for _, report in reports]
     return tasks, values
+
+
+def _value(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def format_comparison(reports: Sequence[tuple[str, dict[str, Any]]], metric: str = "success_rate") -> str:
     tasks, values = comparison(reports, metric)
-    header = ["run", *tasks, "average"]
-    rows = [header]
+    # The average is over the tasks every run has, so that runs of different task sets compare fairly.
+    shared = [i for i in range(len(tasks)) if all(row[i] is not None for row in values)]
+    rows = []
     for (label, _), row in zip(reports, values):
-        present = [v for v in row if v is not None]
-        average = sum(present) / len(present) if present else None
+        average = sum(row[i] for i in shared) / len(shared) if shared else None
         rows.append([label, *(f"{v:.3f}" if v is not None else "-" for v in [*row, average])])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = [f"metric: {metric}"]
-    for index, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-        if index == 0:
-            lines.append("  ".join("-" * width for width in widths))
+    lines = [f"metric: {metric}", *text_table(["run", *tasks, "average"], rows)]
+    if len(shared) < len(tasks):
+        lines.append(f"(average over the tasks every run has: {', '.join(tasks[i] for i in shared) or 'none'})")
     return "\n".join(lines)
+
+
+def check_metric(reports: Sequence[tuple[str, dict[str, Any]]], metric: str) -> None:
+    """Refuse a metric that no run has as a number (a typo would print a table of dashes)."""
+    known = sorted(
+        {k for _, r in reports for row in r["tasks"].values() for k, v in row.items() if _value(v) is not None}
+    )
+    if metric not in known:
+        raise ValueError(f"no run has the metric {metric!r}; the runs have {', '.join(known) or 'no episodes'}")
 
 
 def plot_comparison(
@@ -75,7 +81,7 @@ def plot_comparison(
         axes.bar(positions, [v if v is not None else 0.0 for v in row], width, label=label)
     axes.set_xticks(range(len(tasks)), tasks, rotation=20, ha="right")
     axes.set_ylabel(metric.replace("_", " "))
-    axes.set_ylim(0, max(1.0, max((v or 0.0) for row in values for v in row) * 1.05))
+    axes.set_ylim(0, max([1.0, *((v or 0.0) * 1.05 for row in values for v in row)]))
     axes.legend(fontsize="small")
     axes.grid(axis="y", alpha=0.3)
     figure.tight_layout()

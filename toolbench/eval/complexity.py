@@ -1,9 +1,9 @@
 """``toolbench complexity``: how hard choosing the API calls of each task is, given its demonstrations.
 
 ToolBench (Xu et al. 2023, appendix D, equations 1 to 3) scores each task's API-selection
-complexity from its demonstration and test examples. That appendix is not available to this
-project (no copy of the paper's body in ``../shared``, no network), so this module computes a
-measure built on the same inputs, defined here in full so its numbers can be checked:
+complexity from its demonstration and test examples. The paper's appendix was not available when
+this was written, so this module computes a measure built on the same inputs, defined here in full
+so its numbers can be checked:
 
 - the API is split into its documented functions (``split_api_docs``); N is their number;
 - F(x) is the set of documented functions example x's first reference calls: an endpoint (method,
@@ -28,6 +28,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from toolbench.catalog import TASKS, TaskSpec
 from toolbench.eval.prompts import split_api_docs
+from toolbench.eval.tables import text_table
 
 #: ToolBench's Table 9 complexity per task, when a source for it is available here (see the module doc).
 PAPER_VALUES: dict[str, float] = {}
@@ -143,7 +144,7 @@ def all_complexities() -> list[Complexity]:
 
 def format_complexities(rows: Sequence[Complexity]) -> str:
     header = ["task", "API functions", "test", "demos", "unseen per test", "complexity (bits)", "paper"]
-    lines = [header]
+    lines = []
     for row in rows:
         lines.append(
             [
@@ -156,9 +157,7 @@ def format_complexities(rows: Sequence[Complexity]) -> str:
                 f"{row.paper:.2f}" if row.paper is not None else "n/a",
             ]
         )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    out = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines]
-    out.insert(1, "  ".join("-" * w for w in widths))
+    out = text_table(header, lines)
     if not any(row.paper is not None for row in rows):
         out.append(
             "paper: ToolBench's Table 9 values are not available to this project (see toolbench/eval/complexity.py)"

@@ -24,7 +24,9 @@ from toolbench.agents import AgentError, RunStopped, make_agent
 from toolbench.agents.llm import ModelSettings
 from toolbench.catalog import TaskSpec, find_task
 from toolbench.core.env import ToolEnv
+from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task, read_task_file
+from toolbench.eval.tables import text_table
 
 AGENT_ERROR_PREFIX = "agent error: "  # an episode's error when the agent, not the env, failed
 _INFO_KEYS_KEPT_OUT = ("task_id", "success", "score", "executable", "error")
@@ -61,8 +63,21 @@ class EpisodeResult:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EpisodeResult:
+        """An episode from its JSON line; raises TypeError for one that is not in the right shape."""
+        if not isinstance(data, Mapping):
+            raise TypeError("an episode line must be a JSON object")
         names = cls.__dataclass_fields__
-        return cls(**{key: value for key, value in data.items() if key in names})
+        episode = cls(**{key: value for key, value in data.items() if key in names})
+        checks = {
+            "task": str, "task_id": str, "success": bool, "score": (int, float), "executable": bool,
+            "metrics": dict, "steps": int, "actions": list, "observations": list, "info": dict, "agent_log": dict,
+        }  # fmt: skip
+        for name, kind in checks.items():
+            if not isinstance(getattr(episode, name), kind):
+                raise TypeError(f"an episode's {name} has the wrong type")
+        if not all(isinstance(v, (int, float)) for v in episode.metrics.values()):
+            raise TypeError("an episode's metrics must be numbers")
+        return episode
 
 
 class RunInterrupted(Exception):
@@ -88,19 +103,24 @@ def make_env(spec: TaskSpec, split: str, mode: str | None, task_file: str | None
     return env.unwrapped  # the harness drives the raw env; checkers add nothing here
 
 
+MAX_FRAMES = 12  # frames kept in an episode's strip: the first ones and always the final scene
+
+
 def _save_frames(env: ToolEnv, task: Task, frames_dir: Path) -> str | None:
-    """The episode's frames as one downscaled PNG strip (for ``toolbench view``)."""
+    """The episode's frames as one PNG strip (for ``toolbench view``)."""
     frames = getattr(env, "frames", None)
     if not frames:
         return None
     import numpy as np
     from PIL import Image
 
-    small = [np.asarray(f, dtype=np.uint8) for f in frames[:12]]
+    kept = list(frames) if len(frames) <= MAX_FRAMES else [*frames[: MAX_FRAMES - 1], frames[-1]]
     folder = frames_dir / env.task_name
     folder.mkdir(parents=True, exist_ok=True)
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.id) + ".png"
-    Image.fromarray(np.concatenate(small, axis=1)).save(folder / name, optimize=True)
+    # The id made safe for a file name, plus a hash of it so that "a/b" and "a_b" stay apart.
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.id)[:100]
+    name = f"{safe}-{stable_hash('frames', task.id) % 16**8:08x}.png"
+    Image.fromarray(np.concatenate([np.asarray(f, dtype=np.uint8) for f in kept], axis=1)).save(folder / name)
     return f"{frames_dir.name}/{env.task_name}/{name}"
 
 
@@ -167,10 +187,21 @@ class _Job:
     task_ids: tuple[str, ...]
 
 
+# A worker process keeps its env and its agent from one job to the next: the agent's count of
+# failed model calls in a row (its breaker) must not start again with every job.
+_worker_envs: dict[tuple[str, str, str, str | None], ToolEnv] = {}
+_worker_agents: dict[tuple[str, int, ModelSettings | None], Any] = {}
+
+
 def _run_job(job: _Job) -> tuple[list[EpisodeResult], str | None]:
-    """Play a job's episodes; returns them and, if the agent stopped the run, why."""
-    env = make_env(find_task(job.task_name), job.split, job.mode, job.task_file)
-    agent = make_agent(job.agent, seed=job.seed, settings=job.settings)
+    """Play a job's episodes (in a worker process); returns them and, if the agent stopped the run, why."""
+    env_key = (job.task_name, job.split, job.mode, job.task_file)
+    if env_key not in _worker_envs:
+        _worker_envs[env_key] = make_env(find_task(job.task_name), job.split, job.mode, job.task_file)
+    agent_key = (job.agent, job.seed, job.settings)
+    if agent_key not in _worker_agents:
+        _worker_agents[agent_key] = make_agent(job.agent, seed=job.seed, settings=job.settings)
+    env, agent = _worker_envs[env_key], _worker_agents[agent_key]
     frames_dir = Path(job.frames_dir) if job.frames_dir else None
     results = []
     try:
@@ -178,8 +209,6 @@ def _run_job(job: _Job) -> tuple[list[EpisodeResult], str | None]:
             results.append(run_episode(env, agent, task_id, frames_dir))
     except RunStopped as exc:
         return results, str(exc)
-    finally:
-        env.close()
     return results, None
 
 
@@ -205,15 +234,43 @@ def supports(spec: TaskSpec, split: str, mode: str | None) -> bool:
     return split in spec.splits and (mode is None or mode in spec.modes)
 
 
-def task_ids_for(spec: TaskSpec, split: str, task_file: str | None, limit: int | None) -> list[str]:
-    """The ids a run plays, in order."""
-    env_class = spec.env_class()
-    tasks = (
-        read_task_file(task_file, id_prefix=f"{env_class.fixture_slug}:{Path(task_file).stem}")
-        if task_file
-        else env_class.load_split(split)
-    )
-    return [task.id for task in tasks][:limit]
+@dataclass(frozen=True)
+class PlannedTask:
+    """One task of a run: its spec, the mode it is played in, and its tasks in order."""
+
+    spec: TaskSpec
+    mode: str
+    tasks: tuple[Task, ...]
+
+
+def plan_run(
+    agent: str,
+    tasks: Iterable[str],
+    split: str = "test",
+    mode: str | None = None,
+    limit: int | None = None,
+    task_file: str | None = None,
+    settings: ModelSettings | None = None,
+    seed: int = 0,
+) -> list[PlannedTask]:
+    """What a run will play, checked before anything is played or written (raises ValueError or
+    KeyError naming what is wrong)."""
+    make_agent(agent, seed=seed, settings=settings)  # a bad agent name
+    plan = []
+    for task_name in tasks:
+        spec = find_task(task_name)
+        if mode is not None and mode not in spec.modes:
+            raise ValueError(f"{spec.name} has modes {list(spec.modes)}, not {mode!r}")
+        if not task_file and split not in spec.splits:
+            raise ValueError(f"{spec.name} has splits {list(spec.splits)}, not {split!r}")
+        env_class = spec.env_class()
+        loaded = (
+            read_task_file(task_file, id_prefix=f"{env_class.fixture_slug}:{Path(task_file).stem}")
+            if task_file
+            else env_class.load_split(split)
+        )
+        plan.append(PlannedTask(spec, mode or spec.modes[0], tuple(loaded[:limit])))
+    return plan
 
 
 class Progress:
@@ -266,117 +323,116 @@ def evaluate(
 
     ``finished`` are episodes of an earlier run of the same settings (``--resume``): they count in
     the report and are not played again. ``progress``: ``"bar"``, ``"lines"``, True (a bar on a
-    terminal, else lines) or False."""
-    make_agent(agent, seed=seed, settings=settings)  # fail fast on a bad agent name
+    terminal, else lines) or False. Raises ``RunInterrupted`` when the agent stops the run (its
+    breaker) or on Ctrl-C, with the report of what was played."""
+    plan = plan_run(agent, tasks, split, mode, limit, task_file, settings, seed)
     if progress is True:
         progress = "bar" if sys.stderr.isatty() else "lines"
     meter = Progress(progress or None)
     report: dict[str, Any] = {"agent": agent, "split": Path(task_file).stem if task_file else split, "tasks": {}}
     episodes: list[EpisodeResult] = []
     earlier = {(e.task, e.task_id): e for e in finished}
-    for task_name in tasks:
-        spec = find_task(task_name)
-        if not task_file and not supports(spec, split, mode):
-            raise ValueError(
-                f"{spec.name} has splits {list(spec.splits)} and modes {list(spec.modes)}; "
-                f"asked for split {split!r}, mode {mode!r}"
-            )
-        if mode is not None and mode not in spec.modes:
-            raise ValueError(f"{spec.name} has modes {list(spec.modes)}, not {mode!r}")
-        task_mode = mode or spec.modes[0]
-        ids = task_ids_for(spec, split, task_file, limit)
-        results = {i: earlier[(spec.name, i)] for i in ids if (spec.name, i) in earlier}
-        todo = [i for i in ids if i not in results]
-        meter.start(spec.name, len(ids), len(results))
-        stopped = _play(
-            spec,
-            split,
-            task_mode,
-            agent,
-            seed,
-            settings,
-            task_file,
-            frames_dir,
-            todo,
-            workers,
-            results,
-            on_episode,
-            meter,
-        )
-        ordered = [results[i] for i in ids if i in results]
-        episodes.extend(ordered)
-        report["tasks"][spec.name] = summarize(ordered, task_mode)
-        if stopped:
-            raise RunInterrupted(stopped, report, episodes)
-        meter.finish(report["tasks"][spec.name])
+    # One agent (so one breaker) for the whole run, or one pool whose workers keep theirs.
+    players = _Players(agent, seed, settings, task_file, frames_dir, workers)
+    try:
+        for planned in plan:
+            spec = planned.spec
+            ids = [task.id for task in planned.tasks]
+            results = {i: earlier[(spec.name, i)] for i in ids if (spec.name, i) in earlier}
+            todo = [i for i in ids if i not in results]
+            meter.start(spec.name, len(ids), len(results))
+
+            def keep(batch: list[EpisodeResult], results: dict[str, EpisodeResult] = results) -> None:
+                for result in batch:
+                    results[result.task_id] = result
+                    if on_episode is not None:
+                        on_episode(result)
+                meter.advance(len(batch))
+
+            try:
+                stopped = players.play(spec, split, planned.mode, todo, keep)
+            except KeyboardInterrupt:
+                stopped = "interrupted (Ctrl-C)"
+            ordered = [results[i] for i in ids if i in results]
+            episodes.extend(ordered)
+            report["tasks"][spec.name] = summarize(ordered, planned.mode)
+            if stopped:
+                meter.finish(report["tasks"][spec.name])
+                report["stopped"] = stopped
+                raise RunInterrupted(stopped, report, episodes)
+            meter.finish(report["tasks"][spec.name])
+    finally:
+        players.close()
     return report, episodes
 
 
-def _play(
-    spec: TaskSpec,
-    split: str,
-    mode: str,
-    agent: str,
-    seed: int,
-    settings: ModelSettings | None,
-    task_file: str | None,
-    frames_dir: str | Path | None,
-    todo: list[str],
-    workers: int,
-    results: dict[str, EpisodeResult],
-    on_episode: Callable[[EpisodeResult], None] | None,
-    meter: Progress,
-) -> str | None:
-    """Play ``todo`` into ``results``; returns why the run stopped, or None."""
+class _Players:
+    """Plays episodes in this process (one env per task, one agent for the run) or in a pool."""
 
-    def job(ids: Sequence[str]) -> _Job:
-        return _Job(
-            spec.name,
-            split,
-            mode,
-            agent,
-            seed,
-            settings,
-            task_file,
-            str(frames_dir) if frames_dir else None,
-            tuple(ids),
-        )
+    def __init__(
+        self,
+        agent: str,
+        seed: int,
+        settings: ModelSettings | None,
+        task_file: str | None,
+        frames_dir: str | Path | None,
+        workers: int,
+    ) -> None:
+        self.agent, self.seed, self.settings, self.task_file = agent, seed, settings, task_file
+        self.frames_dir = str(frames_dir) if frames_dir else None
+        self.runner = make_agent(agent, seed=seed, settings=settings) if workers <= 1 else None
+        self.pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+        self.workers = workers
 
-    def keep(batch: list[EpisodeResult]) -> None:
-        for result in batch:
-            results[result.task_id] = result
-            if on_episode is not None:
-                on_episode(result)
-        meter.advance(len(batch))
-
-    if not todo:
-        return None
-    if workers <= 1:
-        env = make_env(spec, split, mode, task_file)
-        runner = make_agent(agent, seed=seed, settings=settings)
-        try:
-            for task_id in todo:
-                try:
-                    keep([run_episode(env, runner, task_id, Path(frames_dir) if frames_dir else None)])
-                except RunStopped as exc:
-                    return str(exc)
-        finally:
-            env.close()
-        return None
-    size = max(1, math.ceil(len(todo) / (workers * 4)))  # small chunks keep workers busy to the end
-    stopped = None
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: set[Future] = {pool.submit(_run_job, job(todo[i : i + size])) for i in range(0, len(todo), size)}
+    def play(
+        self, spec: TaskSpec, split: str, mode: str, todo: list[str], keep: Callable[[list[EpisodeResult]], None]
+    ) -> str | None:
+        """Play ``todo``, handing results to ``keep`` as they come; returns why the run stopped, or None."""
+        if not todo:
+            return None
+        if self.pool is None:
+            return self._play_here(spec, split, mode, todo, keep)
+        # Scripted agents' episodes take milliseconds: small chunks keep workers busy to the end. A
+        # model agent's take seconds: one per job, so each is saved as it finishes.
+        size = 1 if self.agent.startswith("openai:") else max(1, math.ceil(len(todo) / (self.workers * 4)))
+        jobs = [
+            _Job(spec.name, split, mode, self.agent, self.seed, self.settings, self.task_file, self.frames_dir,
+                 tuple(todo[i : i + size]))
+            for i in range(0, len(todo), size)
+        ]  # fmt: skip
+        stopped = None
+        pending: set[Future] = {self.pool.submit(_run_job, job) for job in jobs}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
+                if future.cancelled():
+                    continue
                 batch, why = future.result()
                 keep(batch)
                 if why and stopped is None:
                     stopped = why
                     for other in pending:
-                        other.cancel()
-    return stopped
+                        other.cancel()  # those not started; running ones finish (or stop) and are kept
+        return stopped
+
+    def _play_here(
+        self, spec: TaskSpec, split: str, mode: str, todo: list[str], keep: Callable[[list[EpisodeResult]], None]
+    ) -> str | None:
+        env = make_env(spec, split, mode, self.task_file)
+        frames = Path(self.frames_dir) if self.frames_dir else None
+        try:
+            for task_id in todo:
+                try:
+                    keep([run_episode(env, self.runner, task_id, frames)])
+                except RunStopped as exc:
+                    return str(exc)
+        finally:
+            env.close()
+        return None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -386,7 +442,7 @@ def format_table(report: dict[str, Any]) -> str:
         - {"n", "mode", "success_rate", "score", "executable_rate", "total_tokens"}
     )
     header = ["task", "mode", "n", "success", "score", "executable", *metric_names]
-    rows = [header]
+    rows = []
     for name, row in report["tasks"].items():
         rows.append(
             [
@@ -399,10 +455,7 @@ def format_table(report: dict[str, Any]) -> str:
                 *(f"{row[m]:.3f}" if m in row else "-" for m in metric_names),
             ]
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = [f"agent: {report['agent']}   split: {report['split']}"]
-    for index, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-        if index == 0:
-            lines.append("  ".join("-" * width for width in widths))
+    lines = [f"agent: {report['agent']}   split: {report['split']}", *text_table(header, rows)]
+    if report.get("stopped"):
+        lines.append(f"(the run stopped early: {report['stopped']})")
     return "\n".join(lines)

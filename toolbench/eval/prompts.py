@@ -51,7 +51,9 @@ _PROGRAM_DEFAULTS: dict[str, GenerationDefaults] = {
     "CatAPI": GenerationDefaults(128, HARNESS_STOP, top_k_api=3, top_k_example=3),
     "HomeSearch": GenerationDefaults(128, HARNESS_STOP, top_k_api=15, top_k_example=3),
     "TripBooking": GenerationDefaults(300, HARNESS_STOP, top_k_api=15, top_k_example=3),
-    "GoogleSheets": GenerationDefaults(256, HARNESS_STOP, top_k_api=0, top_k_example=3),
+    # The README's command retrieves no Sheets docs (its prompt came with its own); the harness's
+    # test_all.sh retrieves 10, which our prompts need to name worksheet, pd and the argument order.
+    "GoogleSheets": GenerationDefaults(256, HARNESS_STOP, top_k_api=10, top_k_example=3),
     "VirtualHome": GenerationDefaults(128, HARNESS_STOP, top_k_api=10, top_k_example=3),
     "WebShop": GenerationDefaults(128, HARNESS_STOP, top_k_api=0, top_k_example=3),
     # The harness gives Tabletop no docs or demonstrations because its query is a whole Code-as-Policies
@@ -119,13 +121,25 @@ def system_prompt(mode: str, finishing_action: str | None, native_tools: bool) -
     else:
         how = "Call one tool per reply" if native_tools else "Answer with exactly one call per reply"
         lines.append(f"{how}; you will see its result before you make the next call.")
-        if finishing_action:
-            lines.append(f"When the task is done, finish with {finishing_action}.")
+        finish = finishing_words(finishing_action, native_tools)
+        if finish:
+            lines.append(f"When the task is done, finish with {finish}.")
     lines.append(
         "Use only the functions, parameters and values the documentation names, and take every"
         " value from the task; do not invent values the task does not give."
     )
     return "\n".join(lines)
+
+
+def finishing_words(finishing_action: str | None, native_tools: bool) -> str | None:
+    """How a prompt names the finishing action: the call (``API.search()``) or, with native tools,
+    the tool (``the search tool``)."""
+    if not finishing_action:
+        return None
+    if native_tools:
+        name = finishing_action.removeprefix("API.").removesuffix("()")
+        return f"a call of the {name} tool"
+    return finishing_action
 
 
 def interaction_rules(finishing_action: str | None, native_tools: bool) -> str:
@@ -134,8 +148,9 @@ def interaction_rules(finishing_action: str | None, native_tools: bool) -> str:
         rule = "Work step by step: call one of the tools, read its result, then make the next call."
     else:
         rule = "Work step by step: answer with one call, read its result, then answer with the next call."
-    if finishing_action:
-        rule += f" When the task is done, finish with {finishing_action}."
+    finish = finishing_words(finishing_action, native_tools)
+    if finish:
+        rule += f" When the task is done, finish with {finish}."
     return rule
 
 
@@ -201,8 +216,8 @@ class PromptBuilder:
     def build(self, query: str) -> str:
         """The user message: API docs, demonstrations (few-shot settings), then the task."""
         parts = []
-        if self.functions:
-            chosen = [self.functions[i] for i in _top_k(self.functions, query, self.top_k_api)]
+        chosen = [self.functions[i] for i in _top_k(self.functions, query, self.top_k_api)]
+        if chosen:
             parts.append("Here is the API you can use:\n\n" + "\n\n".join(chosen))
         if self.demos and self.top_k_example > 0:
             chosen_demos = [self.demos[i] for i in _top_k([t.prompt for t in self.demos], query, self.top_k_example)]

@@ -14,7 +14,9 @@ kept and skipped; episodes whose agent failed are played again) or ``--overwrite
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -24,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from toolbench.eval.harness import EpisodeResult, format_table
+from toolbench.eval.harness import EpisodeResult, format_table, summarize
 
 RUN_FILE = "run.json"
 TRAJECTORIES = "trajectories.jsonl"
@@ -97,8 +99,10 @@ class RunFolder:
         command: list[str],
         resume: bool = False,
         overwrite: bool = False,
+        about: dict[str, Any] | None = None,
     ) -> RunFolder:
-        """Prepare ``path`` for a run with ``settings`` (refusing what would lose or mix results)."""
+        """Prepare ``path`` for a run with ``settings`` (refusing what would lose or mix results);
+        ``about`` adds facts that do not define the run (the model endpoint, say)."""
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise RunFolderError(f"--out {str(folder)!r} is a file, not a folder")
@@ -116,15 +120,18 @@ class RunFolder:
                 "or --overwrite to replace it"
             )
         folder.mkdir(parents=True, exist_ok=True)
-        run = {"command": command, "settings": settings, **versions(), "git_commit": git_commit()}
+        run = {"command": command, "settings": settings, **(about or {}), **versions(), "git_commit": git_commit()}
         if finished or (resume and (folder / RUN_FILE).exists()):
             earlier = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
             run["resumed_from"] = {k: earlier.get(k) for k in ("command", "toolbench", "git_commit")}
         (folder / RUN_FILE).write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         opened = cls(folder, settings, finished)
-        # Keep only finished episodes: an agent that failed mid-episode gets another go.
-        with open(folder / TRAJECTORIES, "w", encoding="utf-8") as handle:
+        # Keep only finished episodes (an agent that failed mid-episode gets another go), written
+        # beside the old file and then moved over it, so an interrupt here loses nothing.
+        partial = folder / (TRAJECTORIES + ".partial")
+        with open(partial, "w", encoding="utf-8") as handle:
             handle.writelines(opened._line(episode) for episode in finished)
+        os.replace(partial, folder / TRAJECTORIES)
         return opened
 
     @staticmethod
@@ -142,17 +149,7 @@ class RunFolder:
                 f"--resume: the run in {str(folder)!r} has other settings ({', '.join(changed)}); "
                 "resume it with the same command, or use --overwrite"
             )
-        finished = []
-        path = folder / TRAJECTORIES
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    episode = EpisodeResult.from_json(json.loads(line))
-                except (ValueError, TypeError):
-                    continue  # a line cut short when the run was killed
-                if not episode.agent_failed:
-                    finished.append(episode)
-        return finished
+        return [episode for episode in _episodes(folder / TRAJECTORIES) if not episode.agent_failed]
 
     @property
     def frames_dir(self) -> Path:
@@ -170,23 +167,64 @@ class RunFolder:
         (self.path / SUMMARY_TEXT).write_text(format_table(report) + "\n", encoding="utf-8")
 
 
+def _episodes(path: Path) -> list[EpisodeResult]:
+    """The readable episode lines of a trajectories file (a line cut short by a kill is skipped)."""
+    episodes = []
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                episodes.append(EpisodeResult.from_json(json.loads(line)))
+            except (ValueError, TypeError, AttributeError):
+                continue
+    return episodes
+
+
+def _json_object(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def read_run(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], list[EpisodeResult]]:
-    """A run folder's ``run.json`` (or {}), summary and episodes."""
+    """A run folder's ``run.json`` (or {}), its report and its episodes. The report is the saved
+    summary when it is whole, else recomputed from the episodes (a run killed before its summary)."""
     folder = Path(path)
     if not (folder / TRAJECTORIES).exists():
         raise RunFolderError(f"{str(folder)!r} holds no {TRAJECTORIES}: not a toolbench run folder")
-    run = json.loads((folder / RUN_FILE).read_text(encoding="utf-8")) if (folder / RUN_FILE).exists() else {}
-    summary = (
-        json.loads((folder / SUMMARY_JSON).read_text(encoding="utf-8")) if (folder / SUMMARY_JSON).exists() else {}
-    )
-    episodes = []
-    for line in (folder / TRAJECTORIES).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            try:
-                episodes.append(EpisodeResult.from_json(json.loads(line)))
-            except (ValueError, TypeError):
-                continue
+    run, summary = _json_object(folder / RUN_FILE), _json_object(folder / SUMMARY_JSON)
+    episodes = _episodes(folder / TRAJECTORIES)
+    if not _whole(summary):
+        by_task: dict[str, list[EpisodeResult]] = {}
+        for episode in episodes:
+            by_task.setdefault(episode.task, []).append(episode)
+        agent = run.get("settings", {}).get("agent", "") if isinstance(run.get("settings"), dict) else ""
+        summary = {
+            "agent": agent,
+            "split": episodes[0].split if episodes else "",
+            "tasks": {name: summarize(items, items[0].mode) for name, items in by_task.items()},
+        }
     return run, summary, episodes
+
+
+def _whole(summary: dict[str, Any]) -> bool:
+    tasks = summary.get("tasks")
+    if not isinstance(tasks, dict) or not tasks:
+        return False
+    numbers = ("n", "success_rate", "score", "executable_rate")
+    return all(
+        isinstance(row, dict) and all(isinstance(row.get(k), (int, float)) for k in numbers) for row in tasks.values()
+    )
+
+
+def task_set_digest(tasks: list[Any]) -> str:
+    """A fingerprint of the tasks a run plays (ids, prompts, references): a resumed run must play
+    the same ones, not tasks that took over the ids of edited records."""
+    digest = hashlib.sha256()
+    for task in tasks:
+        digest.update(json.dumps([task.id, task.prompt, list(task.references)], ensure_ascii=False).encode())
+    return digest.hexdigest()[:16]
 
 
 def command_line() -> list[str]:

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolbench.eval.harness import EpisodeResult, summarize
+from toolbench.eval.harness import EpisodeResult
 from toolbench.eval.runs import read_run
 
 MAX_TEXT = 20_000  # characters of one prompt, action or observation shown
@@ -61,6 +61,10 @@ def _text(value: Any) -> str:
     return html.escape(text)
 
 
+def _number(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, (int, float)) else str(value)
+
+
 def _pre(label: str, value: Any) -> str:
     return f'<div class="label">{html.escape(label)}</div><pre>{_text(value)}</pre>'
 
@@ -79,25 +83,26 @@ def _image(folder: Path, relative: str | None) -> str:
 def results_table(report: dict[str, Any]) -> str:
     rows = ["<tr><th>task</th><th>mode</th><th>n</th><th>success</th><th>score</th><th>executable</th></tr>"]
     for name, row in report.get("tasks", {}).items():
-        rows.append(
-            f"<tr><td>{html.escape(name)}</td><td>{html.escape(str(row.get('mode', '')))}</td><td>{row['n']}</td>"
-            f"<td>{row['success_rate']:.3f}</td><td>{row['score']:.3f}</td><td>{row['executable_rate']:.3f}</td></tr>"
-        )
+        cells = [name, str(row.get("mode", "")), str(row["n"])]
+        cells += [f"{row[key]:.3f}" for key in ("success_rate", "score", "executable_rate")]
+        rows.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells) + "</tr>")
     return '<table class="results">' + "".join(rows) + "</table>"
 
 
 def episode_block(folder: Path, index: int, episode: EpisodeResult) -> str:
     outcome = "success" if episode.success else "failure"
-    metrics = ", ".join(f"{k} {v:.3f}" for k, v in episode.metrics.items())
-    summary = (
-        f"{html.escape(episode.task)} · {html.escape(episode.task_id)} · score {episode.score:.3f}"
-        f"{' · ' + html.escape(metrics) if metrics else ''} · {episode.steps} step{'s' * (episode.steps != 1)}"
+    metrics = ", ".join(f"{k} {_number(v)}" for k, v in episode.metrics.items())
+    summary = html.escape(
+        f"{episode.task} · {episode.task_id} · score {episode.score:.3f}"
+        f"{' · ' + metrics if metrics else ''} · {episode.steps} step{'s' * (episode.steps != 1)}"
     )
     parts = [
         f'<details class="episode {outcome}" id="episode-{index}" data-task="{html.escape(episode.task)}" '
         f'data-outcome="{outcome}"><summary>{summary}</summary>',
-        f'<div class="meta">mode {html.escape(episode.mode or "?")} · executable {episode.executable}'
-        f"{' · error: ' + html.escape(episode.error) if episode.error else ''}</div>",
+        '<div class="meta">'
+        + html.escape(f"mode {episode.mode or '?'} · executable {episode.executable}")
+        + (html.escape(f" · error: {episode.error}") if episode.error else "")
+        + "</div>",
         _pre("Prompt", episode.prompt),
     ]
     for number, action in enumerate(episode.actions, start=1):
@@ -112,8 +117,10 @@ def episode_block(folder: Path, index: int, episode: EpisodeResult) -> str:
         parts.append(_pre("Reference", episode.references[0]))
     log = episode.agent_log
     if log:
-        calls, tokens = len(log.get("model_calls", [])), log.get("usage", {}).get("total_tokens", 0)
-        parts.append(f'<div class="meta">model calls {calls} · tokens {tokens}</div>')
+        calls, usage = log.get("model_calls", []), log.get("usage", {})
+        tokens = usage.get("total_tokens", 0) if isinstance(usage, dict) else 0
+        count = len(calls) if isinstance(calls, list) else 0
+        parts.append('<div class="meta">' + html.escape(f"model calls {count} · tokens {tokens}") + "</div>")
         parts.append(f"<details><summary>Messages</summary>{_pre('Messages sent', log.get('messages', []))}</details>")
     parts.append("</details>")
     return "\n".join(parts)
@@ -123,11 +130,6 @@ def render_run(path: str | Path) -> str:
     """The HTML page of the run in folder ``path``."""
     folder = Path(path)
     run, report, episodes = read_run(folder)
-    if not report.get("tasks"):  # a run that stopped before its summary: count what is there
-        by_task: dict[str, list[EpisodeResult]] = {}
-        for episode in episodes:
-            by_task.setdefault(episode.task, []).append(episode)
-        report = {"tasks": {name: summarize(items, items[0].mode) for name, items in by_task.items()}}
     title = f"toolbench run: {report.get('agent') or run.get('settings', {}).get('agent', '')} · {folder.name}"
     tasks = sorted({episode.task for episode in episodes})
     options = "".join(f'<option value="{html.escape(t)}">{html.escape(t)}</option>' for t in tasks)
@@ -140,6 +142,9 @@ def render_run(path: str | Path) -> str:
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="meta">{html.escape(command + version)}</p>',
         results_table(report),
+        f'<p class="meta">{html.escape("The run stopped early: " + str(report["stopped"]))}</p>'
+        if report.get("stopped")
+        else "",
         '<div class="filters">Task <select id="task-filter"><option value="">all</option>'
         f'{options}</select> Outcome <select id="outcome-filter"><option value="">all</option>'
         '<option value="success">success</option><option value="failure">failure</option></select> '

@@ -4,8 +4,8 @@ ToolBench aligns a model to a tool with programmatically generated goals: templa
 value pools, each with its API-call program. A training sample is "all-shot": the tool's whole
 API documentation, then several goal/action pairs of that one tool, so a model learns to read the
 docs and answer in the API's own form. Here the goals come from each task's own generator with a
-random stream of their own (``align-<seed>``), and any goal that equals a test or demonstration
-task of the suite is dropped, so no test task is ever trained on.
+random stream of their own (``align-<seed>``), and any goal whose text or answer equals a test or
+demonstration task's is dropped, so no test task is ever trained on.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.catalog import find_task
+from toolbench.eval.prompts import SEPARATOR
 from toolbench.taskgen import load_aligners
 
-SEPARATOR = "-------------"
 ROUND = 500  # goals asked of a generator at once
 
 
@@ -31,7 +31,11 @@ def alignment_samples(task: str, samples: int, shots: int = 3, seed: int = 0) ->
     if spec.fixture_slug not in aligners:
         raise ValueError(f"{spec.name} has no alignment-data generator")
     env_class = spec.env_class()
-    held_out_prompts = {t.prompt for split in spec.splits for t in env_class.load_split(split)}
+    held_out = [t for split in spec.splits for t in env_class.load_split(split)]
+    # A goal is held out when its text or its answer is a test's or a demonstration's: "Delete my vote
+    # 1161170." is the test "Remove vote number 1161170 from my history." in other words.
+    held_out_prompts = {t.prompt for t in held_out}
+    held_out_actions = {reference for t in held_out for reference in t.references}
     env = env_class()
     docs = env.api_docs().strip()
     env.close()
@@ -48,7 +52,10 @@ def alignment_samples(task: str, samples: int, shots: int = 3, seed: int = 0) ->
         fresh = [
             (r["prompt"], r["completion"][0])
             for r in batch
-            if r.get("completion") and r["prompt"] not in held_out_prompts and r["prompt"] not in seen
+            if r.get("completion")
+            and r["prompt"] not in held_out_prompts
+            and r["completion"][0] not in held_out_actions
+            and r["prompt"] not in seen
         ]
         for prompt, _ in fresh:
             seen.add(prompt)
