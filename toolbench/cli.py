@@ -159,6 +159,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             finished=folder.finished if folder else (),
             on_episode=folder.append if folder else None,
             frames_dir=folder.frames_dir if folder and not args.no_frames else None,
+            diagnostics=folder is not None,  # the run's records show Sheets' expected cells
         )
     except RunInterrupted as stop:
         if folder:
@@ -291,6 +292,24 @@ def cmd_data_align(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Which of the sandbox's kernel layers this machine has, and which a run actually gets."""
+    from toolbench.core import kernel, sandbox
+
+    report = kernel.detect()
+    probe = sandbox.run_code("x = 1", dict, lambda ns: list(sandbox._kernel_layers_applied), sandbox.Limits(seconds=30))
+    applied = probe.payload if probe.ok and isinstance(probe.payload, list) else []
+    if args.json:
+        print(json.dumps({"layers": report, "applied_in_a_run": applied}))
+        return 0
+    width = max(len(name) for name in report)
+    print("Kernel layers for agent code (Google Sheets, Tabletop):")
+    for name, state in report.items():
+        print(f"  {name.ljust(width)}  {state}")
+    print(f"A run here gets: {', '.join(applied) if applied else 'none (' + str(probe.error) + ')'}")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from toolbench.core.transport import make_loopback_server
     from toolbench.mock_services import create_service_app, service_api_key
@@ -372,6 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--metric", default="success_rate", help="success_rate (default), score, executable_rate, ...")
     compare.add_argument("--plot", default="compare.png", help="where to write the PNG bar chart")
     compare.set_defaults(run=cmd_compare)
+
+    doctor = commands.add_parser("doctor", help="which sandbox layers this machine has")
+    doctor.add_argument("--json", action="store_true")
+    doctor.set_defaults(run=cmd_doctor)
 
     complexity = commands.add_parser("complexity", help="API-selection complexity of every task (ToolBench appendix D)")
     complexity.add_argument("--json", action="store_true")

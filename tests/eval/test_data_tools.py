@@ -22,7 +22,9 @@ def test_alignment_goals_are_playable_and_never_test_tasks(spec, tmp_path):
     samples = [json.loads(line) for line in out.read_text().splitlines()]
     goals = [goal for sample in samples for goal in sample["goals"]]
     actions = {action for sample in samples for action in sample["actions"]}
-    held_out_actions = {r for split in spec.splits for t in toolbench.load_tasks(spec.name, split) for r in t.references}
+    held_out_actions = {
+        r for split in spec.splits for t in toolbench.load_tasks(spec.name, split) for r in t.references
+    }
     assert len(goals) == 90 and not set(goals) & held_out and not actions & held_out_actions
     for task in env.tasks:
         env.reset(options={"task_id": task.id})

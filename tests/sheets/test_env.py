@@ -1,6 +1,7 @@
 """toolbench/GoogleSheets-v0: oracle, equivalent and wrong answers, formats, interactive cells, hostile code."""
 
 import json
+import time
 
 import gymnasium as gym
 import pytest
@@ -63,7 +64,13 @@ def test_one_cell_changed_fails_and_says_where():
     wrong = task.references[0].rsplit(",", 1)[0] + ", 1)"
     _, reward, _, _, info = play(env, task.id, [wrong])
     assert not info["success"] and info["executable"] and reward == 0.0  # the one changed cell is wrong
-    assert len(info["mismatches"]) == 1 and ": expected " in info["mismatches"][0]
+    # Where, and what the agent wrote; not what was expected, which an agent could learn from.
+    (mismatch,) = info["mismatches"]
+    assert mismatch.endswith(": got 1") and "expected" not in mismatch
+    diagnosing = gym.make(ENV_ID, diagnostics=True)
+    _, _, _, _, info = play(diagnosing, task.id, [wrong])
+    (mismatch,) = info["mismatches"]
+    assert ": expected " in mismatch and mismatch.endswith(", got 1")
     _, reward, _, _, info = play(env, task.id, [""])  # doing nothing earns nothing
     assert reward == 0.0 and info["cell_accuracy"] == 0.0
 
@@ -205,3 +212,14 @@ def test_original_record_shape(tmp_path):
     env = gym.make(ENV_ID, task_file=str(path))
     task = env.unwrapped.tasks[0]
     assert play(env, task.id, ["worksheet.update_acell('C6', 4.5)"])[4]["success"]
+
+
+def test_step_budgets_are_arguments():
+    env = gym.make(ENV_ID, time_limit=2, memory_limit=256)
+    assert env.unwrapped.limits.seconds == 2 and env.unwrapped.limits.memory_mb == 256
+    env.reset(options={"task_id": first("update_cell").id})
+    started = time.monotonic()
+    _, _, _, _, info = env.step("while True:\n    pass")
+    assert "2 s time budget" in info["error"] and time.monotonic() - started < 8
+    with pytest.raises(ValueError, match="time_limit"):
+        gym.make(ENV_ID, time_limit=0)

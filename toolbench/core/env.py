@@ -92,6 +92,7 @@ class ToolEnv(gym.Env[str, str]):
         max_steps: int | None = None,
         task_file: str | Path | None = None,
         tasks: Sequence[Task] | None = None,
+        diagnostics: bool = False,
     ) -> None:
         mode = mode or self.modes[0]
         if mode not in self.modes:
@@ -115,6 +116,9 @@ class ToolEnv(gym.Env[str, str]):
         self._tasks_by_id = {task.id: task for task in self.tasks}
         self.split = split
         self.mode = mode
+        # Expected values in info (say, Sheets' expected cells) only when asked: an RL agent that
+        # sees them can learn the answers instead of the task.
+        self.diagnostics = bool(diagnostics)
         self.render_mode = render_mode
         if max_steps is None:
             max_steps = 1 if mode == "program" else self.default_max_steps

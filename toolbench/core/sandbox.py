@@ -48,6 +48,8 @@ from RestrictedPython import compile_restricted_exec, safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence, safer_getattr
 from threadpoolctl import ThreadpoolController
 
+from toolbench.core import kernel
+
 MAX_CODE_CHARS = 65_536
 LAST_VALUE = "toolbench_last_value"  # where the last expression of a cell is stored (no leading _)
 AGENT_FILE = "<agent code>"
@@ -86,6 +88,19 @@ class Limits:
     seconds: float = 10.0
     memory_mb: int = 1024  # address space the code may add to what the process already maps
     output_chars: int = 20_000
+
+
+def budgets(defaults: Limits, time_limit: float | None, memory_limit: int | None) -> Limits:
+    """An env's per-step budgets: its defaults, or the seconds and megabytes the user gave."""
+    if time_limit is not None and not 0 < time_limit <= 3600:
+        raise ValueError(f"time_limit must be in (0, 3600] seconds, not {time_limit!r}")
+    if memory_limit is not None and not 64 <= memory_limit <= 65536:
+        raise ValueError(f"memory_limit must be from 64 to 65536 MB, not {memory_limit!r}")
+    return Limits(
+        seconds=defaults.seconds if time_limit is None else float(time_limit),
+        memory_mb=defaults.memory_mb if memory_limit is None else int(memory_limit),
+        output_chars=defaults.output_chars,
+    )
 
 
 @dataclass
@@ -230,6 +245,9 @@ DENIED_NAMES = frozenset(
         "f2py",
         "ctypeslib",
         "mro",  # np.matrix.mro() would hand out the real np.ndarray, past its stand-in
+        "frombuffer",  # np.frombuffer(object array) reads object pointers as integers
+        "tobytes",  # an object array's bytes are its object pointers
+        "tostring",
         "ctypes",  # ndarray.ctypes, BitGenerator.ctypes: raw addresses and callable C pointers
         "cffi",
         "capsule",
@@ -327,6 +345,8 @@ def _checked(value: Any, what: str) -> Any:
         raise AttributeError(f"{what}: modules are not available here")
     if any(value is denied for denied in _DENIED_OBJECTS) or _of_denied_type(value):
         raise AttributeError(f"{what}: not available here")
+    if isinstance(value, memoryview):  # ndarray.data: writable raw memory, where pointers can be forged
+        raise AttributeError(f"{what}: raw memory (memoryview) is not available here")
     if isinstance(value, type):
         return _array_type_stand_in(value) or value
     return value
@@ -445,7 +465,15 @@ _DENIED_EVENT_PREFIXES = (
     "gc.get_",
     "signal.",
 )
-MAX_REPLY_BYTES = 32 * 2**20
+MAX_REPLY_BYTES = 8 * 2**20
+# A reply's JSON may build at most this many containers and items: 8 MiB of "[[],[],..." would
+# otherwise cost the env's process far more memory than the child's whole budget.
+MAX_REPLY_ITEMS = 2_000_000
+
+# Tests only: the child runs the code as plain Python, with the real builtins and no guards, so the
+# security tests can show that the kernel layers hold by themselves. Nothing in the package sets it,
+# and agent code cannot: it lives in the env's process, which the child never writes to.
+UNGUARDED_FOR_TESTS = False
 
 
 @functools.cache
@@ -579,19 +607,27 @@ def _quiet_stdio() -> None:
 
 
 def _drop_privileges() -> None:
-    """No new processes, and when run as root, no root: an unprivileged user cannot read the
-    parent's /proc files, signal it or trace it, and RLIMIT_NPROC = 0 stops fork for good."""
+    """No new processes: RLIMIT_NPROC = 0 stops fork for an unprivileged user (seccomp, applied
+    later, stops it for root too). Relative paths never name the user's working directory."""
     try:
         import resource
 
-        os.chdir("/")  # relative paths never name the user's working directory
-        if os.geteuid() == 0 and _can_drop_to_nobody():
-            os.setgroups([])
-            os.setgid(65534)
-            os.setuid(65534)  # "nobody"
+        os.chdir("/")
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
     except (ImportError, OSError, ValueError, AttributeError):
         pass  # not POSIX or not permitted: the other layers remain
+
+
+def _apply_kernel_layers() -> None:
+    """The kernel boundaries (``core.kernel``): read-only file system beneath the standard library,
+    site-packages and the system's shared libraries; no network, no new processes or programs,
+    no tracing, no signals outside; ``nobody`` where the unprivileged user can read the Python
+    installation, otherwise root without capabilities. Applied after the names are set up and
+    before the first line of agent code."""
+    applied = kernel.apply(
+        kernel.Plan(read_only=_kernel_read_only(), drop_uid=_can_drop_to_nobody(), network_namespace=True)
+    )
+    _kernel_layers_applied[:] = applied.layers
 
 
 # Library entry points that run code, unpickle, or read and write files in native code (where the
@@ -618,7 +654,7 @@ DISARMED = {
         "to_xml",
     ),
     "pandas.Series": ("to_clipboard", "to_excel", "to_hdf", "to_latex", "to_pickle", "to_sql", "to_xarray"),
-    "numpy": ("load", "fromfile", "memmap"),
+    "numpy": ("load", "fromfile", "memmap", "frombuffer"),
 }
 
 
@@ -699,6 +735,17 @@ def _disarm_libraries() -> None:
         setattr(owner, name, replacement)
 
 
+_SYSTEM_LIBRARIES = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/share/zoneinfo", "/etc/ld.so.cache")
+_kernel_layers_applied: list[str] = []  # in a child: the layers it runs under (for tests and doctor)
+
+
+@functools.cache
+def _kernel_read_only() -> tuple[str, ...]:
+    """What the code may read: the Python installation's libraries and the system's shared ones;
+    not the working directory, not this package (its fixtures hold the answers), nothing writable."""
+    return tuple(root.rstrip(os.sep) for root in _readable_roots()) + _SYSTEM_LIBRARIES
+
+
 @functools.cache
 def _thread_pools() -> ThreadpoolController | None:
     """The native thread pools (BLAS, OpenMP), found once in the parent: finding them takes tens of
@@ -748,9 +795,16 @@ def _child(
     error = None
     namespace: dict[str, Any] = {}
     try:
-        namespace = restricted_globals(setup(), printer)
-        _disarm_libraries()
-        _install_audit_hook()
+        if UNGUARDED_FOR_TESTS:
+            import builtins
+
+            namespace = {"__builtins__": builtins, **setup()}
+            _apply_kernel_layers()
+        else:
+            namespace = restricted_globals(setup(), printer)
+            _disarm_libraries()
+            _apply_kernel_layers()
+            _install_audit_hook()
         exec(code_object, namespace)  # compiled by RestrictedPython from checked code; see the module doc
     except MemoryError:
         error = "MemoryError: the code used more memory than its budget"
@@ -798,10 +852,15 @@ def run_code(
     in the child after the code, even if it failed) says what to send back as the payload. ``seed``
     seeds the libraries' global random generators in the child."""
     try:
-        code_object = compile_code(code, echo_last_expression)
-    except CodeError as exc:
+        if UNGUARDED_FOR_TESTS:
+            code_object = compile(code, AGENT_FILE, "exec")  # tests only: see UNGUARDED_FOR_TESTS
+        else:
+            code_object = compile_code(code, echo_last_expression)
+    except (CodeError, SyntaxError) as exc:
         return SandboxResult(False, "", str(exc))
     _can_drop_to_nobody()  # reads the file system and sysconfig here, where everything is readable
+    _kernel_read_only()
+    kernel.prepare()
     _thread_pools()
     _disarm_plan()
     # A bare fork, not multiprocessing: it also works inside daemonic workers (AsyncVectorEnv's),
@@ -875,7 +934,10 @@ def _kill(pid: int) -> None:
 
 
 def _parse_reply(data: bytes) -> SandboxResult:
-    """The child's reply, checked: agent code could have written to the pipe itself."""
+    """The child's reply, checked: agent code could have written to the pipe itself. The counts of
+    brackets and separators bound what parsing may build before anything is parsed."""
+    if sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_REPLY_ITEMS:
+        return SandboxResult(False, "", "the code sent back a malformed result")
     try:
         reply = json.loads(data)
         ok, output, error = reply["ok"], reply["output"], reply["error"]

@@ -18,7 +18,7 @@ from pandas.io.json import read_json
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.replies import code_in_reply
-from toolbench.core.sandbox import Limits, run_code
+from toolbench.core.sandbox import Limits, budgets, run_code
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task, fixture_file
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
@@ -174,21 +174,31 @@ def _shown(value: Any) -> str:
     return _SHORT.repr(value)
 
 
-def _describe(key: str, got: Any, want: Any) -> str:
+def _describe(key: str, got: Any, want: Any, reveal: bool) -> str:
+    """A mismatch: the agent's value, and the expected one only when ``reveal`` (diagnostics)."""
     if isinstance(got, tuple) or isinstance(want, tuple):  # a cell: (value, format)
         got, want = got or (None, None), want or (None, None)
         if not _same(got[0], want[0]):
-            return f"{key}: expected {_shown(want[0])}, got {_shown(got[0])}"
-        return f"{key}: expected format {_shown(want[1])}, got format {_shown(got[1])}"
-    return f"{key}: expected {_shown(want)}, got {_shown(got)}"
+            return (
+                f"{key}: expected {_shown(want[0])}, got {_shown(got[0])}" if reveal else f"{key}: got {_shown(got[0])}"
+            )
+        if reveal:
+            return f"{key}: expected format {_shown(want[1])}, got format {_shown(got[1])}"
+        return f"{key}: got format {_shown(got[1])}"
+    return f"{key}: expected {_shown(want)}, got {_shown(got)}" if reveal else f"{key}: got {_shown(got)}"
 
 
 def compare_workbooks(
-    predicted: dict[str, Any], expected: dict[str, Any], initial: dict[str, Any], check_format: bool
+    predicted: dict[str, Any],
+    expected: dict[str, Any],
+    initial: dict[str, Any],
+    check_format: bool,
+    reveal: bool = True,
 ) -> tuple[float, list[str]]:
     """(score, mismatch messages). Formulas are compared by their results, as ToolBench compared
     data frames. The score is the share of matching items among those the task or the answer
-    changed, so doing nothing scores 0; any mismatch anywhere makes the answer a failure."""
+    changed, so doing nothing scores 0; any mismatch anywhere makes the answer a failure. The
+    messages name the expected values only when ``reveal``."""
     mine, theirs, start = (_items(book, check_format) for book in (predicted, expected, initial))
     relevant = matched = 0
     problems = []
@@ -196,7 +206,7 @@ def compare_workbooks(
         got, want, was = mine.get(key), theirs.get(key), start.get(key)
         same = _same(got, want)
         if not same:
-            problems.append(_describe(key, got, want))
+            problems.append(_describe(key, got, want, reveal))
         if not (_same(got, was) and _same(want, was)):
             relevant += 1
             matched += same
@@ -252,10 +262,11 @@ class GoogleSheetsEnv(ToolEnv):
     modes = ("program", "interactive")
     metric_names = ("cell_accuracy",)
     finishing_action = "submit"
-    limits: ClassVar[Limits] = Limits(seconds=20.0, memory_mb=1024, output_chars=20_000)
+    limits: ClassVar[Limits] = Limits(seconds=10.0, memory_mb=1024, output_chars=20_000)
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, time_limit: float | None = None, memory_limit: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.limits = budgets(self.limits, time_limit, memory_limit)
         warm()  # the formula engine's one-time start-up, paid here rather than in every sandboxed run
         self._store = SheetsStore(seed=0)
         self._app = create_app(self._store)
@@ -405,7 +416,9 @@ class GoogleSheetsEnv(ToolEnv):
             if expected is not None:
                 best = max(
                     best,
-                    compare_workbooks(mine, expected, self._initial_book(self.task), check_format),
+                    compare_workbooks(
+                        mine, expected, self._initial_book(self.task), check_format, reveal=self.diagnostics
+                    ),
                     key=lambda pair: (not pair[1], pair[0]),
                 )
         accuracy, problems = max(best[0], 0.0), best[1]

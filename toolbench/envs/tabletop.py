@@ -9,7 +9,7 @@ import numpy as np
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.replies import code_in_reply
-from toolbench.core.sandbox import Limits, run_code
+from toolbench.core.sandbox import Limits, budgets, run_code
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
@@ -130,10 +130,11 @@ class TabletopEnv(ToolEnv):
     default_max_steps = 20
     metric_names = ("collisions",)
     finishing_action = "done"
-    limits = Limits(seconds=60.0, memory_mb=1024, output_chars=20_000)
+    limits = Limits(seconds=15.0, memory_mb=512, output_chars=20_000)
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, time_limit: float | None = None, memory_limit: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.limits = budgets(self.limits, time_limit, memory_limit)
         self._sim: TabletopSim | None = None
         self._layout: Layout | None = None
         self._collisions = 0

@@ -93,8 +93,10 @@ def _json_safe(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=repr))
 
 
-def make_env(spec: TaskSpec, split: str, mode: str | None, task_file: str | None = None) -> ToolEnv:
-    kwargs: dict[str, Any] = {"mode": mode, "disable_env_checker": True}
+def make_env(
+    spec: TaskSpec, split: str, mode: str | None, task_file: str | None = None, diagnostics: bool = False
+) -> ToolEnv:
+    kwargs: dict[str, Any] = {"mode": mode, "disable_env_checker": True, "diagnostics": diagnostics}
     if task_file:
         kwargs["task_file"] = task_file
     else:
@@ -185,19 +187,20 @@ class _Job:
     task_file: str | None
     frames_dir: str | None
     task_ids: tuple[str, ...]
+    diagnostics: bool = False
 
 
 # A worker process keeps its env and its agent from one job to the next: the agent's count of
 # failed model calls in a row (its breaker) must not start again with every job.
-_worker_envs: dict[tuple[str, str, str, str | None], ToolEnv] = {}
+_worker_envs: dict[tuple[str, str, str, str | None, bool], ToolEnv] = {}
 _worker_agents: dict[tuple[str, int, ModelSettings | None], Any] = {}
 
 
 def _run_job(job: _Job) -> tuple[list[EpisodeResult], str | None]:
     """Play a job's episodes (in a worker process); returns them and, if the agent stopped the run, why."""
-    env_key = (job.task_name, job.split, job.mode, job.task_file)
+    env_key = (job.task_name, job.split, job.mode, job.task_file, job.diagnostics)
     if env_key not in _worker_envs:
-        _worker_envs[env_key] = make_env(find_task(job.task_name), job.split, job.mode, job.task_file)
+        _worker_envs[env_key] = make_env(find_task(job.task_name), job.split, job.mode, job.task_file, job.diagnostics)
     agent_key = (job.agent, job.seed, job.settings)
     if agent_key not in _worker_agents:
         _worker_agents[agent_key] = make_agent(job.agent, seed=job.seed, settings=job.settings)
@@ -318,8 +321,10 @@ def evaluate(
     finished: Sequence[EpisodeResult] = (),
     on_episode: Callable[[EpisodeResult], None] | None = None,
     frames_dir: str | Path | None = None,
+    diagnostics: bool = False,
 ) -> tuple[dict[str, Any], list[EpisodeResult]]:
     """Run ``agent`` on each task's split; returns the JSON report and every episode's result.
+    ``diagnostics`` lets envs put expected values in their info (for run records, not for agents).
 
     ``finished`` are episodes of an earlier run of the same settings (``--resume``): they count in
     the report and are not played again. ``progress``: ``"bar"``, ``"lines"``, True (a bar on a
@@ -333,7 +338,7 @@ def evaluate(
     episodes: list[EpisodeResult] = []
     earlier = {(e.task, e.task_id): e for e in finished}
     # One agent (so one breaker) for the whole run, or one pool whose workers keep theirs.
-    players = _Players(agent, seed, settings, task_file, frames_dir, workers)
+    players = _Players(agent, seed, settings, task_file, frames_dir, workers, diagnostics)
     try:
         for planned in plan:
             spec = planned.spec
@@ -377,8 +382,10 @@ class _Players:
         task_file: str | None,
         frames_dir: str | Path | None,
         workers: int,
+        diagnostics: bool = False,
     ) -> None:
         self.agent, self.seed, self.settings, self.task_file = agent, seed, settings, task_file
+        self.diagnostics = diagnostics
         self.frames_dir = str(frames_dir) if frames_dir else None
         self.runner = make_agent(agent, seed=seed, settings=settings) if workers <= 1 else None
         self.pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
@@ -397,7 +404,7 @@ class _Players:
         size = 1 if self.agent.startswith("openai:") else max(1, math.ceil(len(todo) / (self.workers * 4)))
         jobs = [
             _Job(spec.name, split, mode, self.agent, self.seed, self.settings, self.task_file, self.frames_dir,
-                 tuple(todo[i : i + size]))
+                 tuple(todo[i : i + size]), self.diagnostics)
             for i in range(0, len(todo), size)
         ]  # fmt: skip
         stopped = None
@@ -418,7 +425,7 @@ class _Players:
     def _play_here(
         self, spec: TaskSpec, split: str, mode: str, todo: list[str], keep: Callable[[list[EpisodeResult]], None]
     ) -> str | None:
-        env = make_env(spec, split, mode, self.task_file)
+        env = make_env(spec, split, mode, self.task_file, self.diagnostics)
         frames = Path(self.frames_dir) if self.frames_dir else None
         try:
             for task_id in todo:

@@ -1,0 +1,297 @@
+"""Kernel boundaries for a process about to run untrusted code: what it can reach, not what it tries.
+
+Each layer is applied by the process to itself, after everything it needs is open and before the
+first line of agent code, and none can be undone:
+
+- ``no_new_privs``: nothing it runs can gain privileges (and seccomp may then be loaded unprivileged);
+- an unprivileged uid/gid (``nobody``) when the process runs as root and ``nobody`` can read the
+  Python installation; otherwise root without any capability;
+- a new network namespace where permitted: no interface but a down loopback;
+- Landlock (Linux 5.13+): the file system is read-only beneath the given paths and closed
+  elsewhere; with ABI 4+ no TCP bind or connect; with ABI 6+ no signals to and no abstract Unix
+  sockets of processes outside the sandbox. The few syscalls are called through ctypes: no
+  Landlock binding on the package index is mature (the best known is a 1.0 development release);
+- seccomp (through ``pyseccomp``, a ctypes binding of the maintained libseccomp): ``execve``,
+  ``execveat``, new processes (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``; ``clone3``
+  answers ENOSYS so threads fall back to ``clone``), sockets, ``ptrace``, ``process_vm_*``,
+  namespaces, mounts, keyrings, BPF and ``io_uring`` are refused with EPERM.
+
+``detect()`` says which layers this machine offers (``toolbench doctor`` prints it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import functools
+import os
+import pwd
+from dataclasses import dataclass, field
+
+# Landlock, from <linux/landlock.h>; the syscall numbers are the same on every architecture.
+_SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_FS_ALL_V1 = (1 << 13) - 1  # EXECUTE .. MAKE_SYM
+_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
+_SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1
+_PR_SET_NO_NEW_PRIVS = 38
+_CLONE_NEWNET = 0x40000000
+_CLONE_THREAD = 0x00010000
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1  # the kernel's struct is packed
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class KernelLayerError(OSError):
+    """A layer that was asked for could not be applied."""
+
+
+def landlock_abi() -> int:
+    """The Landlock ABI version the kernel offers (0: none)."""
+    version = _libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    return max(0, int(version))
+
+
+def _seccomp_module():  # type: ignore[no-untyped-def]
+    try:
+        import pyseccomp
+
+        pyseccomp.get_api()  # fails where libseccomp.so.2 is missing
+    except (ImportError, OSError, RuntimeError, AttributeError):
+        return None
+    return pyseccomp
+
+
+def _nobody() -> tuple[int, int] | None:
+    try:
+        entry = pwd.getpwnam("nobody")
+    except KeyError:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which layers to apply; ``read_only`` are the paths the code may read (nothing is writable)."""
+
+    read_only: tuple[str, ...]
+    drop_uid: bool = True
+    network_namespace: bool = True
+    landlock: bool = True
+    seccomp: bool = True
+
+
+@dataclass
+class Applied:
+    """What a process got (``layers``) and what it did not, with why (``missing``)."""
+
+    layers: list[str] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)
+
+
+def _no_new_privs() -> None:
+    if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise KernelLayerError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+
+
+def _network_namespace() -> None:
+    if _libc.unshare(_CLONE_NEWNET) != 0:
+        raise KernelLayerError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities() -> None:
+    """Root without any capability: no bypassing file permissions, no raw sockets, no mounts."""
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        raise KernelLayerError(ctypes.get_errno(), "capset")
+
+
+def _drop_uid(uid: int, gid: int) -> None:
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+
+
+def _landlock(read_only: tuple[str, ...], abi: int) -> None:
+    handled = _FS_ALL_V1 | (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0)
+    handled |= _FS_IOCTL_DEV if abi >= 5 else 0
+    attr = _RulesetAttr(
+        handled_access_fs=handled,
+        handled_access_net=(_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0,
+        scoped=(_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0,
+    )
+    size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
+    ruleset = _libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise KernelLayerError(ctypes.get_errno(), "landlock_create_ruleset")
+    try:
+        for path in read_only:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # a path this machine does not have
+            try:
+                is_dir = os.path.isdir(path)
+                allowed = _FS_READ_FILE | _FS_EXECUTE | (_FS_READ_DIR if is_dir else 0)
+                rule = _PathBeneathAttr(allowed_access=allowed & handled, parent_fd=fd)
+                if _libc.syscall(_SYS_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+                    raise KernelLayerError(ctypes.get_errno(), f"landlock_add_rule({path})")
+            finally:
+                os.close(fd)
+        if _libc.syscall(_SYS_RESTRICT_SELF, ruleset, 0) != 0:
+            raise KernelLayerError(ctypes.get_errno(), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+_REFUSED_SYSCALLS = (
+    "execve",
+    "execveat",
+    "fork",
+    "vfork",
+    "socket",
+    "socketpair",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "io_uring_setup",
+    "kexec_load",
+    "init_module",
+    "finit_module",
+)
+
+
+@functools.cache
+def _seccomp_filter():  # type: ignore[no-untyped-def]
+    """The filter, built once (6 ms of libseccomp work) in the process that forks; a child loads it."""
+    module = _seccomp_module()
+    if module is None:
+        return None
+    refuse = module.ERRNO(errno.EPERM)
+    rules = module.SyscallFilter(defaction=module.ALLOW)
+    for name in _REFUSED_SYSCALLS:
+        try:
+            rules.add_rule(refuse, name)
+        except (ValueError, RuntimeError, OSError):
+            continue  # a syscall this architecture does not have
+    rules.add_rule(refuse, "clone", module.Arg(0, module.MASKED_EQ, _CLONE_THREAD, 0))
+    rules.add_rule(module.ERRNO(errno.ENOSYS), "clone3")  # glibc then makes threads with clone()
+    return rules
+
+
+def prepare() -> None:
+    """Do the costly part once, before forking children that ``apply``."""
+    _seccomp_filter()
+    landlock_abi_cached()
+
+
+@functools.cache
+def landlock_abi_cached() -> int:
+    return landlock_abi()
+
+
+def apply(plan: Plan) -> Applied:
+    """Apply the plan's layers to this process, strongest-first order permitting; never undone."""
+    applied = Applied()
+    _no_new_privs()
+    applied.layers.append("no_new_privs")
+    if plan.network_namespace:
+        try:
+            _network_namespace()
+            applied.layers.append("network namespace")
+        except KernelLayerError as exc:
+            applied.missing["network namespace"] = os.strerror(exc.errno or 0)
+    nobody = _nobody() if plan.drop_uid else None
+    if os.geteuid() != 0:
+        applied.layers.append("unprivileged uid")
+    elif nobody is not None:
+        _drop_uid(*nobody)
+        applied.layers.append("unprivileged uid")
+    else:
+        applied.missing["unprivileged uid"] = "stays root: the unprivileged user could not read the Python installation"
+        _drop_capabilities()
+        applied.layers.append("root without capabilities")
+    abi = landlock_abi_cached() if plan.landlock else 0
+    if abi:
+        _landlock(plan.read_only, abi)
+        applied.layers.append(f"landlock (ABI {abi})")
+    elif plan.landlock:
+        applied.missing["landlock"] = "the kernel has no Landlock"
+    rules = _seccomp_filter() if plan.seccomp else None
+    if rules is not None:
+        rules.load()
+        applied.layers.append("seccomp")
+    elif plan.seccomp:
+        applied.missing["seccomp"] = "pyseccomp or libseccomp.so.2 is missing"
+    return applied
+
+
+def detect() -> dict[str, str]:
+    """Each layer and whether this machine has it (checked in a throw-away child process)."""
+    report: dict[str, str] = {}
+    abi = landlock_abi()
+    report["landlock"] = f"available (ABI {abi})" if abi else "unavailable: the kernel has no Landlock"
+    if abi and abi < 4:
+        report["landlock"] += "; TCP rules need ABI 4"
+    if abi and abi < 6:
+        report["landlock"] += "; signal and abstract-socket scoping need ABI 6"
+    report["seccomp"] = (
+        "available" if _seccomp_module() is not None else "unavailable: pyseccomp or libseccomp.so.2 missing"
+    )
+    report["no_new_privs"] = "available"
+    if os.geteuid() == 0:
+        report["unprivileged uid"] = (
+            "available (root drops to nobody)" if _nobody() else "unavailable: no user 'nobody'"
+        )
+    else:
+        report["unprivileged uid"] = f"available (runs as uid {os.geteuid()})"
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # try the namespace where it cannot harm the caller
+        os.close(read)
+        code = 0 if _libc.unshare(_CLONE_NEWNET) == 0 else ctypes.get_errno()
+        os.write(write, str(code).encode())
+        os._exit(0)
+    os.close(write)
+    answer = os.read(read, 32).decode() or "-1"
+    os.close(read)
+    os.waitpid(pid, 0)
+    report["network namespace"] = "available" if answer == "0" else f"unavailable: {os.strerror(abs(int(answer)))}"
+    return report
