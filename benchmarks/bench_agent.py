@@ -97,8 +97,19 @@ def breaker() -> dict[str, float]:
     for retries in (0, 2):
         started = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-m", "toolbench", "eval", "--agent", "openai:none", "--task", "OpenWeather",
-             "--max-retries", str(retries), "--quiet"],
+            [
+                sys.executable,
+                "-m",
+                "toolbench",
+                "eval",
+                "--agent",
+                "openai:none",
+                "--task",
+                "OpenWeather",
+                "--max-retries",
+                str(retries),
+                "--quiet",
+            ],
             capture_output=True,
             text=True,
             cwd=ROOT,

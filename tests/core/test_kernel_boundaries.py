@@ -13,7 +13,7 @@ import time
 import pytest
 
 from toolbench.core import kernel, sandbox
-from toolbench.core.sandbox import Limits, run_code
+from toolbench.core.sandbox import Limits, run_code, run_in_worker
 
 LAYERS = kernel.detect()
 
@@ -29,9 +29,19 @@ def unguarded(monkeypatch):
     monkeypatch.setattr(sandbox, "UNGUARDED_FOR_TESTS", True)
 
 
-def probe(code, seconds=20.0, memory_mb=512):
-    """Run ``code`` unguarded; it leaves what it found in ``result``."""
-    return run_code(code, dict, lambda ns: ns.get("result"), Limits(seconds=seconds, memory_mb=memory_mb))
+@pytest.fixture(params=["worker", "fork"])
+def probe(request):
+    """Run code unguarded, in the clean worker (what the envs use) or in a fork of this process
+    (``run_code``); the code leaves what it found in ``result``."""
+
+    def run(code, seconds=20.0, memory_mb=512):
+        limits = Limits(seconds=seconds, memory_mb=memory_mb)
+        if request.param == "fork":
+            return run_code(code, dict, lambda ns: ns.get("result"), limits)
+        names, collect = "toolbench.core.sandbox:no_names", "toolbench.core.sandbox:result_variable"
+        return run_in_worker(code, names, collect, serve=lambda kind, payload: None, limits=limits)
+
+    return run
 
 
 TRY = """
@@ -52,12 +62,12 @@ def refused(outcome):
     assert not allowed, f"allowed with the guards gone: {allowed}"
 
 
-def test_the_hook_really_runs_plain_python(unguarded):
+def test_the_hook_really_runs_plain_python(probe, unguarded):
     outcome = probe("import os, builtins\nresult = {'open': builtins.open is open, 'uid': os.getuid()}")
     assert outcome.ok and outcome.payload["open"] is True
 
 
-def test_no_file_outside_the_libraries_can_be_read_or_written(unguarded, tmp_path):
+def test_no_file_outside_the_libraries_can_be_read_or_written(probe, unguarded, tmp_path):
     need("landlock")
     fixture = os.path.join(os.path.dirname(sandbox.__file__), "..", "fixtures", "sheets", "test.jsonl")
     outcome = probe(
@@ -78,7 +88,7 @@ result["stdlib is readable"] = "refused: no" if not open(os.__file__).read(10) e
     assert not (tmp_path / "x").exists() and not (tmp_path / "made").exists()
 
 
-def test_no_process_or_program_can_be_started(unguarded, tmp_path):
+def test_no_process_or_program_can_be_started(probe, unguarded, tmp_path):
     need("seccomp")
     marker = tmp_path / "ran"
     outcome = probe(
@@ -96,7 +106,7 @@ attempt("fork_exec", lambda: subprocess.Popen(["/bin/true"]))
     assert not marker.exists()
 
 
-def test_no_socket_can_be_opened(unguarded):
+def test_no_socket_can_be_opened(probe, unguarded):
     need("seccomp")
     outcome = probe(
         TRY
@@ -111,7 +121,7 @@ attempt("socketpair", socket.socketpair)
     refused(outcome)
 
 
-def test_the_env_process_cannot_be_signalled_traced_or_read(unguarded):
+def test_the_env_process_cannot_be_signalled_traced_or_read(probe, unguarded):
     need("seccomp")
     need("landlock")
     parent = os.getpid()
@@ -135,7 +145,7 @@ attempt("process_vm_readv", lambda: syscall_refused(310, {parent}, 0, 0, 0, 0, 0
     refused(outcome)
 
 
-def test_nothing_outlives_the_step(unguarded):
+def test_nothing_outlives_the_step(probe, unguarded):
     need("seccomp")
     outcome = probe(
         """
@@ -154,7 +164,7 @@ result = {"pid": os.getpid()}
         os.kill(pid, 0)
 
 
-def test_the_step_budgets_hold_against_plain_python(unguarded):
+def test_the_step_budgets_hold_against_plain_python(probe, unguarded):
     started = time.monotonic()
     outcome = probe("while True:\n    pass", seconds=2)
     assert outcome.timed_out and time.monotonic() - started < 10
@@ -162,7 +172,7 @@ def test_the_step_budgets_hold_against_plain_python(unguarded):
     assert not outcome.ok and "MemoryError" in outcome.error
 
 
-def test_a_forged_reply_costs_the_env_nothing(unguarded):
+def test_a_forged_reply_costs_the_env_nothing(probe, unguarded):
     """The code writes its own 'reply' into every descriptor it has: a huge flat JSON array."""
     import resource
 

@@ -28,12 +28,14 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import io
 import json
 import math
 import operator
 import os
 import selectors
 import signal
+import socket
 import stat
 import sys
 import sysconfig
@@ -791,11 +793,29 @@ def _child(
     _single_threaded_libraries()
     _drop_privileges()
     _seed_libraries(seed)
+    reply = _run_agent_code(code_object, setup, collect, limits, UNGUARDED_FOR_TESTS)
+    try:
+        data = memoryview(reply.encode("utf-8"))
+        while data:
+            data = data[os.write(reply_fd, data) :]
+    finally:
+        os._exit(0)
+
+
+def _run_agent_code(
+    code_object: Any,
+    setup: Callable[[], dict[str, Any]],
+    collect: Callable[[dict[str, Any]], Any],
+    limits: Limits,
+    unguarded: bool,
+) -> str:
+    """Set up the names, apply the layers, run the code; the reply as JSON text."""
     printer = _Printer(limits.output_chars)
     error = None
     namespace: dict[str, Any] = {}
+    plain_output = io.StringIO()  # what unguarded test code prints with the real print()
     try:
-        if UNGUARDED_FOR_TESTS:
+        if unguarded:
             import builtins
 
             namespace = {"__builtins__": builtins, **setup()}
@@ -805,14 +825,15 @@ def _child(
             _disarm_libraries()
             _apply_kernel_layers()
             _install_audit_hook()
-        exec(code_object, namespace)  # compiled by RestrictedPython from checked code; see the module doc
+        with contextlib.redirect_stdout(plain_output):
+            exec(code_object, namespace)  # compiled by RestrictedPython from checked code; see the module doc
     except MemoryError:
         error = "MemoryError: the code used more memory than its budget"
     except RecursionError:
         error = "RecursionError: maximum recursion depth exceeded"
     except BaseException as exc:  # the agent's own exceptions, SystemExit included
         error = _agent_traceback(exc)
-    output = printer.text()
+    output = printer.text() + plain_output.getvalue()[: limits.output_chars]
     if error is None and LAST_VALUE in namespace:
         value = namespace[LAST_VALUE]
         if value is not None:
@@ -822,9 +843,9 @@ def _child(
     except BaseException as exc:
         payload, error = None, error or f"could not read the result: {type(exc).__name__}: {_shown(exc, str)}"
     try:
-        reply = json.dumps({"ok": error is None, "output": output, "error": error, "payload": payload})
+        return json.dumps({"ok": error is None, "output": output, "error": error, "payload": payload})
     except (TypeError, ValueError) as exc:
-        reply = json.dumps(
+        return json.dumps(
             {
                 "ok": False,
                 "output": output,
@@ -832,12 +853,165 @@ def _child(
                 "error": f"the result could not be sent back: {type(exc).__name__}: {exc}",
             }
         )
+
+
+# ----------------------------------------------------------------------------- the clean worker
+#: Modules the worker imports besides ``worker.PRELOAD``: where the code-side names of tasks live.
+WORKER_PRELOAD = ("toolbench.envs.sheets", "toolbench.envs.tabletop")
+
+
+def prepare_worker() -> None:
+    """In the fork server, once: what children would otherwise each compute."""
+    _can_drop_to_nobody()
+    _kernel_read_only()
+    kernel.prepare()
+    _disarm_plan()
+
+
+def no_names(call: Callable[[str, Any], Any]) -> dict[str, Any]:
+    """Names for code that is given nothing (``names="toolbench.core.sandbox:no_names"``)."""
+    return {}
+
+
+def result_variable(namespace: dict[str, Any]) -> Any:
+    """What the code left in ``result`` (``collect="toolbench.core.sandbox:result_variable"``)."""
+    return namespace.get("result")
+
+
+def _import_dotted(path: str) -> Any:
+    module_name, _, attribute = path.partition(":")
+    if module_name not in (*WORKER_PRELOAD, __name__):
+        raise ValueError(f"{module_name} is not a module of agent-code names")
+    return getattr(sys.modules[module_name], attribute)
+
+
+class RemoteError(Exception):
+    """What the env answered a proxy call with, raised in the code as the named built-in type."""
+
+
+_ERROR_TYPES = {"ValueError": ValueError, "KeyError": KeyError, "TypeError": TypeError, "RuntimeError": RuntimeError}
+
+
+def worker_child(channel_fd: int) -> None:
+    """A run in a child of the worker: read the job, build the names, run, reply; never returns."""
+    from toolbench.core.worker import Channel
+
+    channel = Channel(socket.socket(fileno=channel_fd))
+    _close_inherited_descriptors(channel_fd)
+    _quiet_stdio()
+    os.environ.clear()
+    job = channel.receive()
+    limits = Limits(**job["limits"])
+    _limit_memory(limits.memory_mb)
+    _drop_privileges()
+    _seed_libraries(int(job["seed"]))
+
+    def call(kind: str, payload: Any) -> Any:
+        """One request to the env; its answer, or the env's refusal raised here."""
+        channel.send({"type": "call", "kind": kind, "payload": payload})
+        answer = channel.receive()
+        if "error" in answer:
+            error = answer["error"]
+            raise _ERROR_TYPES.get(error.get("type"), RemoteError)(error.get("message", ""))
+        return answer["result"]
+
+    unguarded = bool(job.get("unguarded"))
     try:
-        data = memoryview(reply.encode("utf-8"))
-        while data:
-            data = data[os.write(reply_fd, data) :]
+        code = job["code"]
+        code_object = compile(code, AGENT_FILE, "exec") if unguarded else compile_code(code, job["echo"])
+        names = _import_dotted(job["names"])
+        collect = _import_dotted(job["collect"])
+        reply = _run_agent_code(
+            code_object,
+            lambda: names(call, **job["names_args"]),
+            lambda namespace: collect(namespace, **job["collect_args"]),
+            limits,
+            unguarded,
+        )
+    except (CodeError, SyntaxError) as exc:
+        reply = json.dumps({"ok": False, "output": "", "error": str(exc), "payload": None})
+    try:
+        channel.sock.sendall(_reply_frame(reply))
     finally:
         os._exit(0)
+
+
+def _reply_frame(reply: str) -> bytes:
+    data = json.dumps({"type": "done", "reply": reply}).encode("utf-8")
+    return len(data).to_bytes(4, "big") + data
+
+
+def run_in_worker(
+    code: str,
+    names: str,
+    collect: str,
+    serve: Callable[[str, Any], Any],
+    limits: Limits = Limits(),
+    echo_last_expression: bool = False,
+    seed: int = 0,
+    names_args: dict[str, Any] | None = None,
+    collect_args: dict[str, Any] | None = None,
+) -> SandboxResult:
+    """Run ``code`` in a child of the clean worker. ``names`` and ``collect`` are ``module:function``
+    paths of the task's code-side helpers (``names(call, **names_args)`` builds the namespace from
+    proxies; ``collect(namespace, **collect_args)`` says what to send back). Each proxy call
+    arrives here as ``serve(kind, payload)``, which answers it (or raises ValueError, KeyError or
+    TypeError with a message for the code). One deadline holds for the whole run."""
+    from toolbench.core.worker import ChannelClosed, ChannelTimeout, MessageRefused, WorkerServer
+
+    try:
+        if not UNGUARDED_FOR_TESTS:
+            compile_code(code, echo_last_expression)  # refused code never reaches a child
+    except CodeError as exc:
+        return SandboxResult(False, "", str(exc))
+    deadline = time.monotonic() + limits.seconds
+    child, channel = WorkerServer.get().fork()
+    try:
+        channel.send(
+            {
+                "code": code,
+                "echo": echo_last_expression,
+                "seed": seed,
+                "limits": {
+                    "seconds": limits.seconds,
+                    "memory_mb": limits.memory_mb,
+                    "output_chars": limits.output_chars,
+                },
+                "names": names,
+                "names_args": names_args or {},
+                "collect": collect,
+                "collect_args": collect_args or {},
+                "unguarded": UNGUARDED_FOR_TESTS,
+            }
+        )
+        while True:
+            message = channel.receive(deadline)
+            if not isinstance(message, dict):
+                return SandboxResult(False, "", "the code sent back a malformed result")
+            if message.get("type") == "done" and isinstance(message.get("reply"), str):
+                return _parse_reply(message["reply"].encode("utf-8"))
+            if message.get("type") != "call" or not isinstance(message.get("kind"), str):
+                return SandboxResult(False, "", "the code sent back a malformed result")
+            if time.monotonic() > deadline:
+                raise ChannelTimeout()
+            try:
+                channel.send({"result": serve(message["kind"], message.get("payload"))})
+            except (ValueError, KeyError, TypeError) as exc:
+                # Raised in the code as the built-in type it is (KeyError, TypeError or ValueError).
+                kind = next(k for k in (KeyError, TypeError, ValueError) if isinstance(exc, k)).__name__
+                text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+                channel.send({"error": {"type": kind, "message": str(text)[:MAX_ERROR_CHARS]}})
+    except ChannelTimeout:
+        return SandboxResult(
+            False, "", f"the code did not finish within its {limits.seconds:g} s time budget", timed_out=True
+        )
+    except MessageRefused:
+        return SandboxResult(False, "", "the code sent back a malformed result")
+    except (ChannelClosed, OSError):
+        return SandboxResult(False, "", "the code stopped without a result; it may have exceeded its memory budget")
+    finally:
+        child.kill()
+        channel.close()
 
 
 def run_code(

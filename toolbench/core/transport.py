@@ -128,33 +128,34 @@ class Router:
 
     def session(self) -> requests.Session:
         """A ``requests.Session`` whose http(s) traffic goes to these apps in-process."""
-        session = requests.Session()
-        session.trust_env = False  # never pick up proxies from the environment
-        adapter = RouterAdapter(self)
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
-        return session
+        return session_for(self)
 
 
-class RecordingRouter(Router):
-    """A Router that also keeps every request that may change state (all but GET and HEAD), so
-    another process can replay them on its own copy of the backends."""
+def session_for(router: Any) -> requests.Session:
+    """A ``requests.Session`` whose http(s) traffic goes to ``router.send`` (no socket)."""
+    session = requests.Session()
+    session.trust_env = False  # never pick up proxies from the environment
+    adapter = RouterAdapter(router)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
 
-    def __init__(self, apps: Mapping[str, Flask]):
-        super().__init__(apps)
-        # Private: code that reaches this router (sandboxed agent code can, through its client)
-        # cannot rewrite the log, only add to it by making real requests.
-        self._recorded: list[HttpRequest] = []
 
-    @property
-    def recorded(self) -> tuple[HttpRequest, ...]:
-        return tuple(self._recorded)
+class RemoteRouter:
+    """A router in another process: ``forward(request data)`` returns the response's data (or
+    ``{"unserved": message}``). Sandboxed code's clients talk to the env's apps through it."""
+
+    def __init__(self, forward: Any) -> None:
+        self._forward = forward
 
     def send(self, request: HttpRequest) -> HttpResponse:
-        response = super().send(request)  # raises HostNotServed first: only served requests are kept
-        if request.method.upper() not in ("GET", "HEAD"):
-            self._recorded.append(request)
-        return response
+        answer = self._forward(request_to_data(request))
+        if isinstance(answer, dict) and "unserved" in answer:
+            raise HostNotServed(str(answer["unserved"]))
+        return response_from_data(answer)
+
+    def session(self) -> requests.Session:
+        return session_for(self)
 
 
 def request_to_data(request: HttpRequest) -> dict[str, Any]:
@@ -179,10 +180,30 @@ def request_from_data(data: Any) -> HttpRequest:
         raise ValueError("not a recorded request") from exc
 
 
+def response_to_data(response: HttpResponse) -> dict[str, Any]:
+    return {
+        "status": response.status,
+        "headers": [list(h) for h in response.headers],
+        "body": response.body.decode("latin-1"),
+    }
+
+
+def response_from_data(data: Any) -> HttpResponse:
+    """The inverse of ``response_to_data``; raises ValueError on anything malformed."""
+    try:
+        headers = tuple((str(k), str(v)) for k, v in data["headers"])
+        status, body = data["status"], data["body"]
+        if not (isinstance(status, int) and isinstance(body, str)):
+            raise TypeError
+        return HttpResponse(status, headers, body.encode("latin-1"))
+    except (KeyError, TypeError, ValueError, UnicodeEncodeError) as exc:
+        raise ValueError("not a response") from exc
+
+
 class RouterAdapter(BaseAdapter):
     """A ``requests`` transport adapter that answers from a Router instead of a socket."""
 
-    def __init__(self, router: Router):
+    def __init__(self, router: Any):
         super().__init__()
         self.router = router
 

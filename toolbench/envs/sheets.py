@@ -6,7 +6,6 @@ import io
 import json
 import math
 import reprlib
-import time
 from functools import cache
 from typing import Any, ClassVar
 
@@ -18,15 +17,16 @@ from pandas.io.json import read_json
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.replies import code_in_reply
-from toolbench.core.sandbox import Limits, budgets, run_code
+from toolbench.core.sandbox import Limits, budgets, run_in_worker
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task, fixture_file
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
-from toolbench.core.transport import HostNotServed, RecordingRouter, Router, request_from_data, request_to_data
+from toolbench.core.transport import HostNotServed, RemoteRouter, Router, request_from_data, response_to_data
 from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm
 
 SPREADSHEET_TITLE = "ToolBench Sheets"
-MAX_REQUESTS = 2000  # state-changing API requests one action may make
+MAX_REQUESTS = 5000  # API requests one action may make
+GIVEN_NAMES = frozenset({"worksheet", "sheet", "get_as_dataframe", "set_with_dataframe", "pd", "np"})
 MAX_CARRIED_BYTES = 2_000_000  # variables carried between interactive cells
 MAX_MISMATCHES = 20
 
@@ -213,6 +213,27 @@ def compare_workbooks(
     return (matched / relevant if relevant else 1.0), problems
 
 
+def code_names(call: Any, book_id: str, sheet_name: str, carried: dict[str, Any]) -> dict[str, Any]:
+    """In the worker's child: the names agent code gets. gspread is real; its HTTP session sends
+    every request to the env, whose emulator answers it."""
+    client = gspread.Client(auth=None, session=RemoteRouter(lambda data: call("http", data)).session())
+    spreadsheet = client.open_by_key(book_id)
+    names = {
+        "worksheet": spreadsheet.worksheet(sheet_name),
+        "sheet": spreadsheet,
+        "get_as_dataframe": get_as_dataframe,
+        "set_with_dataframe": set_with_dataframe,
+        "pd": pd,
+        "np": np,
+    }
+    return {**_restore(carried), **names}
+
+
+def code_collect(namespace: dict[str, Any], interactive: bool) -> dict[str, Any]:
+    """In the worker's child, after the code: the variables the next interactive cell gets back."""
+    return {"carried": _carry(namespace, set(GIVEN_NAMES)) if interactive else {}}
+
+
 class GoogleSheetsEnv(ToolEnv):
     """Edit a worksheet with gspread and pandas code; a local Sheets API answers the real client.
 
@@ -226,9 +247,9 @@ class GoogleSheetsEnv(ToolEnv):
 
     ## Action Space
     Python code (``UnicodeText``), run in the core sandbox: no imports, no names starting with
-    ``_``, no files, network or processes, a time and a memory budget. The state-changing API
-    requests the code made are replayed on the env's own copy of the workbook, so the code can
-    only change the workbook through the API. ``mode="program"``: the whole answer.
+    ``_``, no files, network or processes, a time and a memory budget (``time_limit``,
+    ``memory_limit``). It runs in the clean worker, and every API request its gspread client makes
+    is answered by the env's own emulator, so the code can only change the workbook through the API. ``mode="program"``: the whole answer.
     ``mode="interactive"``: one code cell per step (values and DataFrames carry over between
     cells, functions do not); the action ``submit`` ends the episode. Interactive actions may also
     be the JSON tool calls of ``info["tools"]``: ``{"name": "run_code", "arguments": {"code":
@@ -254,7 +275,9 @@ class GoogleSheetsEnv(ToolEnv):
 
     ## Arguments
     ``gym.make("toolbench/GoogleSheets-v0", split="test", mode="program", render_mode=None,
-    max_steps=None, task_file=None)``.
+    max_steps=None, task_file=None, time_limit=10, memory_limit=1024, diagnostics=False)``:
+    ``time_limit`` (seconds) and ``memory_limit`` (MB) bound each step's code; ``diagnostics=True``
+    puts the expected values in ``info["mismatches"]`` (for run records, not for agents).
     """
 
     task_name = "GoogleSheets"
@@ -309,55 +332,40 @@ class GoogleSheetsEnv(ToolEnv):
         return task.prompt
 
     def _run(self, code: str, interactive: bool, seed: int) -> tuple[Any, int]:
-        """Run agent code against the current workbook; replay its requests here. Returns the sandbox
-        result and the number of requests replayed."""
+        """Run agent code in the clean worker; its gspread requests are served here, by the env's
+        emulator, as they come. Returns the sandbox result and the number of requests served."""
         assert self.task is not None
-        app, book_id, sheet_name = self._app, self._book_id, self.task.get("question_sheet_name")
-        carried = self._carried
-        given = {"worksheet", "sheet", "get_as_dataframe", "set_with_dataframe", "pd", "np"}
+        served = 0
 
-        def setup() -> dict[str, Any]:  # in the sandbox's child
-            router = RecordingRouter({host: app for host in HOSTS})
-            client = gspread.Client(auth=None, session=router.session())
-            spreadsheet = client.open_by_key(book_id)
-            setup.router = router  # type: ignore[attr-defined]
-            names = {
-                "worksheet": spreadsheet.worksheet(sheet_name),
-                "sheet": spreadsheet,
-                "get_as_dataframe": get_as_dataframe,
-                "set_with_dataframe": set_with_dataframe,
-                "pd": pd,
-                "np": np,
-            }
-            return {**_restore(carried), **names}
-
-        def collect(namespace: dict[str, Any]) -> dict[str, Any]:
-            router = getattr(setup, "router", None)
-            recorded = [request_to_data(r) for r in router.recorded] if router else []
-            return {"requests": recorded, "carried": _carry(namespace, given) if interactive else {}}
-
-        result = run_code(code, setup, collect, self.limits, echo_last_expression=interactive, seed=seed)
-        payload = result.payload if isinstance(result.payload, dict) else {}
-        requests = payload.get("requests", [])
-        if not isinstance(requests, list) or len(requests) > MAX_REQUESTS:
-            raise ActionError(
-                f"the code made more than {MAX_REQUESTS} changing requests or sent back a malformed result"
-            )
-        # The replay answers as the child's run did, request by request (a refused one is refused
-        # again and the next still applies); one deadline bounds it like the run itself.
-        deadline = time.monotonic() + self.limits.seconds
-        for data in requests:
-            if time.monotonic() > deadline:
-                raise ActionError(f"applying the code's requests took longer than {self.limits.seconds:g} s")
+        def serve(kind: str, payload: Any) -> Any:
+            nonlocal served
+            if kind != "http":
+                raise ValueError(f"unknown call {kind!r}")
+            served += 1
+            if served > MAX_REQUESTS:
+                raise ValueError(f"the code made more than {MAX_REQUESTS} API requests in one step")
             try:
-                self._router.send(request_from_data(data))
-            except ValueError:
-                raise ActionError("the code sent back a malformed result") from None
-            except HostNotServed:
-                continue  # the child's router refused it too
+                response = self._router.send(request_from_data(payload))
+            except HostNotServed as exc:
+                return {"unserved": str(exc)}
+            return response_to_data(response)
+
+        result = run_in_worker(
+            code,
+            names="toolbench.envs.sheets:code_names",
+            collect="toolbench.envs.sheets:code_collect",
+            serve=serve,
+            limits=self.limits,
+            echo_last_expression=interactive,
+            seed=seed,
+            names_args={"book_id": self._book_id, "sheet_name": self.task.get("question_sheet_name"),
+                        "carried": self._carried},
+            collect_args={"interactive": interactive},
+        )  # fmt: skip
+        payload = result.payload if isinstance(result.payload, dict) else {}
         if interactive and isinstance(payload.get("carried"), dict):
             self._carried = payload["carried"]
-        return result, len(requests)
+        return result, served
 
     def _act(self, action: str) -> Outcome:
         assert self.task is not None
@@ -399,7 +407,7 @@ class GoogleSheetsEnv(ToolEnv):
                 if book is not None or not result.timed_out:
                     self._reference_books[key] = book
             except ActionError:
-                pass  # too slow to replay, or a malformed reply: try again next time
+                pass  # a malformed reply: try again next time
             finally:
                 self._store.restore(saved_store)
                 self._carried, self._book_id = saved_carried, saved_id

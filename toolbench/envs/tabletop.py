@@ -9,7 +9,7 @@ import numpy as np
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.replies import code_in_reply
-from toolbench.core.sandbox import Limits, budgets, run_code
+from toolbench.core.sandbox import Limits, budgets, run_in_worker
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
@@ -21,6 +21,7 @@ from toolbench.mock_services.tabletop import (
     make_agent_api,
     reference_program,
 )
+from toolbench.mock_services.tabletop.api import API_NAMES
 from toolbench.mock_services.tabletop.layouts import Layout
 
 MAX_MOVES = 100  # pick-and-place moves one action may make
@@ -78,6 +79,45 @@ def _point(value: Any) -> list[float]:
     return [float(v) for v in value]
 
 
+def to_wire(value: Any) -> Any:
+    """An API value as JSON: arrays as {"ndarray": [...]}, numpy scalars as numbers, tuples as lists."""
+    if isinstance(value, np.ndarray):
+        return {"ndarray": value.tolist()}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [to_wire(item) for item in value]
+    return value
+
+
+def from_wire(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"ndarray"}:
+        return np.array(value["ndarray"], dtype=float)
+    if isinstance(value, list):
+        return [from_wire(item) for item in value]
+    return value
+
+
+def code_names(call: Any) -> dict[str, Any]:
+    """In the worker's child: the Code-as-Policies names, each a call of the env's simulator."""
+
+    def proxy(name: str) -> Any:
+        def function(*args: Any) -> Any:
+            return from_wire(call("api", {"name": name, "args": [to_wire(arg) for arg in args]}))
+
+        function.__name__ = function.__qualname__ = name
+        return function
+
+    names: dict[str, Any] = {name: proxy(name) for name in API_NAMES if name != "np"}
+    names["np"] = np
+    return names
+
+
+def code_collect(namespace: dict[str, Any]) -> None:
+    """Nothing comes back but the output: the world changed in the env's process already."""
+    return None
+
+
 class TabletopEnv(ToolEnv):
     """Write Code-as-Policies programs that move blocks and bowls with a simulated UR5e arm.
 
@@ -117,7 +157,8 @@ class TabletopEnv(ToolEnv):
 
     ## Arguments
     ``gym.make("toolbench/Tabletop-v0", split="test", mode="program", render_mode=None,
-    max_steps=None, task_file=None)``; ``render_mode="rgb_array"`` returns the front camera,
+    max_steps=None, task_file=None, time_limit=15, memory_limit=512)``: ``time_limit`` (seconds)
+    and ``memory_limit`` (MB) bound each step's code; ``render_mode="rgb_array"`` returns the front camera,
     ``"ansi"`` the transcript. A ``task_file`` may hold the original test records
     (``tester_id``, ``configs``).
     """
@@ -180,35 +221,8 @@ class TabletopEnv(ToolEnv):
             if code is None:
                 return self._scored("Done.")
             action = code
-        sim = self._sim
-        assert sim is not None and self.task is not None
-
-        def setup() -> dict[str, Any]:  # in the sandbox's child: log the moves for the parent to replay
-            moves: list[list[list[float]]] = []
-            perform = sim.pick_place
-
-            def pick_place(pick_xy: Any, place_xy: Any) -> Any:
-                result = perform(pick_xy, place_xy)
-                moves.append([[float(v) for v in pick_xy], [float(v) for v in place_xy]])
-                return result
-
-            sim.pick_place = pick_place  # type: ignore[method-assign]
-            sim.recorded_moves = moves  # type: ignore[attr-defined]
-            sim.messages_before = len(sim.messages)  # type: ignore[attr-defined]
-            return make_agent_api(sim)
-
-        def collect(namespace: dict[str, Any]) -> dict[str, Any]:
-            return {"moves": sim.recorded_moves, "messages": sim.messages[sim.messages_before :]}
-
-        result = run_code(
-            code_in_reply(action),
-            setup,
-            collect,
-            self.limits,
-            echo_last_expression=self.mode == "interactive",
-            seed=stable_hash(self.task.id, self._steps),
-        )
-        said = self._replay(result.payload)
+        assert self._sim is not None and self.task is not None
+        result, said = self._run(code_in_reply(action))
         parts = [p for p in (result.output.rstrip(), "\n".join(f"say: {m}" for m in said)) if p]
         if result.error:
             parts.append(f"Error: {result.error}")
@@ -228,28 +242,48 @@ class TabletopEnv(ToolEnv):
             observation, done=False, executable=result.ok, error=result.error, metrics={"collisions": self._collisions}
         )
 
-    def _replay(self, payload: Any) -> list[str]:
-        """Make the moves the code made, in this process: the child's world is never trusted."""
-        if not isinstance(payload, dict):
-            return []
-        moves, messages = payload.get("moves", []), payload.get("messages", [])
-        if not isinstance(moves, list) or not isinstance(messages, list):
-            raise ActionError("the code sent back a malformed result")
-        if len(moves) > MAX_MOVES:
-            raise ActionError(f"a program may make at most {MAX_MOVES} pick-and-place moves, it made {len(moves)}")
-        assert self._sim is not None
-        for move in moves:
-            try:
-                pick, place = _point(move[0]), _point(move[1])
-                result = self._sim.pick_place(pick, place)
-            except (ValueError, TypeError, IndexError, KeyError):
-                raise ActionError("the code sent back a malformed result") from None
+    def _run(self, code: str) -> tuple[Any, list[str]]:
+        """Run agent code in the clean worker. Its API calls are made here, on the env's own
+        simulator, as they come: the world moves once, in this process. Returns the sandbox
+        result and what the code said."""
+        sim = self._sim
+        assert sim is not None and self.task is not None
+        api = make_agent_api(sim)
+        perform, moves, said_before = sim.pick_place, 0, len(sim.messages)
+
+        def pick_place(pick_xy: Any, place_xy: Any) -> Any:
+            nonlocal moves
+            moves += 1
+            if moves > MAX_MOVES:
+                raise ValueError(f"a program may make at most {MAX_MOVES} pick-and-place moves")
+            result = perform(pick_xy, place_xy)
             self._collisions += len(result.collisions)
             if self.record_frames:
                 self.frames.append(self._frame())
-        said = [str(m)[:1000] for m in messages[:200]]
-        self._sim.messages.extend(said)
-        return said
+            return result
+
+        def serve(kind: str, payload: Any) -> Any:
+            if kind != "api" or not isinstance(payload, dict):
+                raise ValueError(f"unknown call {kind!r}")
+            name, args = payload.get("name"), payload.get("args")
+            if name not in API_NAMES or name == "np" or not isinstance(args, list):
+                raise ValueError(f"unknown function {name!r}")
+            return to_wire(api[name](*(from_wire(arg) for arg in args)))
+
+        sim.pick_place = pick_place  # type: ignore[method-assign]
+        try:
+            result = run_in_worker(
+                code,
+                names="toolbench.envs.tabletop:code_names",
+                collect="toolbench.envs.tabletop:code_collect",
+                serve=serve,
+                limits=self.limits,
+                echo_last_expression=self.mode == "interactive",
+                seed=stable_hash(self.task.id, self._steps),
+            )
+        finally:
+            sim.pick_place = perform  # type: ignore[method-assign]
+        return result, sim.messages[said_before:]
 
     def _scored(self, observation: str) -> Outcome:
         assert self._layout is not None and self._sim is not None

@@ -1,0 +1,24 @@
+"""Agent code runs in a clean worker: nothing of the tasks is in its memory, even unguarded."""
+
+import gymnasium as gym
+
+import toolbench
+from toolbench.core import sandbox
+from toolbench.core.sandbox import Limits, run_code
+
+from ..core.secret_search import search_code
+
+
+def test_unguarded_code_finds_no_reference_in_its_memory(monkeypatch):
+    env = gym.make("toolbench/GoogleSheets-v0")
+    tasks = toolbench.load_tasks("GoogleSheets")
+    secrets = [reference for task in tasks for reference in task.references]
+    env.reset(options={"task_id": tasks[0].id})
+    env.unwrapped._reference_book(tasks[0], 0)  # the env holds its references and expected books
+    code = search_code(secrets)
+    monkeypatch.setattr(sandbox, "UNGUARDED_FOR_TESTS", True)
+    observation, *_ = env.step(code)
+    assert "found 0 records 0" in observation, observation
+    # The same search in a fork of this process (the old design) finds them: the test can fail.
+    forked = run_code(code, dict, lambda ns: None, Limits(seconds=20))
+    assert forked.ok and "found 0" not in forked.output and "records 0" not in forked.output

@@ -1,0 +1,222 @@
+"""A clean worker for agent code: a fork server started from a fresh interpreter.
+
+The env's process holds tasks, references and expected states; a fork of it would carry them
+into the code's memory. So agent code runs in children of a separate server process, started
+with ``python -m toolbench.core.worker`` before any task reaches it and never sent one: it imports
+the libraries the code uses (numpy, pandas, gspread, the task modules' code-side helpers) and then
+only forks. For each run the env makes a socket pair and hands one end to the server with the
+request to fork; the child reads its job (the code and the names it may use) from that socket,
+applies the sandbox's layers and runs the code. The names are proxies: each call goes back over
+the socket to the env, whose backend answers it, so the world changes once, in the env's process,
+and nothing is replayed.
+
+Messages are JSON with a 4-byte length in front; the env refuses a message longer than
+``MAX_MESSAGE`` before reading it and counts its items before parsing it (see ``sandbox``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+MAX_MESSAGE = 8 * 2**20
+MAX_ITEMS = 2_000_000
+_LENGTH = struct.Struct(">I")
+# The libraries agent code uses, imported by the server once so that every child has them.
+PRELOAD = ("numpy", "pandas", "gspread", "gspread_dataframe", "RestrictedPython", "toolbench.core.sandbox")
+# Settings the interpreter and numpy read at start-up; anything else of the env's environment
+# (API keys, tokens) stays out of the worker.
+_PASSED_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "LC_ALL", "TZ")
+
+
+class ChannelClosed(EOFError):
+    """The other side closed the socket (the child exited, or was killed)."""
+
+
+class ChannelTimeout(TimeoutError):
+    """Nothing came before the deadline."""
+
+
+class MessageRefused(ValueError):
+    """A message too long, too big to parse, or not JSON."""
+
+
+class Channel:
+    """Length-prefixed JSON messages over a stream socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def send(self, message: Any) -> None:
+        data = json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        self.sock.sendall(_LENGTH.pack(len(data)) + data)
+
+    def _read(self, size: int, deadline: float | None) -> bytes:
+        chunks, left = [], size
+        while left:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([self.sock], [], [], remaining)[0]:
+                    raise ChannelTimeout()
+            chunk = self.sock.recv(min(left, 1 << 20))
+            if not chunk:
+                raise ChannelClosed()
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def receive(self, deadline: float | None = None, limit: int = MAX_MESSAGE) -> Any:
+        """The next message; its length is checked before its body is read, its items before it is parsed."""
+        (size,) = _LENGTH.unpack(self._read(_LENGTH.size, deadline))
+        if size > limit:
+            raise MessageRefused(f"a message of {size} bytes (the limit is {limit})")
+        data = self._read(size, deadline)
+        if sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_ITEMS:
+            raise MessageRefused("a message with too many items")
+        try:
+            return json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise MessageRefused(f"a message that is not JSON ({type(exc).__name__})") from None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+# ----------------------------------------------------------------------------- the server process
+def serve(control_fd: int) -> None:
+    """The server's loop: for each request on the control socket, fork a child for the run."""
+    control = socket.socket(fileno=control_fd)
+    for name in PRELOAD:
+        __import__(name)
+    from toolbench.core import sandbox
+
+    for module in sandbox.WORKER_PRELOAD:
+        __import__(module)
+    sandbox.prepare_worker()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    control.sendall(b"R")  # ready
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 16, 1)
+        except OSError:
+            return
+        if not message or not fds:
+            return  # the env's process closed the socket: it has gone
+        pid = os.fork()
+        if pid == 0:
+            try:
+                control.close()
+                os.setsid()  # its own session and group: the env kills the whole group
+                sandbox.worker_child(fds[0])
+            finally:
+                os._exit(1)
+        os.close(fds[0])
+        control.sendall(_LENGTH.pack(pid))
+
+
+# ----------------------------------------------------------------------------- the env's side
+class WorkerServer:
+    """The env process's handle on its fork server (one per process; started on first use)."""
+
+    _instance: WorkerServer | None = None
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        environment = {name: os.environ[name] for name in _PASSED_ENVIRONMENT if name in os.environ}
+        # One thread in numpy's and OpenMP's pools: children may not start threads where
+        # RLIMIT_NPROC binds, and one thread keeps results the same on every machine.
+        environment.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
+        environment["PATH"] = "/usr/bin:/bin"
+        self.pid_owner = os.getpid()
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-m", "toolbench.core.worker", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env=environment,
+            start_new_session=True,
+        )
+        theirs.close()
+        self.control = ours
+        self.control.settimeout(120)
+        if self.control.recv(1) != b"R":
+            raise RuntimeError("the worker for agent code did not start")
+        self.control.settimeout(30)
+
+    @classmethod
+    def get(cls) -> WorkerServer:
+        """This process's server, started (again) if it is missing or belongs to a parent process."""
+        with cls._lock:
+            server = cls._instance
+            if server is None or server.pid_owner != os.getpid() or server.process.poll() is not None:
+                cls._instance = server = WorkerServer()
+            return server
+
+    def fork(self) -> tuple[RunHandle, Channel]:
+        """A new child for one run: a handle to kill it by, and the channel to it."""
+        ours, theirs = socket.socketpair()
+        try:
+            socket.send_fds(self.control, [b"F"], [theirs.fileno()])
+            data = self.control.recv(_LENGTH.size)
+        finally:
+            theirs.close()
+        if len(data) != _LENGTH.size:
+            raise RuntimeError("the worker for agent code stopped")
+        (pid,) = _LENGTH.unpack(data)
+        # The child waits for its job, so it is alive: a pidfd now names it for good, and the kill
+        # at the end cannot reach another process that got its pid after it exited.
+        return RunHandle(pid, os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None), Channel(ours)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.control.close()
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5)
+
+
+class RunHandle:
+    """One run's child: its pid, and a pidfd where the kernel has them."""
+
+    def __init__(self, pid: int, pidfd: int | None) -> None:
+        self.pid, self.pidfd = pid, pidfd
+
+    def kill(self) -> None:
+        """Kill the child and, while it was still there, its process group (it leads its own
+        session; seccomp stops it from starting processes, this is for machines without seccomp)."""
+        if self.pidfd is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.pid, signal.SIGKILL)
+            return
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            alive = True
+        except (ProcessLookupError, PermissionError):
+            alive = False
+        finally:
+            os.close(self.pidfd)
+            self.pidfd = None
+        if alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]))
