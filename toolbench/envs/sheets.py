@@ -249,7 +249,8 @@ class GoogleSheetsEnv(ToolEnv):
     Python code (``UnicodeText``), run in the core sandbox: no imports, no names starting with
     ``_``, no files, network or processes, a time and a memory budget (``time_limit``,
     ``memory_limit``). It runs in the clean worker, and every API request its gspread client makes
-    is answered by the env's own emulator, so the code can only change the workbook through the API. ``mode="program"``: the whole answer.
+    is answered by the env's own emulator, so the code can only change the workbook through the API.
+    ``mode="program"``: the whole answer.
     ``mode="interactive"``: one code cell per step (values and DataFrames carry over between
     cells, functions do not); the action ``submit`` ends the episode. Interactive actions may also
     be the JSON tool calls of ``info["tools"]``: ``{"name": "run_code", "arguments": {"code":
