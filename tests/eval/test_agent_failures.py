@@ -12,17 +12,7 @@ from toolbench.agents.llm import ModelSettings, OpenAIChatAgent
 from toolbench.cli import main
 from toolbench.eval.harness import run_episode
 
-from .fake_llm import FakeModel, serve_fake_model
-
-
-@pytest.fixture
-def model(monkeypatch):
-    fake = FakeModel()
-    served = serve_fake_model(fake)
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{served.url}/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    yield fake
-    served.stop()
+from .conftest import write_task_file
 
 
 def test_unreachable_endpoint_stops_quickly(monkeypatch, capsys, tmp_path):
@@ -72,14 +62,10 @@ def test_api_key_is_sent_as_a_bearer_token(model):
 
 
 def test_resume_refuses_an_edited_task_file(tmp_path, capsys):
-    records = [task.to_record() for task in toolbench.load_tasks("HomeSearch")[:3]]
-    for record in records:
-        del record["id"]
-    path = tmp_path / "mine.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    path = write_task_file(tmp_path / "mine.jsonl", "HomeSearch", 3)
     command = ["eval", "--agent", "oracle", "--task", "HomeSearch", "--task-file", str(path), "--out", str(tmp_path / "run"), "--quiet"]  # fmt: skip
     assert main(command) == 0
-    path.write_text("".join(json.dumps(r) + "\n" for r in reversed(records)))
+    write_task_file(path, "HomeSearch", 3, reverse=True)
     assert main([*command, "--resume"]) == 2
     assert "other settings (task_sets)" in capsys.readouterr().err
 

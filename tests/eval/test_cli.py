@@ -13,6 +13,7 @@ from toolbench.cli import main
 from toolbench.mock_services.openweather import DEMO_API_KEY
 
 from ..conftest import run_python
+from .conftest import write_task_file
 
 
 def test_list(capsys):
@@ -212,11 +213,7 @@ def test_progress_lines_on_stderr_when_not_a_terminal(capsys):
 
 
 def test_task_file_plays_a_users_records(tmp_path, capsys):
-    records = [task.to_record() for task in toolbench.load_tasks("HomeSearch")[:4]]
-    for record in records:
-        del record["id"]
-    path = tmp_path / "mine.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    path = write_task_file(tmp_path / "mine.jsonl", "HomeSearch", 4)
     assert (
         main(["eval", "--agent", "oracle", "--task", "HomeSearch", "--task-file", str(path), "--json", "--quiet"]) == 0
     )

@@ -10,18 +10,6 @@ from toolbench.agents.llm import ModelSettings, OpenAIChatAgent
 from toolbench.cli import main
 from toolbench.eval.harness import run_episode
 
-from .fake_llm import FakeModel, serve_fake_model
-
-
-@pytest.fixture
-def model(monkeypatch):
-    fake = FakeModel()
-    served = serve_fake_model(fake)
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{served.url}/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    yield fake
-    served.stop()
-
 
 def agent(**settings) -> OpenAIChatAgent:
     return OpenAIChatAgent("tiny", settings=ModelSettings(max_retries=0, **settings))
