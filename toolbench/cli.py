@@ -297,7 +297,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from toolbench.core import kernel, sandbox
 
     report = kernel.detect()
-    probe = sandbox.run_code("x = 1", dict, lambda ns: list(sandbox._kernel_layers_applied), sandbox.Limits(seconds=30))
+    probe = sandbox.run_in_worker(
+        "x = 1",
+        "toolbench.core.sandbox:no_names",
+        "toolbench.core.sandbox:layers_applied",
+        serve=lambda kind, payload: None,
+        limits=sandbox.Limits(seconds=60),
+    )
     applied = probe.payload if probe.ok and isinstance(probe.payload, list) else []
     if args.json:
         print(json.dumps({"layers": report, "applied_in_a_run": applied}))

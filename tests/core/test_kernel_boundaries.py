@@ -198,7 +198,8 @@ os._exit(0)
 def test_guarded_code_keeps_the_layers_too():
     """With the guards in place (the normal case), the kernel layers are on under them."""
     need("seccomp")
-    outcome = run_code("x = 1", dict, lambda ns: sandbox._kernel_layers_applied, Limits(seconds=10))
+    names, collect = "toolbench.core.sandbox:no_names", "toolbench.core.sandbox:layers_applied"
+    outcome = run_in_worker("x = 1", names, collect, serve=lambda kind, payload: None, limits=Limits(seconds=10))
     assert outcome.ok and "seccomp" in outcome.payload and "no_new_privs" in outcome.payload
     if LAYERS["landlock"].startswith("available"):
         assert any(layer.startswith("landlock") for layer in outcome.payload)

@@ -555,12 +555,22 @@ def _install_audit_hook() -> None:
     sys.addaudithook(hook)
 
 
-def _limit_memory(extra_mb: int) -> None:
+def _mapped_pages() -> int | None:
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _limit_memory(extra_mb: int, pages: int | None = None) -> None:
+    """Cap the address space at what is mapped now (or at ``pages``, counted earlier) plus ``extra_mb``."""
     try:
         import resource
 
-        with open("/proc/self/statm") as handle:
-            pages = int(handle.read().split()[0])
+        pages = pages if pages is not None else _mapped_pages()
+        if pages is None:
+            return
         ceiling = pages * os.sysconf("SC_PAGE_SIZE") + extra_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
     except (ImportError, OSError, ValueError):
@@ -808,8 +818,10 @@ def _run_agent_code(
     collect: Callable[[dict[str, Any]], Any],
     limits: Limits,
     unguarded: bool,
+    layers_applied: bool = False,
 ) -> str:
-    """Set up the names, apply the layers, run the code; the reply as JSON text."""
+    """Set up the names, apply the layers (unless this process already has them), run the code;
+    the reply as JSON text."""
     printer = _Printer(limits.output_chars)
     error = None
     namespace: dict[str, Any] = {}
@@ -819,11 +831,13 @@ def _run_agent_code(
             import builtins
 
             namespace = {"__builtins__": builtins, **setup()}
-            _apply_kernel_layers()
+            if not layers_applied:
+                _apply_kernel_layers()
         else:
             namespace = restricted_globals(setup(), printer)
             _disarm_libraries()
-            _apply_kernel_layers()
+            if not layers_applied:
+                _apply_kernel_layers()
             _install_audit_hook()
         with contextlib.redirect_stdout(plain_output):
             exec(code_object, namespace)  # compiled by RestrictedPython from checked code; see the module doc
@@ -878,6 +892,11 @@ def result_variable(namespace: dict[str, Any]) -> Any:
     return namespace.get("result")
 
 
+def layers_applied(namespace: dict[str, Any]) -> list[str]:
+    """The kernel layers the run had (``collect="toolbench.core.sandbox:layers_applied"``; doctor)."""
+    return list(_kernel_layers_applied)
+
+
 def _import_dotted(path: str) -> Any:
     module_name, _, attribute = path.partition(":")
     if module_name not in (*WORKER_PRELOAD, __name__):
@@ -892,18 +911,33 @@ class RemoteError(Exception):
 _ERROR_TYPES = {"ValueError": ValueError, "KeyError": KeyError, "TypeError": TypeError, "RuntimeError": RuntimeError}
 
 
-def worker_child(channel_fd: int) -> None:
-    """A run in a child of the worker: read the job, build the names, run, reply; never returns."""
+def ready_child(link: socket.socket) -> None:
+    """A child the worker forks ahead of need: it closes what it inherited, applies the kernel
+    layers, then waits for the channel of its run (so a run does not wait for a fork). Never returns."""
+    _close_inherited_descriptors(link.fileno())
+    _quiet_stdio()
+    os.environ.clear()
+    pages = _mapped_pages()  # before Landlock closes /proc
+    _drop_privileges()
+    _apply_kernel_layers()
+    try:
+        _, fds, _, _ = socket.recv_fds(link, 16, 1)
+    except OSError:
+        fds = []
+    if not fds:
+        os._exit(0)  # the worker has gone: so has the need for this child
+    link.close()
+    worker_child(fds[0], pages)
+
+
+def worker_child(channel_fd: int, pages: int | None) -> None:
+    """A run in a ready child: read the job, build the names, run, reply; never returns."""
     from toolbench.core.worker import Channel
 
     channel = Channel(socket.socket(fileno=channel_fd))
-    _close_inherited_descriptors(channel_fd)
-    _quiet_stdio()
-    os.environ.clear()
     job = channel.receive()
     limits = Limits(**job["limits"])
-    _limit_memory(limits.memory_mb)
-    _drop_privileges()
+    _limit_memory(limits.memory_mb, pages)
     _seed_libraries(int(job["seed"]))
 
     def call(kind: str, payload: Any) -> Any:
@@ -927,6 +961,7 @@ def worker_child(channel_fd: int) -> None:
             lambda namespace: collect(namespace, **job["collect_args"]),
             limits,
             unguarded,
+            layers_applied=True,
         )
     except (CodeError, SyntaxError) as exc:
         reply = json.dumps({"ok": False, "output": "", "error": str(exc), "payload": None})
@@ -957,7 +992,7 @@ def run_in_worker(
     proxies; ``collect(namespace, **collect_args)`` says what to send back). Each proxy call
     arrives here as ``serve(kind, payload)``, which answers it (or raises ValueError, KeyError or
     TypeError with a message for the code). One deadline holds for the whole run."""
-    from toolbench.core.worker import ChannelClosed, ChannelTimeout, MessageRefused, WorkerServer
+    from toolbench.core.worker import ChannelClosed, ChannelTimeout, MessageRefused, WorkerServer, WorkerUnavailable
 
     try:
         if not UNGUARDED_FOR_TESTS:
@@ -965,7 +1000,10 @@ def run_in_worker(
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
     deadline = time.monotonic() + limits.seconds
-    child, channel = WorkerServer.get().fork()
+    try:
+        child, channel = WorkerServer.get().fork()
+    except (WorkerUnavailable, OSError) as exc:
+        return SandboxResult(False, "", f"the sandbox could not start a run ({exc}); try the step again")
     try:
         channel.send(
             {

@@ -4,9 +4,10 @@ The env's process holds tasks, references and expected states; a fork of it woul
 into the code's memory. So agent code runs in children of a separate server process, started
 with ``python -m toolbench.core.worker`` before any task reaches it and never sent one: it imports
 the libraries the code uses (numpy, pandas, gspread, the task modules' code-side helpers) and then
-only forks. For each run the env makes a socket pair and hands one end to the server with the
-request to fork; the child reads its job (the code and the names it may use) from that socket,
-applies the sandbox's layers and runs the code. The names are proxies: each call goes back over
+only forks. It keeps one child forked ahead of need, already behind its kernel layers. For each
+run the env makes a socket pair and hands one end to the server, which passes it to the waiting
+child and forks the next; the child reads its job (the code and the names it may use) from that
+socket and runs the code. The names are proxies: each call goes back over
 the socket to the env, whose backend answers it, so the world changes once, in the env's process,
 and nothing is replayed.
 
@@ -33,10 +34,23 @@ MAX_MESSAGE = 8 * 2**20
 MAX_ITEMS = 2_000_000
 _LENGTH = struct.Struct(">I")
 # The libraries agent code uses, imported by the server once so that every child has them.
-PRELOAD = ("numpy", "pandas", "gspread", "gspread_dataframe", "RestrictedPython", "toolbench.core.sandbox")
+# This module too: the server runs it as __main__, and a child behind Landlock could not import it.
+PRELOAD = (
+    "numpy",
+    "pandas",
+    "gspread",
+    "gspread_dataframe",
+    "RestrictedPython",
+    "toolbench.core.sandbox",
+    "toolbench.core.worker",
+)
 # Settings the interpreter and numpy read at start-up; anything else of the env's environment
 # (API keys, tokens) stays out of the worker.
 _PASSED_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "LC_ALL", "TZ")
+
+
+class WorkerUnavailable(RuntimeError):
+    """The fork server could not give a child for a run."""
 
 
 class ChannelClosed(EOFError):
@@ -105,6 +119,23 @@ def serve(control_fd: int) -> None:
         __import__(module)
     sandbox.prepare_worker()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+
+    def fork_ready() -> tuple[int, socket.socket]:
+        """A child forked ahead of need, already behind its kernel layers, waiting for a channel."""
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                control.close()
+                ours.close()
+                os.setsid()  # its own session and group: the env kills the whole group
+                sandbox.ready_child(theirs)
+            finally:
+                os._exit(1)
+        theirs.close()
+        return pid, ours
+
+    ready = fork_ready()
     control.sendall(b"R")  # ready
     while True:
         try:
@@ -113,16 +144,15 @@ def serve(control_fd: int) -> None:
             return
         if not message or not fds:
             return  # the env's process closed the socket: it has gone
-        pid = os.fork()
-        if pid == 0:
-            try:
-                control.close()
-                os.setsid()  # its own session and group: the env kills the whole group
-                sandbox.worker_child(fds[0])
-            finally:
-                os._exit(1)
+        pid, link = ready
+        try:
+            socket.send_fds(link, [b"C"], [fds[0]])
+        except OSError:
+            pid = 0  # the ready child died: the env sees the run fail and goes on
+        link.close()
         os.close(fds[0])
         control.sendall(_LENGTH.pack(pid))
+        ready = fork_ready()
 
 
 # ----------------------------------------------------------------------------- the env's side
@@ -175,11 +205,19 @@ class WorkerServer:
         finally:
             theirs.close()
         if len(data) != _LENGTH.size:
-            raise RuntimeError("the worker for agent code stopped")
+            ours.close()
+            raise WorkerUnavailable("the worker for agent code stopped")
         (pid,) = _LENGTH.unpack(data)
         # The child waits for its job, so it is alive: a pidfd now names it for good, and the kill
         # at the end cannot reach another process that got its pid after it exited.
-        return RunHandle(pid, os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None), Channel(ours)
+        try:
+            if pid <= 0:
+                raise ProcessLookupError
+            pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+        except ProcessLookupError:
+            ours.close()
+            raise WorkerUnavailable("the worker's child for this run had stopped") from None
+        return RunHandle(pid, pidfd), Channel(ours)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
