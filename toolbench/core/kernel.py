@@ -4,8 +4,9 @@ Each layer is applied by the process to itself, after everything it needs is ope
 first line of agent code, and none can be undone:
 
 - ``no_new_privs``: nothing it runs can gain privileges (and seccomp may then be loaded unprivileged);
-- an unprivileged uid/gid (``nobody``) when the process runs as root and ``nobody`` can read the
-  Python installation; otherwise root without any capability;
+- an unprivileged uid/gid (``nobody``) when the process runs as root; where ``nobody`` cannot read
+  the Python installation (a Python under ``/root``) it keeps one capability, CAP_DAC_READ_SEARCH,
+  which Landlock confines to the libraries; without Landlock, root without any capability;
 - a new network namespace where permitted: no interface but a down loopback;
 - Landlock (Linux 5.13+): the file system is read-only beneath the given paths and closed
   elsewhere; with ABI 4+ no TCP bind or connect; with ABI 6+ no signals to and no abstract Unix
@@ -92,6 +93,9 @@ class Plan:
 
     read_only: tuple[str, ...]
     drop_uid: bool = True
+    #: The unprivileged user cannot read the Python installation (a Python under /root): it keeps
+    #: CAP_DAC_READ_SEARCH, which Landlock then confines to ``read_only``.
+    needs_read_capability: bool = False
     network_namespace: bool = True
     landlock: bool = True
     seccomp: bool = True
@@ -131,10 +135,21 @@ def _drop_capabilities() -> None:
         raise KernelLayerError(ctypes.get_errno(), "capset")
 
 
-def _drop_uid(uid: int, gid: int) -> None:
+_PR_SET_KEEPCAPS = 8
+_CAP_DAC_READ_SEARCH = 2
+
+
+def _drop_uid(uid: int, gid: int, keep_read: bool = False) -> None:
+    if keep_read and _libc.prctl(_PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0:
+        raise KernelLayerError(ctypes.get_errno(), "prctl(PR_SET_KEEPCAPS)")
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
+    header, data = _CapHeader(0x20080522, 0), (_CapData * 2)()  # _LINUX_CAPABILITY_VERSION_3
+    if keep_read:  # only the right to read (and list) what file modes would hide; Landlock confines it
+        data[0].effective = data[0].permitted = 1 << _CAP_DAC_READ_SEARCH
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        raise KernelLayerError(ctypes.get_errno(), "capset")
 
 
 def _landlock(read_only: tuple[str, ...], abi: int) -> None:
@@ -239,16 +254,19 @@ def apply(plan: Plan) -> Applied:
         except KernelLayerError as exc:
             applied.missing["network namespace"] = os.strerror(exc.errno or 0)
     nobody = _nobody() if plan.drop_uid else None
+    abi = landlock_abi_cached() if plan.landlock else 0
     if os.geteuid() != 0:
         applied.layers.append("unprivileged uid")
-    elif nobody is not None:
+    elif nobody is not None and not plan.needs_read_capability:
         _drop_uid(*nobody)
         applied.layers.append("unprivileged uid")
+    elif nobody is not None and abi:
+        _drop_uid(*nobody, keep_read=True)
+        applied.layers.append("unprivileged uid (reading the libraries through CAP_DAC_READ_SEARCH)")
     else:
-        applied.missing["unprivileged uid"] = "stays root: the unprivileged user could not read the Python installation"
+        applied.missing["unprivileged uid"] = "stays root: nobody cannot read the Python installation"
         _drop_capabilities()
         applied.layers.append("root without capabilities")
-    abi = landlock_abi_cached() if plan.landlock else 0
     if abi:
         _landlock(plan.read_only, abi)
         applied.layers.append(f"landlock (ABI {abi})")

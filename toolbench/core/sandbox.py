@@ -636,9 +636,7 @@ def _apply_kernel_layers() -> None:
     no tracing, no signals outside; ``nobody`` where the unprivileged user can read the Python
     installation, otherwise root without capabilities. Applied after the names are set up and
     before the first line of agent code."""
-    applied = kernel.apply(
-        kernel.Plan(read_only=_kernel_read_only(), drop_uid=_can_drop_to_nobody(), network_namespace=True)
-    )
+    applied = kernel.apply(kernel.Plan(read_only=_kernel_read_only(), needs_read_capability=not _can_drop_to_nobody()))
     _kernel_layers_applied[:] = applied.layers
 
 
@@ -769,11 +767,9 @@ def _thread_pools() -> ThreadpoolController | None:
 
 
 def _single_threaded_libraries() -> None:
-    """One BLAS/OpenMP thread where the child runs as an ordinary user: RLIMIT_NPROC = 0 holds
-    there and OpenBLAS would wait until the deadline for a thread it cannot start. A child that
-    stays root is not bound by RLIMIT_NPROC, and limiting costs a forked child milliseconds."""
-    if os.geteuid() == 0 and not _can_drop_to_nobody():
-        return
+    """One BLAS/OpenMP thread (in ``run_code``'s fork; the worker starts with one): the child runs as
+    an ordinary user, where RLIMIT_NPROC = 0 holds and OpenBLAS would wait until the deadline for
+    a thread it cannot start."""
     pools = _thread_pools()
     if pools is not None:
         with contextlib.suppress(Exception):
