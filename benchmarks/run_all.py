@@ -11,6 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_agent  # noqa: E402
+import bench_code_tasks  # noqa: E402
 import bench_episodes  # noqa: E402
 import bench_rest_tasks  # noqa: E402
 import bench_sheets_api  # noqa: E402
@@ -22,6 +23,7 @@ BENCHMARKS = {
     "tabletop": bench_tabletop.main,
     "sheets_api": bench_sheets_api.main,
     "agent": bench_agent.main,
+    "code_tasks": bench_code_tasks.main,
 }
 
 

@@ -223,3 +223,21 @@ def test_doctor_reports_the_layers(capsys):
             assert any(applied.startswith(layer) for applied in report["applied_in_a_run"])
     assert main(["doctor"]) == 0
     assert "A run here gets:" in capsys.readouterr().out
+
+
+def test_a_child_that_stops_reading_cannot_hold_the_env(unguarded):
+    """The code asks for a large answer and never reads it: the env's send gives up at the deadline."""
+    asked = """
+import json, os, socket, time
+message = json.dumps({"type": "call", "kind": "big", "payload": None}).encode()
+for fd in range(3, 32):
+    try:
+        socket.socket(fileno=os.dup(fd)).sendall(len(message).to_bytes(4, "big") + message)
+    except OSError:
+        pass
+time.sleep(600)
+"""
+    names, collect = "toolbench.core.sandbox:no_names", "toolbench.core.sandbox:result_variable"
+    started = time.monotonic()
+    outcome = run_in_worker(asked, names, collect, serve=lambda kind, payload: "x" * 2**25, limits=Limits(seconds=3))
+    assert outcome.timed_out and time.monotonic() - started < 10

@@ -433,3 +433,26 @@ def test_the_audit_hook_survives_rebinding_the_module_and_sees_os_open():
 
     result = run_code("x = 1", lambda: {}, collect)
     assert result.payload == ["refused", "refused"] and not os.path.exists(site_file)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "g = pd.Series([1]).groupby([0])\nprint(g.agg('__getattribute__', '__class__'))",
+        "g = pd.Series([1]).groupby([0])\nprint(g.aggregate(g, '__getattribute__', '__class__'))",
+        "print(pd.Series([1.0, 2.0]).rolling(1).agg('__class__'))",
+        "print(df.groupby('Product').agg({'Price': '__len__'}))",
+        "print(df.groupby('Product').agg(total=('Price', '_reduce')))",
+        "print(df.resample if False else df.groupby('Product').transform('__class__'))",
+    ],
+)
+def test_pandas_lookups_by_name_obey_the_attribute_rules(code):
+    result = run(code)
+    assert not result.ok and "is not available here" in result.error
+
+
+def test_pandas_lookups_by_name_still_work_for_ordinary_names():
+    result = run(
+        "print(df.groupby('Product').agg(total=('Price', 'sum'))['total'].tolist(), pd.Series([1, 2]).groupby([0, 0]).transform('max').tolist())"
+    )
+    assert result.ok and result.output.strip() == "[3, 11] [2, 2]"

@@ -3,6 +3,8 @@ that follow structural edits."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from gspread.utils import ValueRenderOption
 
@@ -272,3 +274,11 @@ def test_the_budget_is_the_same_whether_results_come_from_the_cache_or_not():
 
     first, again = shown(), shown()
     assert first == again == [400, 1, "#ERROR!"]
+
+
+def test_a_formula_too_long_to_compile_quickly_is_an_error_at_once(data_ws):
+    started = time.monotonic()
+    long_sum = "=" + "+".join(["1"] * 3000)  # 6,000 characters: compiling it would take seconds
+    assert evaluate(data_ws, {"H1": long_sum})["H1"] == "#ERROR!"
+    assert evaluate(data_ws, {"H2": "=" + "+".join(["1"] * 100)})["H2"] == 100
+    assert time.monotonic() - started < 5

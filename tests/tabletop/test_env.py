@@ -147,3 +147,12 @@ def test_a_fenced_reply_runs_its_code_and_errors_name_the_reply_lines():
     assert play(env, task.id, [reply])[1] == 1.0
     *_, info = play(env, task.id, ["Sure:\n```python\nx = 1\nput_first_on_second('no such block', 'x')\n```"])
     assert info["error"].startswith("line 4: ")
+
+
+def test_values_the_api_did_not_foresee_are_the_codes_error():
+    env = gym.make("toolbench/Tabletop-v0", mode="interactive")
+    env.reset(seed=0)
+    observation, reward, *_, info = env.step("print(denormalize_xy([10**400, 1]))")
+    assert "OverflowError" in info["error"] and "internal error" not in observation and reward == 0.0
+    observation, *_ = env.step("print(get_obj_names())")
+    assert "[" in observation  # the env goes on

@@ -9,18 +9,20 @@ programs for Tabletop). Such code runs here, behind layers that each stop a clas
    forms RestrictedPython refuses are rewritten first: ``df.loc[m, "c"] += 2`` (augmented
    assignment to an item or attribute) and annotated assignments.
 2. Names: the code sees only safe builtins (no ``open``, ``eval``, ``exec``, ``compile``,
-   ``__import__``, ``globals``...) and the names the task provides.
-3. Process: the code runs in a forked child. Its environment variables are cleared (no secrets),
-   its address space is capped (a 10 GB allocation fails with MemoryError), a wall-clock
-   budget is enforced by the parent (an endless loop is killed), and a Python audit hook
-   refuses file opens outside the Python installation, every write, sockets, subprocesses,
-   ``os``-level file-system calls, ctypes and frame inspection.
+   ``__import__``, ``globals``...) and the names the task provides; every attribute and item it
+   reaches is checked (modules, code runners, raw memory, frames are refused).
+3. Process: ``run_in_worker`` (what the envs use) runs the code in a child of the clean worker
+   (``core.worker``), a fork server that never held a task, so the code's memory holds no answer;
+   its names are proxies whose calls the env serves. ``run_code`` runs it in a fork of the caller,
+   for tests of the guards with names built in-process. Either way the child's environment is
+   cleared, its address space capped, a wall-clock budget enforced by the caller, and the kernel
+   layers of ``core.kernel`` applied before the code's first line (read-only libraries, no
+   network, no new processes, no tracing, an unprivileged uid); an audit hook refuses file opens
+   outside the libraries, writes, sockets and subprocesses as a further check.
 
-The child sends back what ``collect(namespace)`` returns (e.g. the workbook after the code ran),
-the printed output and the error, as JSON over a pipe: the parent never unpickles anything the
-child wrote, and the child closes every other inherited file descriptor first, so agent code
-that reaches ``os.write`` can at most send a malformed reply, which the parent rejects. The
-parent's state is never touched by the code.
+The child sends back what the task's collect function returns, the printed output and the error,
+as JSON: the caller never unpickles anything the child wrote, checks the reply's size and counts
+its items before parsing it, and treats anything malformed as an error.
 """
 
 from __future__ import annotations
@@ -494,11 +496,18 @@ def _readable_roots() -> tuple[str, ...]:
 _PACKAGE_DIR = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 
-def _under(path: Any, roots: tuple[str, ...]) -> bool:
+def _under(
+    path: Any,
+    roots: tuple[str, ...],
+    realpath: Callable[[str], str] = os.path.realpath,
+    fsdecode: Callable[[Any], str] = os.fsdecode,
+) -> bool:
+    # realpath and fsdecode are bound when this is defined: code that rebinds os.path.realpath
+    # must not turn the audit hook's file check into "yes".
     if not isinstance(path, (str, bytes, os.PathLike)):
         return False  # a file descriptor or nothing: refuse
     try:
-        real = os.path.realpath(os.fsdecode(path)) + os.sep
+        real = realpath(fsdecode(path)) + os.sep
     except (OSError, ValueError):  # e.g. a relative path where the working directory is unreadable
         return False
     return real.startswith(roots) and not real.startswith(_PACKAGE_DIR)
@@ -633,9 +642,8 @@ def _drop_privileges() -> None:
 def _apply_kernel_layers() -> None:
     """The kernel boundaries (``core.kernel``): read-only file system beneath the standard library,
     site-packages and the system's shared libraries; no network, no new processes or programs,
-    no tracing, no signals outside; ``nobody`` where the unprivileged user can read the Python
-    installation, otherwise root without capabilities. Applied after the names are set up and
-    before the first line of agent code."""
+    no tracing, no signals outside; ``nobody`` (with the right to read the libraries where it
+    could not otherwise). Applied before the first line of agent code."""
     applied = kernel.apply(kernel.Plan(read_only=_kernel_read_only(), needs_read_capability=not _can_drop_to_nobody()))
     _kernel_layers_applied[:] = applied.layers
 
@@ -701,7 +709,49 @@ def _guarded_apply_str(apply_str: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
-_DISARMED_MODULES = ("pandas", "numpy", "pandas.plotting._core", "pandas.core.generic", "pandas.core.apply")
+# Modules whose classes' aggregate/agg/transform/apply look a method up by the name they are given
+# (``groupby(...).aggregate(obj, "__getattribute__", name)`` is getattr with any name).
+_BY_NAME_MODULES = (
+    "pandas.core.groupby.generic",
+    "pandas.core.groupby.groupby",
+    "pandas.core.resample",
+    "pandas.core.window.rolling",
+    "pandas.core.window.expanding",
+    "pandas.core.window.ewm",
+)
+_BY_NAME_METHODS = ("aggregate", "agg", "transform", "apply")
+_DISARMED_MODULES = (
+    "pandas",
+    "numpy",
+    "pandas.plotting._core",
+    "pandas.core.generic",
+    "pandas.core.apply",
+    *_BY_NAME_MODULES,
+)
+
+
+def _denied_name_in(value: Any, depth: int = 0) -> str | None:
+    """A name the attribute guard would refuse, anywhere in a by-name call's arguments."""
+    if isinstance(value, str):
+        return value if value.startswith("_") or value in DENIED_NAMES else None
+    if depth < 5 and isinstance(value, (list, tuple)):
+        return next((n for v in value if (n := _denied_name_in(v, depth + 1))), None)
+    if depth < 5 and isinstance(value, dict):
+        return next((n for v in value.values() if (n := _denied_name_in(v, depth + 1))), None)
+    return None
+
+
+def _names_checked(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A pandas method that may look methods up by name, refusing the names the guard refuses."""
+
+    @functools.wraps(method)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        denied = _denied_name_in(args[1:]) or _denied_name_in(kwargs)
+        if denied is not None:
+            raise PermissionError(f"{denied!r} is not available here")
+        return method(*args, **kwargs)
+
+    return checked
 
 
 def _disarm_plan() -> tuple[tuple[Any, str, Any], ...]:
@@ -721,6 +771,16 @@ def _plan_for(loaded: frozenset[str]) -> tuple[tuple[Any, str, Any], ...]:
     applying = sys.modules.get("pandas.core.apply") if "pandas.core.apply" in loaded else None
     if applying is not None and hasattr(applying, "Apply"):
         plan.append((applying.Apply, "_apply_str", _guarded_apply_str(applying.Apply._apply_str)))
+    wrapped: set[tuple[int, str]] = set()
+    for module_name in _BY_NAME_MODULES:  # (pandas gives these classes __module__ "pandas.api.typing")
+        module = sys.modules.get(module_name) if module_name in loaded else None
+        for owner in vars(module).values() if module is not None else ():
+            if not isinstance(owner, type) or not owner.__module__.startswith("pandas"):
+                continue
+            for name in _BY_NAME_METHODS:
+                if callable(vars(owner).get(name)) and (id(owner), name) not in wrapped:
+                    wrapped.add((id(owner), name))
+                    plan.append((owner, name, _names_checked(vars(owner)[name])))
     for owner_path, patterns in DISARMED.items():
         module_name, _, class_name = owner_path.partition(".")
         module = sys.modules.get(module_name) if module_name in loaded else None
@@ -914,6 +974,7 @@ def ready_child(link: socket.socket) -> None:
     _quiet_stdio()
     os.environ.clear()
     pages = _mapped_pages()  # before Landlock closes /proc
+    _die_with_the_worker()
     _drop_privileges()
     _apply_kernel_layers()
     try:
@@ -926,6 +987,26 @@ def ready_child(link: socket.socket) -> None:
     worker_child(fds[0], pages)
 
 
+def _die_with_the_worker() -> None:
+    """SIGKILL when the fork server exits (it exits when the env's process goes): a child the env
+    could not kill (the env was killed itself) does not live on."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:
+            os._exit(0)  # the server was already gone
+
+
+def _limit_cpu(seconds: float) -> None:
+    """A CPU-time ceiling as a backstop to the caller's wall-clock deadline."""
+    with contextlib.suppress(ImportError, OSError, ValueError):
+        import resource
+
+        limit = int(seconds) + 2
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+
+
 def worker_child(channel_fd: int, pages: int | None) -> None:
     """A run in a ready child: read the job, build the names, run, reply; never returns."""
     from toolbench.core.worker import Channel
@@ -934,6 +1015,7 @@ def worker_child(channel_fd: int, pages: int | None) -> None:
     job = channel.receive()
     limits = Limits(**job["limits"])
     _limit_memory(limits.memory_mb, pages)
+    _limit_cpu(limits.seconds)
     _seed_libraries(int(job["seed"]))
 
     def call(kind: str, payload: Any) -> Any:
@@ -1016,7 +1098,8 @@ def run_in_worker(
                 "collect": collect,
                 "collect_args": collect_args or {},
                 "unguarded": UNGUARDED_FOR_TESTS,
-            }
+            },
+            deadline,
         )
         while True:
             message = channel.receive(deadline)
@@ -1029,12 +1112,16 @@ def run_in_worker(
             if time.monotonic() > deadline:
                 raise ChannelTimeout()
             try:
-                channel.send({"result": serve(message["kind"], message.get("payload"))})
+                answer: dict[str, Any] = {"result": serve(message["kind"], message.get("payload"))}
             except (ValueError, KeyError, TypeError) as exc:
                 # Raised in the code as the built-in type it is (KeyError, TypeError or ValueError).
                 kind = next(k for k in (KeyError, TypeError, ValueError) if isinstance(exc, k)).__name__
                 text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-                channel.send({"error": {"type": kind, "message": str(text)[:MAX_ERROR_CHARS]}})
+                answer = {"error": {"type": kind, "message": str(text)[:MAX_ERROR_CHARS]}}
+            except (ArithmeticError, IndexError, RecursionError, MemoryError) as exc:
+                # Arguments a backend did not foresee (10**400 as a coordinate): the code's error.
+                answer = {"error": {"type": "ValueError", "message": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}}
+            channel.send(answer, deadline)
     except ChannelTimeout:
         return SandboxResult(
             False, "", f"the code did not finish within its {limits.seconds:g} s time budget", timed_out=True

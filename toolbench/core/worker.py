@@ -71,9 +71,22 @@ class Channel:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
 
-    def send(self, message: Any) -> None:
-        data = json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8")
-        self.sock.sendall(_LENGTH.pack(len(data)) + data)
+    def send(self, message: Any, deadline: float | None = None) -> None:
+        """Send one message; with a deadline, a peer that stops reading cannot hold the sender."""
+        data = _LENGTH.pack(0) + json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        data = _LENGTH.pack(len(data) - _LENGTH.size) + data[_LENGTH.size :]
+        if deadline is None:
+            self.sock.sendall(data)
+            return
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([], [self.sock], [], remaining)[1]:
+                raise ChannelTimeout()
+            try:  # never blocking: a blocking send waits until the whole message is taken
+                view = view[self.sock.send(view, socket.MSG_DONTWAIT) :]
+            except BlockingIOError:
+                continue
 
     def _read(self, size: int, deadline: float | None) -> bytes:
         chunks, left = [], size

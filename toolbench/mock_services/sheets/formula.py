@@ -53,6 +53,12 @@ EVALUATION_BUDGET_CELLS = 250_000
 #: What compiling and computing one formula cell costs in that budget (so at most 2,500 formula
 #: cells per version, about 5 s); arrays built and LAMBDA calls are charged too (bounded_functions).
 FORMULA_COST = 100
+#: Formulas longer than this are not compiled (an error in the cell); long ones also pay for each
+#: character past FREE_FORMULA_CHARS, since compiling a 4,000-character formula takes about a second.
+MAX_FORMULA_CHARS = 4_000
+FREE_FORMULA_CHARS = 200
+FORMULA_COST_PER_CHAR = 25
+TOO_LONG_MESSAGE = f"This formula is longer than {MAX_FORMULA_CHARS:,} characters, the most this spreadsheet computes."
 BUDGET_MESSAGE = "This formula was not calculated: the spreadsheet's formulas read too many cells."
 TEXT_LIMIT_MESSAGE = f"Text result of formula is longer than the limit of {bounded_functions.TEXT_LIMIT} characters."
 _CACHED_TEXT_LIMIT = 1_000  # longer text results are not kept in the shared cache
@@ -213,6 +219,8 @@ def compile_formula(formula: str) -> Compiled | ErrorValue:
 
 
 def _compile(formula: str) -> Compiled | ErrorValue:
+    if len(formula) > MAX_FORMULA_CHARS:  # compiling takes time that grows faster than the length
+        return error("#ERROR!", TOO_LONG_MESSAGE)
     segments = refs.tokenize(formula)
     text_parts = "".join(part for part in segments if isinstance(part, str))
     names = {name.upper() for name in _FUNCTION_NAME.findall(re.sub(r'"(?:[^"]|"")*"', '""', text_parts))}
@@ -451,6 +459,13 @@ class Calculator:
         return out
 
     # ------------------------------------------------------------------ evaluation
+    def _length_cost(self, key: tuple[int, int, int]) -> int:
+        sheet = self.book.sheet_by_id(key[0])
+        cell = sheet.cells.get((key[1], key[2])) if sheet else None
+        if cell is None or not cell.formula:
+            return 0
+        return max(0, len(cell.formula) - FREE_FORMULA_CHARS) * FORMULA_COST_PER_CHAR
+
     def _dependencies(self, key: tuple[int, int, int]) -> list[tuple[int, int, int]]:
         sheet = self.book.sheet_by_id(key[0])
         cell = sheet.cells.get((key[1], key[2])) if sheet else None
@@ -477,7 +492,7 @@ class Calculator:
                 continue
             if key not in expanded:
                 expanded.add(key)
-                self.budget -= FORMULA_COST  # before compiling: each cell's text may differ (ROW())
+                self.budget -= FORMULA_COST + self._length_cost(key)  # before compiling: texts may differ (ROW())
                 if self.budget < 0:
                     self.memo[key] = error("#ERROR!", BUDGET_MESSAGE)
                     stack.pop()
