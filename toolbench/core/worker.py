@@ -213,8 +213,9 @@ class WorkerServer:
         """A new child for one run: a handle to kill it by, and the channel to it."""
         ours, theirs = socket.socketpair()
         try:
-            socket.send_fds(self.control, [b"F"], [theirs.fileno()])
-            data = self.control.recv(_LENGTH.size)
+            with self._lock:  # envs in several threads share the server: one request and answer at a time
+                socket.send_fds(self.control, [b"F"], [theirs.fileno()])
+                data = self.control.recv(_LENGTH.size)
         finally:
             theirs.close()
         if len(data) != _LENGTH.size:
