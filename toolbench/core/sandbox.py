@@ -891,8 +891,8 @@ def _run_agent_code(
                 _apply_kernel_layers()
         else:
             namespace = restricted_globals(setup(), printer)
-            _disarm_libraries()
-            if not layers_applied:
+            if not layers_applied:  # a ready child of the worker did both before its run
+                _disarm_libraries()
                 _apply_kernel_layers()
             _install_audit_hook()
         with contextlib.redirect_stdout(plain_output):
@@ -977,6 +977,7 @@ def ready_child(link: socket.socket) -> None:
     _die_with_the_worker()
     _drop_privileges()
     _apply_kernel_layers()
+    _disarm_libraries()  # the same for every run: done while waiting, not on the step's path
     try:
         _, fds, _, _ = socket.recv_fds(link, 16, 1)
     except OSError:

@@ -4,9 +4,9 @@ The env's process holds tasks, references and expected states; a fork of it woul
 into the code's memory. So agent code runs in children of a separate server process, started
 with ``python -m toolbench.core.worker`` before any task reaches it and never sent one: it imports
 the libraries the code uses (numpy, pandas, gspread, the task modules' code-side helpers) and then
-only forks. It keeps one child forked ahead of need, already behind its kernel layers. For each
-run the env makes a socket pair and hands one end to the server, which passes it to the waiting
-child and forks the next; the child reads its job (the code and the names it may use) from that
+only forks. It keeps two children forked ahead of need, already behind their kernel layers, and
+forks new ones while no request waits. For each run the env makes a socket pair and hands one end
+to the server, which passes it to a waiting child; the child reads its job (the code and the names it may use) from that
 socket and runs the code. The names are proxies: each call goes back over
 the socket to the env, whose backend answers it, so the world changes once, in the env's process,
 and nothing is replayed.
@@ -18,6 +18,7 @@ Messages are JSON with a 4-byte length in front; the env refuses a message longe
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -31,6 +32,7 @@ import time
 from typing import Any
 
 MAX_MESSAGE = 8 * 2**20
+READY_CHILDREN = 2
 MAX_ITEMS = 2_000_000
 _LENGTH = struct.Struct(">I")
 # The libraries agent code uses, imported by the server once so that every child has them.
@@ -132,6 +134,10 @@ def serve(control_fd: int) -> None:
         __import__(module)
     sandbox.prepare_worker()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    # What is loaded now stays as it is: the collector of a child then never walks (and so never
+    # copies, page by page) the libraries' objects it shares with this process.
+    gc.collect()
+    gc.freeze()
 
     def fork_ready() -> tuple[int, socket.socket]:
         """A child forked ahead of need, already behind its kernel layers, waiting for a channel."""
@@ -148,16 +154,20 @@ def serve(control_fd: int) -> None:
         theirs.close()
         return pid, ours
 
-    ready = fork_ready()
+    # Children forked ahead of need. A fork takes milliseconds, so new ones are forked only while
+    # no request waits: two runs in a row (an answer, then its reference) both find one ready.
+    ready = [fork_ready()]
     control.sendall(b"R")  # ready
     while True:
+        while len(ready) < READY_CHILDREN and not select.select([control], [], [], 0)[0]:
+            ready.append(fork_ready())
         try:
             message, fds, _, _ = socket.recv_fds(control, 16, 1)
         except OSError:
             return
         if not message or not fds:
             return  # the env's process closed the socket: it has gone
-        pid, link = ready
+        pid, link = ready.pop(0) if ready else fork_ready()
         try:
             socket.send_fds(link, [b"C"], [fds[0]])
         except OSError:
@@ -165,7 +175,6 @@ def serve(control_fd: int) -> None:
         link.close()
         os.close(fds[0])
         control.sendall(_LENGTH.pack(pid))
-        ready = fork_ready()
 
 
 # ----------------------------------------------------------------------------- the env's side
