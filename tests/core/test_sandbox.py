@@ -456,3 +456,31 @@ def test_pandas_lookups_by_name_still_work_for_ordinary_names():
         "print(df.groupby('Product').agg(total=('Price', 'sum'))['total'].tolist(), pd.Series([1, 2]).groupby([0, 0]).transform('max').tolist())"
     )
     assert result.ok and result.output.strip() == "[3, 11] [2, 2]"
+
+
+OBJECTS = [
+    "df",
+    "df['Price']",
+    "df.groupby('Product')",
+    "df.groupby('Product')['Price']",
+    "df['Price'].rolling(1)",
+    "df.rolling(1)",
+    "df['Price'].expanding()",
+    "df['Price'].ewm(span=2)",
+    "df.set_index(pd.date_range('2024-01-01', periods=2, freq='D')).resample('D')",
+]
+
+
+@pytest.mark.parametrize("method", ["agg", "aggregate", "transform", "apply"])
+@pytest.mark.parametrize("target", OBJECTS)
+def test_no_pandas_object_looks_up_a_dunder_by_name(target, method):
+    """Every pandas object agent code can make, every method that takes a function's name: the
+    name "__class__" must never come back as the class (the route the red team used)."""
+    code = f"x = {target}\ntry:\n    m = x.{method}\nexcept AttributeError:\n    m = None\n"
+    result = run(code + "print('absent' if m is None else m('__class__'))")
+    assert "<class" not in result.output, (target, method, result)
+    assert result.output.strip() == "absent" or "is not available here" in (result.error or ""), (
+        target,
+        method,
+        result,
+    )
