@@ -223,3 +223,11 @@ def test_step_budgets_are_arguments():
     assert "2 s time budget" in info["error"] and time.monotonic() - started < 8
     with pytest.raises(ValueError, match="time_limit"):
         gym.make(ENV_ID, time_limit=0)
+
+
+def test_what_one_step_may_write_is_bounded():
+    env = gym.make(ENV_ID, time_limit=30)
+    env.reset(options={"task_id": first("update_cell").id})
+    big = "rows = [['x' * 2000] * 20] * 50\nfor i in range(12):\n    worksheet.update(rows, 'A1')"
+    _, _, _, _, info = env.step(big)  # 12 requests of about 2 MB each: the seventh or so is refused
+    assert "MB of request bodies in one step" in info["error"]

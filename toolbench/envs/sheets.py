@@ -26,6 +26,7 @@ from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet
 
 SPREADSHEET_TITLE = "ToolBench Sheets"
 MAX_REQUESTS = 5000  # API requests one action may make
+MAX_STEP_BODY_BYTES = 16 * 2**20  # request bodies one action may send
 GIVEN_NAMES = frozenset({"worksheet", "sheet", "get_as_dataframe", "set_with_dataframe", "pd", "np"})
 MAX_CARRIED_BYTES = 2_000_000  # variables carried between interactive cells
 MAX_MISMATCHES = 20
@@ -336,17 +337,23 @@ class GoogleSheetsEnv(ToolEnv):
         """Run agent code in the clean worker; its gspread requests are served here, by the env's
         emulator, as they come. Returns the sandbox result and the number of requests served."""
         assert self.task is not None
-        served = 0
+        served, sent = 0, 0
 
         def serve(kind: str, payload: Any) -> Any:
-            nonlocal served
+            nonlocal served, sent
             if kind != "http":
                 raise ValueError(f"unknown call {kind!r}")
             served += 1
             if served > MAX_REQUESTS:
                 raise ValueError(f"the code made more than {MAX_REQUESTS} API requests in one step")
+            request = request_from_data(payload)
+            sent += len(request.body)
+            if sent > MAX_STEP_BODY_BYTES:  # what a step may write bounds what the env's store may grow by
+                raise ValueError(
+                    f"the code sent more than {MAX_STEP_BODY_BYTES // 2**20} MB of request bodies in one step"
+                )
             try:
-                response = self._router.send(request_from_data(payload))
+                response = self._router.send(request)
             except HostNotServed as exc:
                 return {"unserved": str(exc)}
             return response_to_data(response)
