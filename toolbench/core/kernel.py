@@ -127,10 +127,11 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
-def _drop_capabilities() -> None:
-    """Root without any capability: no bypassing file permissions, no raw sockets, no mounts."""
-    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
-    data = (_CapData * 2)()
+def _set_capabilities(keep: int = 0) -> None:
+    """Leave only the capabilities in the mask ``keep`` (none by default): root without any has no
+    bypassing file permissions, no raw sockets, no mounts."""
+    header, data = _CapHeader(0x20080522, 0), (_CapData * 2)()  # _LINUX_CAPABILITY_VERSION_3
+    data[0].effective = data[0].permitted = keep
     if _libc.capset(ctypes.byref(header), data) != 0:
         raise KernelLayerError(ctypes.get_errno(), "capset")
 
@@ -145,11 +146,8 @@ def _drop_uid(uid: int, gid: int, keep_read: bool = False) -> None:
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
-    header, data = _CapHeader(0x20080522, 0), (_CapData * 2)()  # _LINUX_CAPABILITY_VERSION_3
-    if keep_read:  # only the right to read (and list) what file modes would hide; Landlock confines it
-        data[0].effective = data[0].permitted = 1 << _CAP_DAC_READ_SEARCH
-    if _libc.capset(ctypes.byref(header), data) != 0:
-        raise KernelLayerError(ctypes.get_errno(), "capset")
+    # Only the right to read (and list) what file modes would hide, when kept; Landlock confines it.
+    _set_capabilities(1 << _CAP_DAC_READ_SEARCH if keep_read else 0)
 
 
 def _landlock(read_only: tuple[str, ...], abi: int) -> None:
@@ -265,7 +263,7 @@ def apply(plan: Plan) -> Applied:
         applied.layers.append("unprivileged uid (reading the libraries through CAP_DAC_READ_SEARCH)")
     else:
         applied.missing["unprivileged uid"] = "stays root: nobody cannot read the Python installation"
-        _drop_capabilities()
+        _set_capabilities()
         applied.layers.append("root without capabilities")
     if abi:
         _landlock(plan.read_only, abi)

@@ -53,6 +53,15 @@ from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack
 from threadpoolctl import ThreadpoolController
 
 from toolbench.core import kernel
+from toolbench.core.worker import (
+    Channel,
+    ChannelClosed,
+    ChannelTimeout,
+    MessageRefused,
+    WorkerServer,
+    WorkerUnavailable,
+    too_many_items,
+)
 
 MAX_CODE_CHARS = 65_536
 LAST_VALUE = "toolbench_last_value"  # where the last expression of a cell is stored (no leading _)
@@ -470,9 +479,6 @@ _DENIED_EVENT_PREFIXES = (
     "signal.",
 )
 MAX_REPLY_BYTES = 8 * 2**20
-# A reply's JSON may build at most this many containers and items: 8 MiB of "[[],[],..." would
-# otherwise cost the env's process far more memory than the child's whole budget.
-MAX_REPLY_ITEMS = 2_000_000
 
 # Tests only: the child runs the code as plain Python, with the real builtins and no guards, so the
 # security tests can show that the kernel layers hold by themselves. Nothing in the package sets it,
@@ -930,8 +936,9 @@ def _run_agent_code(
 WORKER_PRELOAD = ("toolbench.envs.sheets", "toolbench.envs.tabletop")
 
 
-def prepare_worker() -> None:
-    """In the fork server, once: what children would otherwise each compute."""
+def prepare_parent() -> None:
+    """In the process that forks (the worker, or ``run_code``'s caller): what children would
+    otherwise each compute, read while everything is readable."""
     _can_drop_to_nobody()
     _kernel_read_only()
     kernel.prepare()
@@ -1010,8 +1017,6 @@ def _limit_cpu(seconds: float) -> None:
 
 def worker_child(channel_fd: int, pages: int | None) -> None:
     """A run in a ready child: read the job, build the names, run, reply; never returns."""
-    from toolbench.core.worker import Channel
-
     channel = Channel(socket.socket(fileno=channel_fd))
     job = channel.receive()
     limits = Limits(**job["limits"])
@@ -1045,14 +1050,10 @@ def worker_child(channel_fd: int, pages: int | None) -> None:
     except (CodeError, SyntaxError) as exc:
         reply = json.dumps({"ok": False, "output": "", "error": str(exc), "payload": None})
     try:
-        channel.sock.sendall(_reply_frame(reply))
+        # The reply is JSON text already: framed as it is, so the env parses it once.
+        channel.send_json_text('{"type": "done", "reply": ' + reply + "}")
     finally:
         os._exit(0)
-
-
-def _reply_frame(reply: str) -> bytes:
-    data = json.dumps({"type": "done", "reply": reply}).encode("utf-8")
-    return len(data).to_bytes(4, "big") + data
 
 
 def run_in_worker(
@@ -1071,8 +1072,6 @@ def run_in_worker(
     proxies; ``collect(namespace, **collect_args)`` says what to send back). Each proxy call
     arrives here as ``serve(kind, payload)``, which answers it (or raises ValueError, KeyError or
     TypeError with a message for the code). One deadline holds for the whole run."""
-    from toolbench.core.worker import ChannelClosed, ChannelTimeout, MessageRefused, WorkerServer, WorkerUnavailable
-
     try:
         if not UNGUARDED_FOR_TESTS:
             compile_code(code, echo_last_expression)  # refused code never reaches a child
@@ -1106,8 +1105,8 @@ def run_in_worker(
             message = channel.receive(deadline)
             if not isinstance(message, dict):
                 return SandboxResult(False, "", "the code sent back a malformed result")
-            if message.get("type") == "done" and isinstance(message.get("reply"), str):
-                return _parse_reply(message["reply"].encode("utf-8"))
+            if message.get("type") == "done":
+                return _reply_result(message.get("reply"))
             if message.get("type") != "call" or not isinstance(message.get("kind"), str):
                 return SandboxResult(False, "", "the code sent back a malformed result")
             if time.monotonic() > deadline:
@@ -1154,11 +1153,8 @@ def run_code(
             code_object = compile_code(code, echo_last_expression)
     except (CodeError, SyntaxError) as exc:
         return SandboxResult(False, "", str(exc))
-    _can_drop_to_nobody()  # reads the file system and sysconfig here, where everything is readable
-    _kernel_read_only()
-    kernel.prepare()
+    prepare_parent()
     _thread_pools()
-    _disarm_plan()
     # A bare fork, not multiprocessing: it also works inside daemonic workers (AsyncVectorEnv's),
     # which multiprocessing forbids to have children.
     read_fd, write_fd = os.pipe()
@@ -1232,14 +1228,22 @@ def _kill(pid: int) -> None:
 def _parse_reply(data: bytes) -> SandboxResult:
     """The child's reply, checked: agent code could have written to the pipe itself. The counts of
     brackets and separators bound what parsing may build before anything is parsed."""
-    if sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_REPLY_ITEMS:
+    if too_many_items(data):
         return SandboxResult(False, "", "the code sent back a malformed result")
     try:
         reply = json.loads(data)
+    except (ValueError, RecursionError, MemoryError):
+        return SandboxResult(False, "", "the code sent back a malformed result")
+    return _reply_result(reply)
+
+
+def _reply_result(reply: Any) -> SandboxResult:
+    """A parsed reply as a result, its fields checked."""
+    try:
         ok, output, error = reply["ok"], reply["output"], reply["error"]
         if not (isinstance(ok, bool) and isinstance(output, str) and (error is None or isinstance(error, str))):
             raise TypeError
-    except (ValueError, KeyError, TypeError, RecursionError, MemoryError):
+    except (KeyError, TypeError):
         return SandboxResult(False, "", "the code sent back a malformed result")
     return SandboxResult(ok, output, error, reply.get("payload"))
 

@@ -67,6 +67,11 @@ class MessageRefused(ValueError):
     """A message too long, too big to parse, or not JSON."""
 
 
+def too_many_items(data: bytes) -> bool:
+    """Whether parsing ``data`` as JSON could build more than MAX_ITEMS objects (counted, not parsed)."""
+    return sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_ITEMS
+
+
 class Channel:
     """Length-prefixed JSON messages over a stream socket."""
 
@@ -75,8 +80,12 @@ class Channel:
 
     def send(self, message: Any, deadline: float | None = None) -> None:
         """Send one message; with a deadline, a peer that stops reading cannot hold the sender."""
-        data = _LENGTH.pack(0) + json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8")
-        data = _LENGTH.pack(len(data) - _LENGTH.size) + data[_LENGTH.size :]
+        self.send_json_text(json.dumps(message, ensure_ascii=False, allow_nan=False), deadline)
+
+    def send_json_text(self, text: str, deadline: float | None = None) -> None:
+        """Send a message already encoded as JSON text."""
+        body = text.encode("utf-8")
+        data = _LENGTH.pack(len(body)) + body
         if deadline is None:
             self.sock.sendall(data)
             return
@@ -110,7 +119,7 @@ class Channel:
         if size > limit:
             raise MessageRefused(f"a message of {size} bytes (the limit is {limit})")
         data = self._read(size, deadline)
-        if sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_ITEMS:
+        if too_many_items(data):
             raise MessageRefused("a message with too many items")
         try:
             return json.loads(data)
@@ -132,7 +141,7 @@ def serve(control_fd: int) -> None:
 
     for module in sandbox.WORKER_PRELOAD:
         __import__(module)
-    sandbox.prepare_worker()
+    sandbox.prepare_parent()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     # What is loaded now stays as it is: the collector of a child then never walks (and so never
     # copies, page by page) the libraries' objects it shares with this process.

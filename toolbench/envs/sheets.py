@@ -6,6 +6,7 @@ import io
 import json
 import math
 import reprlib
+from collections.abc import Collection
 from functools import cache
 from typing import Any, ClassVar
 
@@ -101,7 +102,7 @@ def _frame_from(item: dict[str, Any]) -> pd.DataFrame | pd.Series:
     return read_json(text, orient="split", typ=typ, dtype=False)
 
 
-def _carry(namespace: dict[str, Any], given: set[str]) -> dict[str, Any]:
+def _carry(namespace: dict[str, Any], given: Collection[str]) -> dict[str, Any]:
     """The cell's variables that the next cell can have back: JSON values and DataFrames/Series."""
     carried, size = {}, 0
     for name, value in namespace.items():
@@ -232,7 +233,7 @@ def code_names(call: Any, book_id: str, sheet_name: str, carried: dict[str, Any]
 
 def code_collect(namespace: dict[str, Any], interactive: bool) -> dict[str, Any]:
     """In the worker's child, after the code: the variables the next interactive cell gets back."""
-    return {"carried": _carry(namespace, set(GIVEN_NAMES)) if interactive else {}}
+    return {"carried": _carry(namespace, GIVEN_NAMES) if interactive else {}}
 
 
 class GoogleSheetsEnv(ToolEnv):

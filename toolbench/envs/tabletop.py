@@ -73,12 +73,6 @@ def prompt_for(objects: list[str], text: str) -> str:
     return f"objects = {objects!r}\n# {text.rstrip('.')}."
 
 
-def _point(value: Any) -> list[float]:
-    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
-        raise ValueError("a recorded move is not an xy pair")
-    return [float(v) for v in value]
-
-
 def to_wire(value: Any) -> Any:
     """An API value as JSON: arrays as {"ndarray": [...]}, numpy scalars as numbers, tuples as lists."""
     if isinstance(value, np.ndarray):
