@@ -160,6 +160,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             on_episode=folder.append if folder else None,
             frames_dir=folder.frames_dir if folder and not args.no_frames else None,
             diagnostics=folder is not None,  # the run's records show Sheets' expected cells
+            plan=plan,
         )
     except RunInterrupted as stop:
         if folder:

@@ -322,15 +322,18 @@ def evaluate(
     on_episode: Callable[[EpisodeResult], None] | None = None,
     frames_dir: str | Path | None = None,
     diagnostics: bool = False,
+    plan: Sequence[PlannedTask] | None = None,
 ) -> tuple[dict[str, Any], list[EpisodeResult]]:
     """Run ``agent`` on each task's split; returns the JSON report and every episode's result.
     ``diagnostics`` lets envs put expected values in their info (for run records, not for agents).
+    ``plan`` is ``plan_run``'s for these arguments, when the caller has made it already.
 
     ``finished`` are episodes of an earlier run of the same settings (``--resume``): they count in
     the report and are not played again. ``progress``: ``"bar"``, ``"lines"``, True (a bar on a
     terminal, else lines) or False. Raises ``RunInterrupted`` when the agent stops the run (its
     breaker) or on Ctrl-C, with the report of what was played."""
-    plan = plan_run(agent, tasks, split, mode, limit, task_file, settings, seed)
+    if plan is None:
+        plan = plan_run(agent, tasks, split, mode, limit, task_file, settings, seed)
     if progress is True:
         progress = "bar" if sys.stderr.isatty() else "lines"
     meter = Progress(progress or None)
@@ -361,11 +364,10 @@ def evaluate(
             ordered = [results[i] for i in ids if i in results]
             episodes.extend(ordered)
             report["tasks"][spec.name] = summarize(ordered, planned.mode)
+            meter.finish(report["tasks"][spec.name])
             if stopped:
-                meter.finish(report["tasks"][spec.name])
                 report["stopped"] = stopped
                 raise RunInterrupted(stopped, report, episodes)
-            meter.finish(report["tasks"][spec.name])
     finally:
         players.close()
     return report, episodes
