@@ -62,7 +62,7 @@ class ModelSettings:
 class _Episode:
     """What one episode sent and received."""
 
-    settings: dict[str, Any]
+    settings: ModelSettings  # with the task's defaults filled in
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None
     calls: list[dict[str, Any]] = field(default_factory=list)
@@ -116,11 +116,10 @@ class OpenAIChatAgent:
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
         builder, settings = self._builder(env, info)
         self._episode = _Episode(
-            settings={"model": self.model, **settings.to_json()},
+            settings=settings,
             messages=builder.messages(observation),
             tools=info["tools"] if self._uses_tools(env, info) else None,
         )
-        self._settings = settings
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         episode = self._episode
@@ -161,7 +160,7 @@ class OpenAIChatAgent:
         return action
 
     def _complete(self, episode: _Episode) -> Completion:
-        settings = self._settings
+        settings = episode.settings
         record: dict[str, Any] = {"messages_sent": len(episode.messages)}
         try:
             completion = self.client.complete(
@@ -196,7 +195,7 @@ class OpenAIChatAgent:
         return json.loads(
             json.dumps(
                 {
-                    "settings": episode.settings,
+                    "settings": {"model": self.model, **episode.settings.to_json()},
                     "messages": episode.messages,
                     "tools": episode.tools,
                     "model_calls": episode.calls,
