@@ -90,6 +90,38 @@ result["stdlib is readable"] = "refused: no" if not open(os.__file__).read(10) e
     assert not (tmp_path / "x").exists() and not (tmp_path / "made").exists()
 
 
+def test_a_package_installed_in_site_packages_stays_unreadable(tmp_path):
+    """Installed with pip (not editable), this package and its fixtures sit inside site-packages,
+    which the code may read: the Landlock rules cover site-packages around it."""
+    need("landlock")
+    site = tmp_path / "site-packages"
+    for folder in ("toolbench/fixtures", "numpy", "toolbench_gym-0.1.dist-info"):
+        (site / folder).mkdir(parents=True)
+    (site / "toolbench/fixtures/test.jsonl").write_text("answers")
+    (site / "numpy/__init__.py").write_text("library")
+    (site / "six.py").write_text("module")
+    rules = sandbox.paths_except(str(site), str(site / "toolbench"))
+    assert sorted(os.path.basename(path) for path in rules) == ["numpy", "six.py", "toolbench_gym-0.1.dist-info"]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # Landlock binds for good: only in a child
+        try:
+            kernel._landlock(tuple(rules), kernel.landlock_abi())
+            found = []
+            for path in ("numpy/__init__.py", "six.py", "toolbench/fixtures/test.jsonl"):
+                try:
+                    found.append(open(site / path).read())
+                except OSError:
+                    found.append("refused")
+            os.write(write, ",".join(found).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1000).decode() == "library,module,refused"
+    assert sandbox.paths_except(str(site), "/elsewhere/toolbench") == [str(site)]
+
+
 def test_no_process_or_program_can_be_started(probe, unguarded, tmp_path):
     need("seccomp")
     marker = tmp_path / "ran"

@@ -231,3 +231,26 @@ def test_what_one_step_may_write_is_bounded():
     big = "rows = [['x' * 2000] * 20] * 50\nfor i in range(12):\n    worksheet.update(rows, 'A1')"
     _, _, _, _, info = env.step(big)  # 12 requests of about 2 MB each: the seventh or so is refused
     assert "MB of request bodies in one step" in info["error"]
+
+
+def test_shipped_expected_workbooks_are_what_the_references_leave():
+    """Scoring reads the shipped tasks' expected workbooks from fixtures/sheets/expected.json; each
+    must be what its reference leaves when it runs in the sandbox today."""
+    from toolbench.envs.sheets import shipped_books
+    from toolbench.taskgen.sheets import expected_books
+
+    records = [task.to_record() for split in ("test", "demo") for task in toolbench.load_tasks("GoogleSheets", split)]
+    assert expected_books(records) == shipped_books()
+
+
+def test_a_task_changed_from_the_shipped_one_runs_its_own_reference():
+    import dataclasses
+
+    task = first("update_cell")
+    changed = task.references[0].replace(task.references[0].rsplit(",", 1)[1], " 'changed')")
+    assert changed != task.references[0]
+    env = gym.make(ENV_ID, tasks=[dataclasses.replace(task, references=(changed,))])
+    _, reward, _, _, info = play(env, task.id, [changed])
+    assert reward == 1.0 and info["success"]
+    _, reward, _, _, _ = play(env, task.id, [task.references[0]])
+    assert reward < 1.0

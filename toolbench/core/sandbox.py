@@ -819,7 +819,25 @@ _kernel_layers_applied: list[str] = []  # in a child: the layers it runs under (
 def _kernel_read_only() -> tuple[str, ...]:
     """What the code may read: the Python installation's libraries and the system's shared ones;
     not the working directory, not this package (its fixtures hold the answers), nothing writable."""
-    return tuple(root.rstrip(os.sep) for root in _readable_roots()) + _SYSTEM_LIBRARIES
+    roots = tuple(root.rstrip(os.sep) for root in _readable_roots()) + _SYSTEM_LIBRARIES
+    return tuple(path for root in roots for path in paths_except(root, _PACKAGE_DIR.rstrip(os.sep)))
+
+
+def paths_except(root: str, excluded: str) -> list[str]:
+    """Paths whose trees cover ``root`` but not ``excluded``: ``[root]`` when ``excluded`` is not in it,
+    else the entries of each folder on the way down except the one leading to ``excluded``.
+    Landlock only grants, so a package installed in site-packages is kept out this way."""
+    if not excluded.startswith(root + os.sep):
+        return [root]
+    paths, current = [], root
+    for part in os.path.relpath(excluded, root).split(os.sep):
+        try:
+            entries = sorted(os.listdir(current))
+        except OSError:
+            return paths
+        paths.extend(os.path.join(current, entry) for entry in entries if entry != part)
+        current = os.path.join(current, part)
+    return paths
 
 
 @functools.cache

@@ -447,4 +447,25 @@ def generate(verify: bool = True) -> Files:
 
         fixture_file("sheets", "workbooks.json").write_text(files["workbooks.json"], encoding="utf-8")
         check_references(test + demo)
+        files["expected.json"] = json.dumps(expected_books(test + demo), sort_keys=True) + "\n"
     return files
+
+
+def expected_books(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each reference's resulting workbook, run in the env's sandbox as scoring runs it."""
+    from toolbench.core.tasks import tasks_from_records
+    from toolbench.envs.sheets import GoogleSheetsEnv, reference_digest
+
+    env = GoogleSheetsEnv(tasks=tasks_from_records(records, "sheets"))
+    env._shipped_books = {}  # run every reference, whatever is shipped now
+    books = {}
+    for task in env.tasks:
+        env.reset(options={"task_id": task.id})
+        books[task.id] = []
+        for index in range(len(task.references)):
+            book = env._reference_book(task, index)
+            if book is None:
+                raise AssertionError(f"{task.id}: reference {index} does not run")
+            books[task.id].append({"digest": reference_digest(task, index), "book": book})
+    env.close()
+    return books
