@@ -282,3 +282,16 @@ def test_a_formula_too_long_to_compile_quickly_is_an_error_at_once(data_ws):
     assert evaluate(data_ws, {"H1": long_sum})["H1"] == "#ERROR!"
     assert evaluate(data_ws, {"H2": "=" + "+".join(["1"] * 100)})["H2"] == 100
     assert time.monotonic() - started < 5
+
+
+def test_formulas_that_all_read_each_other_are_charged_for_the_walk(data_ws):
+    """2,600 formulas that each read a range holding all of them: finding their dependencies and
+    cycles is work too (it took minutes, unbounded by the step's deadline, before it was charged)."""
+    import time
+
+    rows = [["=SUMPRODUCT(A1:Z1000*A1:Z1000)"] * 26 for _ in range(100)]
+    data_ws.update(rows, "A1:Z100", raw=False)
+    started = time.perf_counter()
+    shown = [value for row in data_ws.get("A1:Z100") for value in row]
+    assert time.perf_counter() - started < 20
+    assert set(shown) <= {"#REF!", "#ERROR!"} and "#ERROR!" in shown

@@ -498,8 +498,12 @@ class Calculator:
                     stack.pop()
                     continue
                 self._visiting.add(key)
-                pushed = False
-                for dep in self._dependencies(key):
+                pushed, base = False, len(stack)
+                dependencies = self._dependencies(key)
+                self.budget -= len(dependencies)  # walking them is work too: 2,600 formulas reading each other
+                for dep in dependencies:
+                    if self.budget < 0:
+                        break
                     if dep in self.memo:
                         continue
                     if dep in self._visiting:
@@ -507,6 +511,12 @@ class Calculator:
                     else:
                         stack.append(dep)
                         pushed = True
+                if self.budget < 0:
+                    del stack[base:]  # the dependencies just pushed, then the key itself
+                    self.memo[key] = error("#ERROR!", BUDGET_MESSAGE)
+                    self._visiting.discard(key)
+                    stack.pop()
+                    continue
                 if pushed:
                     continue
             self.memo[key] = self._compute(key)
@@ -515,6 +525,7 @@ class Calculator:
 
     def _mark_cycle(self, stack: list[tuple[int, int, int]], back_to: tuple[int, int, int]) -> None:
         for key in reversed(stack):
+            self.budget -= 1  # charged, as the walk can be as long as the stack
             if key in self._visiting:
                 self._cyclic.add(key)
             if key == back_to:
