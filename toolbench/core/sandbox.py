@@ -28,10 +28,12 @@ its items before parsing it, and treats anything malformed as an error.
 from __future__ import annotations
 
 import ast
+import base64
 import contextlib
 import functools
 import io
 import json
+import marshal
 import math
 import operator
 import os
@@ -1054,7 +1056,10 @@ def worker_child(channel_fd: int, pages: int | None) -> None:
     unguarded = bool(job.get("unguarded"))
     try:
         code = job["code"]
-        code_object = compile(code, AGENT_FILE, "exec") if unguarded else compile_code(code, job["echo"])
+        # Compiled and checked by the env (marshal of its code object): the child does not redo it.
+        code_object = (
+            compile(code, AGENT_FILE, "exec") if unguarded else marshal.loads(base64.b64decode(job["compiled"]))
+        )
         names = _import_dotted(job["names"])
         collect = _import_dotted(job["collect"])
         reply = _run_agent_code(
@@ -1090,9 +1095,10 @@ def run_in_worker(
     proxies; ``collect(namespace, **collect_args)`` says what to send back). Each proxy call
     arrives here as ``serve(kind, payload)``, which answers it (or raises ValueError, KeyError or
     TypeError with a message for the code). One deadline holds for the whole run."""
+    compiled = ""
     try:
-        if not UNGUARDED_FOR_TESTS:
-            compile_code(code, echo_last_expression)  # refused code never reaches a child
+        if not UNGUARDED_FOR_TESTS:  # refused code never reaches a child
+            compiled = base64.b64encode(marshal.dumps(compile_code(code, echo_last_expression))).decode("ascii")
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
     deadline = time.monotonic() + limits.seconds
@@ -1104,6 +1110,7 @@ def run_in_worker(
         channel.send(
             {
                 "code": code,
+                "compiled": compiled,
                 "echo": echo_last_expression,
                 "seed": seed,
                 "limits": {

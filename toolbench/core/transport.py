@@ -1,20 +1,21 @@
 """HTTP between agents' clients and the mock services, without a network.
 
-A ``Router`` maps host names to Flask apps and answers an ``HttpRequest`` through the app's
-Werkzeug test client, in-process. ``Router.session()`` gives a ``requests.Session`` whose adapter
+A ``Router`` maps host names to Flask apps and answers an ``HttpRequest`` by calling the app's
+WSGI entry point, in-process. ``Router.session()`` gives a ``requests.Session`` whose adapter
 does the same, so Python clients built on ``requests`` (gspread among them) reach the fakes
 unmodified. ``ServedApp`` serves one app on 127.0.0.1 for outside clients such as real curl.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import unquote_to_bytes, urlsplit
+from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 
 import requests
 from flask import Flask
@@ -92,7 +93,6 @@ class Router:
 
     def __init__(self, apps: Mapping[str, Flask]):
         self._apps = {host.lower(): app for host, app in apps.items()}
-        self._clients = {host: app.test_client(use_cookies=False) for host, app in self._apps.items()}
 
     @property
     def hosts(self) -> tuple[str, ...]:
@@ -101,34 +101,73 @@ class Router:
     def send(self, request: HttpRequest) -> HttpResponse:
         parts = urlsplit(request.url)
         host = (parts.hostname or "").lower()
-        client = self._clients.get(host)
-        if client is None:
+        app = self._apps.get(host)
+        if app is None:
             served = ", ".join(self._apps) or "none"
             raise HostNotServed(f"host {host or '(none)'!r} is not served here (served: {served})")
-        path = parts.path or "/"
+        started: list[Any] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            started[:] = [status, headers]
+            return lambda data: None
+
         try:
-            response = client.open(
-                "/",
-                base_url=f"{parts.scheme or 'http'}://{parts.netloc}",
-                query_string=parts.query,
-                method=request.method,
-                headers=list(request.headers),
-                data=request.body,
-                # The path exactly as a server would see it ("//x" is a path, not a host; WSGI wants latin-1).
-                environ_overrides={"PATH_INFO": unquote_to_bytes(path).decode("latin-1")},
-            )
+            chunks = app(wsgi_environ(request, parts), start_response)
+            try:
+                body = b"".join(chunks)
+            finally:
+                if hasattr(chunks, "close"):
+                    chunks.close()
+            return HttpResponse(int(started[0].split(" ", 1)[0]), tuple(started[1]), body)
         except Exception as exc:  # a bug in a fake must look like a server error, not crash the caller
             return HttpResponse(
                 500, (("Content-Type", "text/plain; charset=utf-8"),), f"Internal Server Error: {exc}".encode()
             )
-        try:
-            return HttpResponse(response.status_code, tuple(response.headers.items()), response.get_data())
-        finally:
-            response.close()
 
     def session(self) -> requests.Session:
         """A ``requests.Session`` whose http(s) traffic goes to these apps in-process."""
         return session_for(self)
+
+
+def _latin1(text: str) -> str:
+    """WSGI's str-of-bytes form of text (PEP 3333): its UTF-8 bytes, one character each."""
+    return text.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def wsgi_environ(request: HttpRequest, parts: SplitResult) -> dict[str, Any]:
+    """The WSGI environ a server builds for ``request``, as Werkzeug's test client builds it. The
+    app is called with it directly, at a fraction of the test client's cost (Sheets' agent code
+    makes thousands of requests per minute)."""
+    secure = parts.scheme == "https"
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": request.method,
+        "SCRIPT_NAME": "",
+        # The path exactly as a server would see it ("//x" is a path, not a host; WSGI wants latin-1).
+        "PATH_INFO": unquote_to_bytes(parts.path or "/").decode("latin-1"),
+        "QUERY_STRING": _latin1(parts.query),
+        "SERVER_NAME": parts.hostname or "localhost",
+        "SERVER_PORT": str(parts.port or (443 if secure else 80)),
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_HOST": parts.netloc,
+        "CONTENT_LENGTH": str(len(request.body)),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "https" if secure else "http",
+        "wsgi.input": io.BytesIO(request.body),
+        "wsgi.errors": io.StringIO(),
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+    }
+    combined: dict[str, list[str]] = {}
+    for name, value in request.headers:
+        key = name.upper().replace("-", "_")
+        if key == "CONTENT_TYPE":
+            environ[key] = value
+        elif key != "CONTENT_LENGTH":  # the body's real length holds
+            combined.setdefault(f"HTTP_{key}", []).append(value)
+    environ.update((key, ", ".join(values)) for key, values in combined.items())
+    return environ
 
 
 def session_for(router: Any) -> requests.Session:
