@@ -1,0 +1,694 @@
+"""The home as it changes: where each object is, its states, and the character; one action at a time.
+
+A ``World`` starts from a ``Home`` (and a task's start facts) and runs actions with
+``world.do("Grab", ("cup",))``. Every action checks its preconditions, in the spirit of
+VirtualHome's evolving-graph simulator, and either changes the world or says which one failed
+("cannot grab fridge: fridge is not grabbable"). Unlike that simulator, sitting and lying are
+seen by later actions, and clothes can be taken off.
+
+Objects are named by class ("cup"); where a home had several of a class, the first candidate
+(held, then close, then in the character's room, then any) whose preconditions hold is used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from toolbench.mock_services.virtualhome.homes import Home
+from toolbench.mock_services.virtualhome.objects import ACTIONS_BY_NAME, PROPERTIES, SQUEEZABLE
+
+_FACT = re.compile(r"^(\w+)\(([^()]*)\)$")
+
+
+class ActionFailed(Exception):
+    """A precondition that does not hold; the message says which."""
+
+
+@dataclass(frozen=True)
+class Result:
+    ok: bool
+    message: str
+
+
+def fact(text: str) -> tuple[str, tuple[str, ...]]:
+    """``"inside(milk, fridge)"`` -> ``("inside", ("milk", "fridge"))``."""
+    match = _FACT.match(text.strip())
+    if not match:
+        raise ValueError(f"not a fact: {text!r}")
+    args = tuple(arg.strip() for arg in match.group(2).split(",")) if match.group(2).strip() else ()
+    return match.group(1), args
+
+
+class World:
+    """The state of one home during an episode."""
+
+    def __init__(self, home: Home, start: Iterable[str] = ()) -> None:
+        self.home = home
+        self.names = home.names
+        self.place: dict[int, tuple[str, int]] = {n: p for n, p in enumerate(home.places) if p is not None}
+        self.states: dict[int, frozenset[str]] = dict(enumerate(home.states))
+        self.hands: list[int | None] = [None, None]  # right, left
+        self.worn: tuple[int, ...] = ()
+        self.room = home.ids("living_room")[0]
+        self.close: frozenset[int] = frozenset()
+        self.facing: int | None = None
+        self.posture = "standing"
+        self.seat: int | None = None
+        self.asleep = False
+        self.taken_from: dict[int, tuple[str, int]] = {}
+        self.done: frozenset[str] = frozenset()  # what the character did: "did(read, novel)", ...
+        for text in start:
+            self._set_start(text)
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> dict[str, Any]:
+        """Plain data (JSON-able once tuples are lists) from which ``restore`` rebuilds the world."""
+        return {
+            "place": dict(self.place),
+            "states": dict(self.states),
+            "hands": list(self.hands),
+            "worn": self.worn,
+            "room": self.room,
+            "close": self.close,
+            "facing": self.facing,
+            "posture": self.posture,
+            "seat": self.seat,
+            "asleep": self.asleep,
+            "taken_from": dict(self.taken_from),
+            "done": self.done,
+        }
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self.place = dict(snapshot["place"])
+        self.states = dict(snapshot["states"])
+        self.hands = list(snapshot["hands"])
+        self.worn = tuple(snapshot["worn"])
+        self.room = snapshot["room"]
+        self.close = frozenset(snapshot["close"])
+        self.facing = snapshot["facing"]
+        self.posture = snapshot["posture"]
+        self.seat = snapshot["seat"]
+        self.asleep = snapshot["asleep"]
+        self.taken_from = dict(snapshot["taken_from"])
+        self.done = frozenset(snapshot["done"])
+
+    def copy(self) -> World:
+        other = World.__new__(World)
+        other.home, other.names = self.home, self.names
+        other.restore(self.snapshot())
+        return other
+
+    # ------------------------------------------------------------------ queries
+    def name(self, node: int) -> str:
+        return self.names[node]
+
+    def props(self, node: int) -> frozenset[str]:
+        return PROPERTIES[self.names[node]]
+
+    def held(self) -> list[int]:
+        return [node for node in self.hands if node is not None]
+
+    def is_held(self, node: int) -> bool:
+        return node in self.hands
+
+    def room_of(self, node: int) -> int:
+        """The room an object is in (the character's, for what it holds, wears or is)."""
+        current = node
+        for _ in range(len(self.names)):
+            if "room" in PROPERTIES[self.names[current]]:
+                return current
+            where = self.place.get(current)
+            if where is None:
+                return self.room
+            current = where[1]
+        raise RuntimeError("objects placed in a loop")
+
+    def support(self, node: int) -> tuple[str, int] | None:
+        """What the object is in or on, unless that is a room."""
+        where = self.place.get(node)
+        if where is None or "room" in PROPERTIES[self.names[where[1]]]:
+            return None
+        return where
+
+    def in_closed(self, node: int) -> int | None:
+        """The closed container the object is inside (at any depth), if any."""
+        current = node
+        while (where := self.place.get(current)) is not None:
+            if where[0] == "in" and "closed" in self.states[where[1]]:
+                return where[1]
+            current = where[1]
+        return None
+
+    def is_close(self, node: int) -> bool:
+        if node in self.close or self.is_held(node) or node in self.worn or "body_part" in self.props(node):
+            return True
+        where = self.support(node)
+        return where is not None and where[1] in self.close  # on or in something the character is at
+
+    def visible(self, node: int) -> bool:
+        return self.room_of(node) == self.room and self.in_closed(node) is None
+
+    def holds(self, text: str) -> bool:
+        """Whether a fact such as ``inside(milk, fridge)`` or ``sitting_on(couch)`` is true now."""
+        kind, args = fact(text)
+        nodes = [self.home.ids(arg) for arg in args]
+        if kind in ("inside", "on") and len(args) == 2:
+            relation = "in" if kind == "inside" else "on"
+            return any(self.place.get(a) == (relation, b) for a in nodes[0] for b in nodes[1]) or (
+                kind == "inside"
+                and "room" in PROPERTIES.get(args[1], ())
+                and any(
+                    self.room_of(a) == b and not self.is_held(a) and a not in self.worn
+                    for a in nodes[0]
+                    for b in nodes[1]
+                )
+            )
+        if kind == "in_room":
+            return self.room in nodes[0]
+        if kind in ("held", "worn", "close_to", "facing"):
+            test = {
+                "held": self.is_held,
+                "worn": lambda n: n in self.worn,
+                "close_to": self.is_close,
+                "facing": lambda n: self.facing == n,
+            }[kind]
+            return any(test(node) for node in nodes[0])
+        if kind in ("sitting_on", "lying_on"):
+            return self.posture == kind.removesuffix("_on") and self.seat in nodes[0]
+        if kind in ("asleep", "awake", "standing"):
+            return {"asleep": self.asleep, "awake": not self.asleep, "standing": self.posture == "standing"}[kind]
+        if kind == "did":
+            return f"did({', '.join(args)})" in self.done
+        if len(args) == 1:  # a state: open(fridge), on(television), clean(plate), plugged_in(lamp)
+            return any(kind in self.states[node] for node in nodes[0])
+        raise ValueError(f"unknown fact {text!r}")
+
+    def facts(self) -> set[str]:
+        """Every fact that holds now, in the words of ``holds`` (closeness and facing left out:
+        they change with every step and are never what an activity is for)."""
+        found = set(self.done)
+        for node, (relation, parent) in self.place.items():
+            if "room" not in self.props(parent):
+                found.add(f"{'inside' if relation == 'in' else 'on'}({self._n(node)}, {self._n(parent)})")
+        for node, states in self.states.items():
+            found.update(f"{state}({self._n(node)})" for state in states)
+        found.update(f"held({self._n(node)})" for node in self.held())
+        found.update(f"worn({self._n(node)})" for node in self.worn)
+        if self.seat is not None:
+            found.add(f"{self.posture}_on({self._n(self.seat)})")
+        found.add("asleep()" if self.asleep else "awake()")
+        return found
+
+    # ------------------------------------------------------------------ acting
+    def do(self, action: str, args: tuple[str, ...]) -> Result:
+        """Run one action; on a failed precondition nothing changes and the message says why."""
+        spec = ACTIONS_BY_NAME.get(action)
+        if spec is None:
+            return Result(False, f"unknown action {action!r}")
+        if len(args) != spec.arity:
+            return Result(False, f"{action} takes {spec.arity} object(s), not {len(args)}")
+        for arg in args:
+            if not self.home.ids(arg):
+                return Result(False, f"there is no {arg} in this home")
+        method = getattr(self, f"_do_{action.lower()}")
+        phrase = spec.step.replace("X", args[0] if args else "").replace("Y", args[1] if len(args) > 1 else "")
+        phrase = phrase[0].lower() + phrase[1:]
+        if spec.arity == 0:
+            try:
+                return Result(True, method())
+            except ActionFailed as exc:
+                return Result(False, f"cannot {phrase}: {exc}")
+        first_error: ActionFailed | None = None
+        # Every action checks all its preconditions before it changes anything, so a failed
+        # candidate leaves the world as it was.
+        for node in self._candidates(args[0]):
+            for second in self._candidates(args[1]) if spec.arity == 2 else [None]:
+                try:
+                    return Result(True, method(node) if second is None else method(node, second))
+                except ActionFailed as exc:
+                    first_error = first_error or exc
+        return Result(False, f"cannot {phrase}: {first_error}")
+
+    def _candidates(self, name: str) -> list[int]:
+        nodes = self.home.ids(name)
+        if len(nodes) == 1:
+            return list(nodes)
+        rank = {n: (not self.is_held(n), not self.is_close(n), self.room_of(n) != self.room, n) for n in nodes}
+        return sorted(nodes, key=rank.__getitem__)
+
+    # ------------------------------------------------------------------ preconditions
+    def _n(self, node: int) -> str:
+        return self.names[node]
+
+    def _need(self, condition: bool, reason: str) -> None:
+        if not condition:
+            raise ActionFailed(reason)
+
+    def _need_prop(self, node: int, prop: str, words: str) -> None:
+        self._need(prop in self.props(node), f"{self._n(node)} is not {words}")
+
+    def _need_awake(self) -> None:
+        self._need(not self.asleep, "the character is asleep")
+
+    def _need_close(self, node: int) -> None:
+        self._need(self.is_close(node), f"the character is not close to {self._n(node)}")
+
+    def _need_reachable(self, node: int) -> None:
+        closed = self.in_closed(node)
+        self._need(closed is None, f"{self._n(node)} is inside the closed {self._n(closed or 0)}")
+
+    def _need_free_hand(self) -> None:
+        self._need(None in self.hands, "both hands are full")
+
+    def _need_holding(self, node: int) -> None:
+        self._need(self.is_held(node), f"the character is not holding {self._n(node)}")
+
+    def _need_standing(self, doing: str) -> None:
+        if self.posture != "standing":
+            seat = self._n(self.seat) if self.seat is not None else "something"
+            raise ActionFailed(f"the character is {self.posture} on {seat}; stand up before {doing}")
+
+    def _need_state(self, node: int, state: str) -> None:
+        self._need(state in self.states[node], f"{self._n(node)} is not {state.replace('_', ' ')}")
+
+    def _set_state(self, node: int, remove: str, add: str) -> None:
+        self.states[node] = (self.states[node] - {remove}) | {add}
+
+    def _record(self, verb: str, *nodes: int) -> None:
+        self.done = self.done | {f"did({', '.join([verb, *(self._n(n) for n in nodes)])})"}
+
+    def _release(self, node: int) -> None:
+        self.hands = [None if held == node else held for held in self.hands]
+
+    # ------------------------------------------------------------------ moving
+    def _go(self, node: int) -> None:
+        self._need_awake()
+        self._need_standing("walking")
+        props = self.props(node)
+        self._need("body_part" not in props, f"{self._n(node)} is part of the character")
+        if "room" in props:
+            self.room, self.close, self.facing = node, frozenset(), None
+            return
+        room = self.room_of(node)
+        # Within one room what the character went to stays within reach (rooms are small); going
+        # to another room leaves it all behind.
+        near = set(self.close) if room == self.room else set()
+        self.room = room
+        near.add(node)
+        where = self.support(node)
+        if where is not None:
+            near.add(where[1])
+        near.update(n for n, (_, parent) in self.place.items() if parent == node)
+        self.close, self.facing = frozenset(near), None
+
+    def _do_walkto(self, node: int) -> str:
+        self._go(node)
+        return f"You walk to the {self._n(node)}."
+
+    def _do_runto(self, node: int) -> str:
+        self._go(node)
+        return f"You run to the {self._n(node)}."
+
+    def _do_find(self, node: int) -> str:
+        self._need("room" not in self.props(node), f"{self._n(node)} is a room; walk to it")
+        # Seated or lying, the character can still find (and reach) what is in the same room.
+        if self.is_close(node) or (self.posture != "standing" and self.room_of(node) == self.room):
+            self._need_awake()
+            self.close = self.close | {node}
+            return f"You find the {self._n(node)}."
+        self._go(node)
+        return f"You find the {self._n(node)}."
+
+    def _face(self, node: int) -> None:
+        self._need_awake()
+        self._need(self.room_of(node) == self.room, f"{self._n(node)} is not in this room")
+        self.facing = node
+
+    def _do_turnto(self, node: int) -> str:
+        self._face(node)
+        return f"You turn to the {self._n(node)}."
+
+    def _do_lookat(self, node: int) -> str:
+        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._face(node)
+        self._record("look_at", node)
+        return f"You look at the {self._n(node)}."
+
+    def _do_pointat(self, node: int) -> str:
+        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._face(node)
+        return f"You point at the {self._n(node)}."
+
+    def _do_watch(self, node: int) -> str:
+        self._need_prop(node, "lookable", "something to watch")
+        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._face(node)
+        self._record("watch", node)
+        return f"You watch the {self._n(node)}."
+
+    # ------------------------------------------------------------------ hands
+    def _do_grab(self, node: int) -> str:
+        self._need_awake()
+        self._need("grabbable" in self.props(node) or self._n(node) == "water", f"{self._n(node)} is not grabbable")
+        self._need(not self.is_held(node), f"the character already holds {self._n(node)}")
+        self._need(node not in self.worn, f"the character is wearing {self._n(node)}")
+        self._need_close(node)
+        self._need_reachable(node)
+        self._need_free_hand()
+        where = self.place.pop(node)
+        self.taken_from[node] = where
+        self.hands[self.hands.index(None)] = node
+        return f"You grab the {self._n(node)}."
+
+    def _do_open(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "can_open", "something that opens")
+        self._need_close(node)
+        self._need_free_hand()
+        self._need("open" not in self.states[node], f"{self._n(node)} is already open")
+        self._need("on" not in self.states[node], f"{self._n(node)} is switched on")
+        self._set_state(node, "closed", "open")
+        return f"You open the {self._n(node)}."
+
+    def _do_close(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "can_open", "something that opens")
+        self._need_close(node)
+        self._need("closed" not in self.states[node], f"{self._n(node)} is already closed")
+        self._set_state(node, "open", "closed")
+        return f"You close the {self._n(node)}."
+
+    def _place(self, node: int, relation: str, target: int) -> None:
+        self._need_awake()
+        self._need_holding(node)
+        self._need(node != target, f"{self._n(node)} cannot go {relation} itself")
+        self._need(not self.is_held(target), f"the character is holding {self._n(target)}")
+        self._need(target not in self.worn, f"the character is wearing {self._n(target)}")
+        self._need("body_part" not in self.props(target), f"{self._n(target)} is part of the character")
+        self._need_close(target)
+        self._need_reachable(target)
+        self._release(node)
+        self.place[node] = (relation, target)
+        self.taken_from.pop(node, None)
+
+    def _do_put(self, node: int, target: int) -> str:
+        self._need("room" not in self.props(target), f"{self._n(target)} is a room")
+        self._place(node, "on", target)
+        return f"You put the {self._n(node)} on the {self._n(target)}."
+
+    def _do_putin(self, node: int, target: int) -> str:
+        props = self.props(target)
+        self._need(bool(props & {"container", "recipient"}), f"{self._n(target)} is not a container")
+        if "can_open" in props:
+            self._need("open" in self.states[target], f"{self._n(target)} is closed")
+        self._place(node, "in", target)
+        return f"You put the {self._n(node)} in the {self._n(target)}."
+
+    def _do_putback(self, node: int) -> str:
+        self._need_holding(node)
+        self._need(node in self.taken_from, f"{self._n(node)} was not taken from anywhere")
+        relation, target = self.taken_from[node]
+        if relation == "in" and "can_open" in self.props(target):
+            self._need("open" in self.states[target], f"{self._n(target)} is closed")
+        # Back where it came from: the character need only be in that room (it reaches or steps over).
+        self._need(self.room_of(target) == self.room, f"{self._n(target)} is not in this room")
+        self._release(node)
+        self.place[node] = (relation, target)
+        del self.taken_from[node]
+        return f"You put the {self._n(node)} back {relation} the {self._n(target)}."
+
+    def _do_drop(self, node: int) -> str:
+        self._need_holding(node)
+        self._release(node)
+        self.place[node] = ("in", self.room)
+        self.taken_from.pop(node, None)
+        return f"You drop the {self._n(node)}."
+
+    def _do_puton(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "clothes", "something to wear")
+        self._need_holding(node)
+        self._release(node)
+        self.worn = (*self.worn, node)
+        self.taken_from.pop(node, None)
+        return f"You put on the {self._n(node)}."
+
+    def _do_takeoff(self, node: int) -> str:
+        self._need_awake()
+        self._need(node in self.worn, f"the character is not wearing {self._n(node)}")
+        self.worn = tuple(n for n in self.worn if n != node)
+        self.place[node] = ("in", self.room)  # put down beside the character, ready to be picked up
+        self.close = self.close | {node}
+        return f"You take off the {self._n(node)}."
+
+    # ------------------------------------------------------------------ devices
+    def _do_switchon(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "has_switch", "something with a switch")
+        self._need_close(node)
+        self._need("on" not in self.states[node], f"{self._n(node)} is already on")
+        self._need("plugged_out" not in self.states[node], f"{self._n(node)} is not plugged in")
+        self._need("open" not in self.states[node], f"{self._n(node)} is open; close it first")
+        self._set_state(node, "off", "on")
+        return f"You switch on the {self._n(node)}."
+
+    def _do_switchoff(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "has_switch", "something with a switch")
+        self._need_close(node)
+        self._need("on" in self.states[node], f"{self._n(node)} is already off")
+        self._set_state(node, "on", "off")
+        return f"You switch off the {self._n(node)}."
+
+    def _do_plugin(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "has_plug", "something with a plug")
+        self._need_close(node)
+        self._need_free_hand()
+        self._need("plugged_in" not in self.states[node], f"{self._n(node)} is already plugged in")
+        self._set_state(node, "plugged_out", "plugged_in")
+        return f"You plug in the {self._n(node)}."
+
+    def _do_plugout(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "has_plug", "something with a plug")
+        self._need_close(node)
+        self._need_free_hand()
+        self._need("plugged_out" not in self.states[node], f"{self._n(node)} is already unplugged")
+        self._set_state(node, "plugged_in", "plugged_out")
+        if "on" in self.states[node]:
+            self._set_state(node, "on", "off")  # no power, no longer on
+        return f"You unplug the {self._n(node)}."
+
+    # ------------------------------------------------------------------ the body
+    def _do_siton(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "sittable", "something to sit on")
+        self._need_standing("sitting down")
+        self._need_close(node)
+        self.posture, self.seat = "sitting", node
+        return f"You sit on the {self._n(node)}."
+
+    def _do_lieon(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "lieable", "something to lie on")
+        self._need(self.posture != "lying", "the character is already lying down")
+        self._need(self.posture == "standing" or self.seat == node, "stand up first")
+        self._need_close(node)
+        self.posture, self.seat = "lying", node
+        return f"You lie on the {self._n(node)}."
+
+    def _do_standup(self) -> str:
+        self._need_awake()
+        self._need(self.posture != "standing", "the character is already standing")
+        self.posture, self.seat = "standing", None
+        return "You stand up."
+
+    def _do_sleep(self) -> str:
+        self._need_awake()
+        self._need(self.posture in ("sitting", "lying"), "the character is not lying or sitting")
+        self.asleep = True
+        self._record("sleep")
+        return "You fall asleep."
+
+    def _do_wakeup(self) -> str:
+        self._need(self.asleep, "the character is not asleep")
+        self.asleep = False
+        return "You wake up."
+
+    # ------------------------------------------------------------------ doing things with objects
+    def _do_drink(self, node: int) -> str:
+        self._need_awake()
+        self._need(bool(self.props(node) & {"drinkable", "recipient"}), f"{self._n(node)} is not drinkable")
+        self._need_holding(node)
+        self._record("drink", node)
+        return f"You drink from the {self._n(node)}."
+
+    def _do_eat(self, node: int) -> str:
+        self._need_awake()
+        self._need_close(node)
+        food_on = [n for n, (rel, parent) in self.place.items() if parent == node and "eatable" in self.props(n)]
+        self._need("eatable" in self.props(node) or bool(food_on), f"{self._n(node)} is not food")
+        self._record("eat", node)
+        return f"You eat the {self._n(node)}."
+
+    def _do_cut(self, node: int) -> str:
+        self._need_awake()
+        self._need("eatable" in self.props(node) and "cuttable" in self.props(node), f"{self._n(node)} cannot be cut")
+        self._need_close(node)
+        self._need(any("knife" in self._n(n) for n in self.held()), "the character holds no knife")
+        self._need(not self.is_held(node), f"put the {self._n(node)} down to cut it")
+        self._record("cut", node)
+        return f"You cut the {self._n(node)}."
+
+    def _do_read(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "readable", "something to read")
+        self._need_holding(node)
+        self._record("read", node)
+        return f"You read the {self._n(node)}."
+
+    def _do_typeon(self, node: int) -> str:
+        self._need_awake()
+        self._need(self._n(node) == "keyboard" or "has_switch" in self.props(node), f"{self._n(node)} has no keys")
+        self._need_close(node)
+        self._record("type_on", node)
+        return f"You type on the {self._n(node)}."
+
+    def _do_touch(self, node: int) -> str:
+        self._need_awake()
+        self._need_close(node)
+        self._need_reachable(node)
+        return f"You touch the {self._n(node)}."
+
+    def _push_or_pull(self, node: int, verb: str) -> str:
+        self._need_awake()
+        movable = "movable" in self.props(node) or self._n(node) in ("button", "chair", "curtain")
+        self._need(movable, f"{self._n(node)} does not move")
+        self._need_close(node)
+        self._need_reachable(node)
+        self._need_free_hand()
+        return f"You {verb} the {self._n(node)}."
+
+    def _do_push(self, node: int) -> str:
+        return self._push_or_pull(node, "push")
+
+    def _do_pull(self, node: int) -> str:
+        return self._push_or_pull(node, "pull")
+
+    def _clean(self, node: int, verb: str) -> str:
+        self._need_awake()
+        self._need_close(node)
+        self._need_reachable(node)
+        if "dirty" in self.states[node] or "clean" not in self.states[node]:
+            self.states[node] = (self.states[node] - {"dirty"}) | {"clean"}
+        self._record(verb, node)
+        return f"You {verb} the {self._n(node)}."
+
+    def _do_wipe(self, node: int) -> str:
+        self._need(bool(self.held()) and self.held() != [node], "the character holds nothing to wipe with")
+        return self._clean(node, "wipe")
+
+    def _do_wash(self, node: int) -> str:
+        return self._clean(node, "wash")
+
+    def _do_rinse(self, node: int) -> str:
+        return self._clean(node, "rinse")
+
+    def _do_scrub(self, node: int) -> str:
+        return self._clean(node, "scrub")
+
+    def _do_squeeze(self, node: int) -> str:
+        self._need_awake()
+        self._need("clothes" in self.props(node) or self._n(node) in SQUEEZABLE, f"{self._n(node)} cannot be squeezed")
+        self._need_close(node)
+        self._need(None in self.hands or self.is_held(node), "both hands are full")
+        return f"You squeeze the {self._n(node)}."
+
+    def _do_greet(self, node: int) -> str:
+        self._need_awake()
+        self._need_prop(node, "person", "a person")
+        self._need(self.room_of(node) == self.room, f"{self._n(node)} is not in this room")
+        self._record("greet", node)
+        return f"You greet the {self._n(node)}."
+
+    def _do_pourinto(self, node: int, target: int) -> str:
+        self._need_awake()
+        self._need(bool(self.props(node) & {"pourable", "drinkable"}), f"{self._n(node)} cannot be poured")
+        special = self._n(target) in ("hands_both", "sponge", "face")
+        self._need(
+            bool(self.props(target) & {"recipient", "container"}) or special, f"{self._n(target)} cannot take it"
+        )
+        self._need_holding(node)
+        self._need(node != target, f"{self._n(node)} cannot be poured into itself")
+        self._need_close(target)
+        if "can_open" in self.props(target):
+            self._need("open" in self.states[target], f"{self._n(target)} is closed")
+        self._record("pour", node, target)
+        return f"You pour the {self._n(node)} into the {self._n(target)}."
+
+    # ------------------------------------------------------------------ start facts
+    def _set_start(self, text: str) -> None:
+        """Apply one start fact of a task: ``dirty(plate)``, ``on(light)``, ``plugged_out(toaster)``,
+        ``open(fridge)``, ``worn(shoes)``, ``held(cup)``, ``sitting_on(couch)``, ``lying_on(bed)``,
+        ``asleep()``, ``in_room(kitchen)``, ``inside(milk, table)``/``on(cup, table)``."""
+        kind, args = fact(text)
+        nodes = [self.home.ids(arg)[0] if self.home.ids(arg) else None for arg in args]
+        if None in nodes:
+            raise ValueError(f"start fact {text!r} names an object this home lacks")
+        opposite = {
+            "dirty": "clean",
+            "clean": "dirty",
+            "on": "off",
+            "off": "on",
+            "open": "closed",
+            "closed": "open",
+            "plugged_in": "plugged_out",
+            "plugged_out": "plugged_in",
+        }
+        if kind in opposite and len(args) == 1:
+            for node in self.home.ids(args[0]):  # every lamp of the home, say
+                self._set_state(node, opposite[kind], kind)
+        elif kind in ("inside", "on") and len(args) == 2:
+            self.place[nodes[0]] = ("in" if kind == "inside" else "on", nodes[1])  # type: ignore[index]
+        elif kind == "worn":
+            self.place.pop(nodes[0], None)  # type: ignore[arg-type]
+            self.worn = (*self.worn, nodes[0])  # type: ignore[arg-type]
+        elif kind == "held":
+            self.taken_from[nodes[0]] = self.place.pop(nodes[0])  # type: ignore[index,arg-type]
+            self.hands[self.hands.index(None)] = nodes[0]
+        elif kind in ("sitting_on", "lying_on"):
+            seat = nodes[0]
+            assert seat is not None
+            self.room, self.close, self.facing = self.room_of(seat), frozenset({seat}), None
+            self.posture, self.seat = kind.removesuffix("_on"), seat
+        elif kind == "asleep":
+            self.asleep = True
+        elif kind == "in_room":
+            self.room = nodes[0]  # type: ignore[assignment]
+        else:
+            raise ValueError(f"unknown start fact {text!r}")
+
+    # ------------------------------------------------------------------ what the character sees
+    def describe(self) -> str:
+        """Where the character is, what it is close to, holds and wears, and what it sees."""
+        posture = self.posture if self.seat is None else f"{self.posture} on the {self._n(self.seat)}"
+        lines = [f"You are in the {self._n(self.room)}, {posture}{', asleep' if self.asleep else ''}."]
+        held = [self._n(n) for n in self.held()]
+        lines.append(f"Holding: {', '.join(held) if held else 'nothing'}.")
+        if self.worn:
+            lines.append(f"Wearing: {', '.join(self._n(n) for n in self.worn)}.")
+        close = sorted(self._n(n) for n in self.close if not self.is_held(n))
+        lines.append(f"Close to: {', '.join(close) if close else 'nothing'}.")
+        seen = []
+        for node, (relation, parent) in sorted(self.place.items()):
+            if self.room_of(node) != self.room or self.in_closed(node) is not None or node == self.room:
+                continue
+            states = sorted(self.states[node] & {"open", "closed", "on", "off", "dirty", "plugged_out"})
+            where = "" if parent == self.room else f" ({relation} {self._n(parent)})"
+            seen.append(self._n(node) + where + (f" [{', '.join(states)}]" if states else ""))
+        lines.append(f"You see: {'; '.join(seen) if seen else 'nothing'}.")
+        return "\n".join(lines)
