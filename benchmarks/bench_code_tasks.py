@@ -5,8 +5,8 @@
   same layouts;
 - Google Sheets: the 70 test references through the env in program mode (cold: each task's first
   episode in the process, scored against the shipped expected workbooks; warm: again; and cold
-  from a user's task file, where each reference runs once in the sandbox), and the same programs exec'd in-process against
-  the emulator with gspread, on a fresh workbook each.
+  from a user's task file, where each reference runs once in the sandbox), and the same programs
+  exec'd in-process against the emulator with gspread, on a fresh workbook each.
 
 Our own reference programs are the code here; ``exec`` of them is the benchmark's floor, never
 agent code.

@@ -110,7 +110,7 @@ def test_a_package_installed_in_site_packages_stays_unreadable(tmp_path):
             found = []
             for path in ("numpy/__init__.py", "six.py", "toolbench/fixtures/test.jsonl"):
                 try:
-                    found.append(open(site / path).read())
+                    found.append((site / path).read_text())
                 except OSError:
                     found.append("refused")
             os.write(write, ",".join(found).encode())

@@ -284,9 +284,9 @@ class GoogleSheetsEnv(ToolEnv):
 
     ## Rewards
     Each reference runs on a fresh copy of the workbook (for the shipped tasks, its result is
-    read from ``fixtures/sheets/expected.json``, which the generator made that way); every cell's value (formulas by their
-    results) and, where the task checks format, its format are compared, with merges, filters and
-    the set of sheets. ``score`` is the share of matching items, ``success`` is all of them
+    read from ``fixtures/sheets/expected.json``, which the generator made that way); every cell's
+    value (formulas by their results) and, where the task checks format, its format are compared,
+    with merges, filters and the set of sheets. ``score`` is the share of matching items, ``success`` is all of them
     matching; ``info["mismatches"]`` lists the differences cell by cell.
 
     ## Starting State
@@ -426,9 +426,10 @@ class GoogleSheetsEnv(ToolEnv):
     def _reference_book(self, task: Task, index: int) -> dict[str, Any] | None:
         key = f"{task.id}#{index}"
         shipped = self._shipped_books.get(task.id, [])
-        if key not in self._reference_books and index < len(shipped):
-            if shipped[index]["digest"] == reference_digest(task, index):  # else the task is not ours as shipped
-                self._reference_books[key] = shipped[index]["book"]
+        # A shipped result counts only for the task as shipped (same code, worksheet and rows).
+        as_shipped = index < len(shipped) and shipped[index]["digest"] == reference_digest(task, index)
+        if key not in self._reference_books and as_shipped:
+            self._reference_books[key] = shipped[index]["book"]
         if key not in self._reference_books:
             saved_store, saved_carried, saved_id = self._store.snapshot(), self._carried, self._book_id
             snapshot, self._book_id = self._fresh(task)
