@@ -16,6 +16,7 @@ import bench_episodes  # noqa: E402
 import bench_rest_tasks  # noqa: E402
 import bench_sheets_api  # noqa: E402
 import bench_tabletop  # noqa: E402
+import bench_virtualhome  # noqa: E402
 
 BENCHMARKS = {
     "episodes": bench_episodes.main,
@@ -24,6 +25,7 @@ BENCHMARKS = {
     "sheets_api": bench_sheets_api.main,
     "agent": bench_agent.main,
     "code_tasks": bench_code_tasks.main,
+    "virtualhome": bench_virtualhome.main,
 }
 
 

@@ -45,6 +45,7 @@ class TaskSpec:
 PROGRAM = ("program",)
 BOTH = ("program", "interactive")
 TEST_DEMO = ("test", "demo")
+TEST_DEMO_TRAIN = ("test", "demo", "train")
 TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv", PROGRAM, TEST_DEMO, "openweather"),
     TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv", PROGRAM, TEST_DEMO, "catapi"),
@@ -52,6 +53,7 @@ TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv", BOTH, TEST_DEMO, "trip_booking"),
     TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv", BOTH, TEST_DEMO, "sheets"),
     TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, ("test", "train", "demo"), "tabletop"),
+    TaskSpec("VirtualHome", "toolbench.envs.virtualhome:VirtualHomeEnv", BOTH, TEST_DEMO_TRAIN, "virtualhome"),
 )
 
 

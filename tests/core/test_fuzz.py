@@ -77,4 +77,7 @@ def test_mutated_actions_never_raise(env_id):
         observation, reward, terminated, truncated, info = env.step(mutate(rng, env.unwrapped.oracle_actions(task)[0]))
         assert isinstance(observation, str) and 0.0 <= reward <= 1.0
         assert "internal error" not in observation
-        assert info["success"] is (reward == 1.0)
+        if "VirtualHome" in env_id:  # success is the activity's goals met; the reward is ToolBench's LCS
+            assert info["success"] is (info.get("simulated", False) and info["goal_rate"] == 1.0)
+        else:
+            assert info["success"] is (reward == 1.0)

@@ -105,7 +105,7 @@ class ToolEnv(gym.Env[str, str]):
             # A user's file (e.g. the original test.jsonl): its split is the file's name, and records
             # without ids get ids that cannot clash with the shipped ones ("openweather:test-0007").
             split = Path(task_file).stem
-            self.tasks = read_task_file(task_file, id_prefix=f"{self.fixture_slug}:{split}")
+            self.tasks = self.read_tasks(task_file, id_prefix=f"{self.fixture_slug}:{split}")
         else:
             if split not in self.splits:
                 raise ValueError(f"{self.task_name} has splits {list(self.splits)}, not {split!r}")
@@ -168,6 +168,11 @@ class ToolEnv(gym.Env[str, str]):
     def complete_task(cls, task: Task) -> Task:
         """Fill what an original record leaves out (e.g. a prompt built from its configuration)."""
         return task
+
+    @classmethod
+    def read_tasks(cls, path: str | Path, id_prefix: str) -> list[Task]:
+        """A user's task file (JSONL records; a task may also read its benchmark's other formats)."""
+        return read_task_file(path, id_prefix=id_prefix)
 
     @classmethod
     def load_split(cls, split: str) -> list[Task]:

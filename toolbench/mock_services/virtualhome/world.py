@@ -12,6 +12,7 @@ Objects are named by class ("cup"); where a home had several of a class, the fir
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,6 +34,19 @@ class Result:
     message: str
 
 
+def _start_maps(home: Home) -> tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]:
+    """Fresh copies of the home's places and states (copying a dict is cheaper than building it)."""
+    if home.number not in _START_MAPS:
+        places = {node: place for node, place in enumerate(home.places) if place is not None}
+        _START_MAPS[home.number] = (places, dict(enumerate(home.states)))
+    places, states = _START_MAPS[home.number]
+    return dict(places), dict(states)
+
+
+_START_MAPS: dict[int, tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]] = {}
+
+
+@functools.lru_cache(maxsize=4096)
 def fact(text: str) -> tuple[str, tuple[str, ...]]:
     """``"inside(milk, fridge)"`` -> ``("inside", ("milk", "fridge"))``."""
     match = _FACT.match(text.strip())
@@ -48,8 +62,7 @@ class World:
     def __init__(self, home: Home, start: Iterable[str] = ()) -> None:
         self.home = home
         self.names = home.names
-        self.place: dict[int, tuple[str, int]] = {n: p for n, p in enumerate(home.places) if p is not None}
-        self.states: dict[int, frozenset[str]] = dict(enumerate(home.states))
+        self.place, self.states = _start_maps(home)
         self.hands: list[int | None] = [None, None]  # right, left
         self.worn: tuple[int, ...] = ()
         self.room = home.ids("living_room")[0]

@@ -1,0 +1,227 @@
+"""toolbench/VirtualHome-v0: ToolBench's LCS and executability, and the simulated home behind them."""
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import toolbench
+from toolbench.core.tasks import Task
+
+ENV_ID = "toolbench/VirtualHome-v0"
+
+FRIDGE = Task(
+    id="milk",
+    prompt="Put the milk in the fridge",
+    references=(
+        "Agent.WalkTo(kitchen)\nAgent.Find(milk)\nAgent.Grab(milk)\nAgent.Find(fridge)\n"
+        "Agent.Open(fridge)\nAgent.PutIn(milk, fridge)\nAgent.Close(fridge)",
+    ),
+    extra={"home": 0, "start": ["on(milk, kitchen_counter)"], "goals": ["inside(milk, fridge)", "closed(fridge)"]},
+)
+
+
+def play(env, task_id, actions):
+    env.reset(options={"task_id": task_id})
+    for action in actions:
+        result = env.step(action)
+        if result[2] or result[3]:
+            return result
+    return result
+
+
+@pytest.mark.parametrize("mode", ["program", "interactive"])
+def test_check_env_passes_without_warnings(mode):
+    env = gym.make(ENV_ID, mode=mode)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize("mode", ["program", "interactive"])
+def test_oracle_scores_full_marks_and_random_far_less(mode):
+    env = gym.make(ENV_ID, mode=mode)
+    tasks = toolbench.load_tasks("VirtualHome")
+    assert len(tasks) == 100
+    random_lcs, random_success = [], []
+    for index, task in enumerate(tasks):
+        _, reward, _, _, info = play(env, task.id, env.unwrapped.oracle_actions(task))
+        assert reward == 1.0 and info["lcs"] == 1.0 and info["success"], (task.id, info)
+        assert info["executable"] and info["goal_rate"] == 1.0
+        other = tasks[(index + 37) % len(tasks)]
+        _, reward, _, _, info = play(env, task.id, env.unwrapped.oracle_actions(other))
+        random_lcs.append(reward)
+        random_success.append(info["success"])
+    assert sum(random_lcs) / len(tasks) < 0.5 and sum(random_success) / len(tasks) < 0.1
+
+
+def test_putting_milk_in_a_closed_fridge_fails_where_it_happens():
+    env = gym.make(ENV_ID, tasks=[FRIDGE])
+    lines = FRIDGE.references[0].splitlines()
+    broken = "\n".join(line for line in lines if line != "Agent.Open(fridge)")
+    _, reward, terminated, _, info = play(env, "milk", [broken])
+    assert terminated and info["executable"] and not info["simulated"] and not info["success"]
+    assert info["failed_line"] == "5: Agent.PutIn(milk, fridge)" and "fridge is closed" in info["failure"]
+    assert reward == info["lcs"] == pytest.approx(6 / 7)
+    _, reward, _, _, info = play(env, "milk", [FRIDGE.references[0]])
+    assert reward == 1.0 and info["success"] and info["simulated"] and info["failed_line"] is None
+
+
+def test_an_equivalent_program_in_another_order_succeeds_with_a_lower_lcs():
+    env = gym.make(ENV_ID, tasks=[FRIDGE])
+    other = (
+        "Agent.Find(fridge)\nAgent.Open(fridge)\nAgent.Find(milk)\nAgent.Grab(milk)\n"
+        "Agent.PutIn(milk, fridge)\nAgent.Close(fridge)"
+    )
+    _, reward, _, _, info = play(env, "milk", [other])
+    assert info["success"] and info["goal_rate"] == 1.0 and reward == info["lcs"] < 1.0
+    env = gym.make(ENV_ID, tasks=[FRIDGE], reward="goal")
+    _, reward, _, _, info = play(env, "milk", [other])
+    assert reward == 1.0
+
+
+def test_grabbing_what_was_never_approached_fails():
+    env = gym.make(ENV_ID, tasks=[FRIDGE])
+    _, _, _, _, info = play(env, "milk", ["Agent.Grab(milk)\nAgent.PutIn(milk, fridge)"])
+    assert info["failed_line"] == "1: Agent.Grab(milk)" and "not close" in info["failure"]
+    _, _, _, _, info = play(env, "milk", ["Agent.WalkTo(living_room)\nAgent.SwitchOn(couch)"])
+    assert info["executable"] is False and "SwitchOn does not accept 'couch'" in info["failure"]
+
+
+HOSTILE = [
+    "Agent.Fly(kitchen)",
+    "Agent.Grab(spaceship)",
+    "import os\nos.system('id')",
+    "__import__('os').system('id')",
+    "Agent.Grab(__class__)",
+    "print(open('/etc/passwd').read())",
+    "Agent.WalkTo(kitchen)\n" * 600,
+    "Agent.Grab(" + "x" * 100_000 + ")",
+    "A" * (2**20),
+    "\x00\x01\xff binary \x00",
+    "Agent.Grab(cup, cup, cup)",
+    "Agent.Sleep",
+    "",
+]
+
+
+@pytest.mark.parametrize("mode", ["program", "interactive"])
+def test_hostile_programs_are_error_observations_and_the_env_keeps_working(mode):
+    env = gym.make(ENV_ID, mode=mode, tasks=[FRIDGE])
+    for action in HOSTILE:
+        env.reset(options={"task_id": "milk"})
+        observation, reward, _, _, info = env.step(action)
+        assert reward == 0.0 and not info["success"], action[:40]
+        assert "internal error" not in observation and "Traceback" not in observation
+        assert info["error"] or not info["executable"] or mode == "interactive" and not action.strip()
+    _, reward, _, _, info = play(env, "milk", env.unwrapped.oracle_actions(FRIDGE))
+    assert reward == 1.0 and info["success"]
+
+
+def test_interactive_failures_are_observations_and_done_ends_the_episode():
+    env = gym.make(ENV_ID, mode="interactive", tasks=[FRIDGE])
+    env.reset(options={"task_id": "milk"})
+    observation, reward, terminated, _, info = env.step("Agent.Grab(milk)")
+    assert not terminated and observation.startswith("Failed: cannot grab milk") and "You are in" in observation
+    observation, _, terminated, _, _ = env.step("Find(milk)")  # the Agent. prefix may be left out
+    assert not terminated and "Close to:" in observation and "milk" in observation
+    _, reward, terminated, _, info = env.step("Agent.Done()")
+    assert terminated and not info["success"] and not info["simulated"] and info["failed_line"] == "1: Agent.Grab(milk)"
+
+
+def test_state_snapshots_branch_and_restore_an_interactive_episode_exactly():
+    env = gym.make(ENV_ID, mode="interactive", tasks=[FRIDGE]).unwrapped
+    actions = env.oracle_actions(FRIDGE)
+    env.reset(options={"task_id": "milk"})
+    for action in actions[:3]:
+        env.step(action)
+    snapshot = env.get_state()
+    first = [env.step(action) for action in actions[3:]]
+    env.set_state(snapshot)
+    second = [env.step(action) for action in actions[3:]]
+    assert first == second and second[-1][1] == 1.0
+    env.set_state(snapshot)
+    env.step("Agent.Find(television)")  # a branch elsewhere
+    other = gym.make(ENV_ID, mode="interactive", tasks=[FRIDGE]).unwrapped
+    other.reset()
+    other.set_state(snapshot)
+    assert [other.step(action) for action in actions[3:]] == first
+
+
+def test_render_shows_the_transcript_and_the_objects_the_task_touches():
+    env = gym.make(ENV_ID, tasks=[FRIDGE], render_mode="ansi")
+    play(env, "milk", [FRIDGE.references[0]])
+    text = env.render()
+    assert "Agent.PutIn(milk, fridge)" in text and "milk: in fridge" in text and "✓ closed(fridge)" in text
+
+
+def test_api_docs_list_the_objects_each_function_accepts():
+    docs = gym.make(ENV_ID).unwrapped.api_docs()
+    assert docs.count("\nAgent.") + docs.startswith("Agent.") == 40
+    assert "Agent.PutIn(object1, object2)" in docs and "Agent.StandUp()" in docs
+    open_entry = next(entry for entry in docs.split("\n\n") if entry.endswith("Agent.Open(object)"))
+    assert "'fridge'" in open_entry and "'couch'" not in open_entry
+
+
+def test_toolbench_records_without_our_keys_are_completed(tmp_path):
+    """ToolBench's test.jsonl: {"prompt": activity, "completion": [programs]}; start facts are
+    inferred and goals derived from what the references achieve."""
+    program = "Agent.WalkTo(bedroom)\nAgent.Find(light)\nAgent.SwitchOff(light)"
+    path = tmp_path / "test.jsonl"
+    path.write_text(json.dumps({"prompt": "Turn off the light", "completion": [program]}) + "\n")
+    env = gym.make(ENV_ID, task_file=str(path))
+    task = env.unwrapped.tasks[0]
+    assert "on(light)" in task.get("start") and "off(light)" in task.get("goals")
+    _, reward, _, _, info = play(env, task.id, [program])
+    assert reward == 1.0 and info["success"]
+
+
+def test_language_planner_examples_load_as_tasks(tmp_path):
+    path = tmp_path / "available_examples.json"
+    examples = [
+        "Task: Turn off the light\nStep 1: Walk to bedroom\nStep 2: Find light\nStep 3: Switch off light",
+        "Task: Turn off the light\nStep 1: Walk to bedroom\nStep 2: Find light\nStep 3: Switch off light",
+        "Task: Drink water\nStep 1: Walk to kitchen\nStep 2: Find cup\nStep 3: Dance wildly",
+    ]
+    path.write_text(json.dumps(examples))
+    env = gym.make(ENV_ID, task_file=str(path))
+    tasks = env.unwrapped.tasks
+    assert [t.prompt for t in tasks] == ["Turn off the light", "Drink water"]
+    assert tasks[0].references == ("Agent.WalkTo(bedroom)\nAgent.Find(light)\nAgent.SwitchOff(light)",)
+    _, _, _, _, info = play(env, tasks[1].id, [tasks[1].references[0]])
+    assert info["lcs"] == 1.0 and not info["executable"] and info["failed_line"] == "3: Dance wildly"
+
+
+SCRIPT = """
+import json, gymnasium as gym, toolbench
+out = []
+for mode in ("program", "interactive"):
+    env = gym.make("toolbench/VirtualHome-v0", mode=mode)
+    for seed in (1, 2, 3):
+        obs, info = env.reset(seed=seed)
+        task = env.unwrapped.task
+        steps = [obs]
+        for action in env.unwrapped.oracle_actions(task):
+            obs, reward, term, trunc, info = env.step(action)
+            steps.append([obs, reward, info])
+            if term or trunc:
+                break
+        out.append(steps)
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_same_seed_same_episode_in_processes_with_different_hash_seeds():
+    outputs = []
+    for hash_seed in ("1", "2"):
+        environment = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        run = subprocess.run(
+            [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=environment, check=True
+        )
+        outputs.append(run.stdout)
+    assert outputs[0] == outputs[1] and len(outputs[0]) > 1000

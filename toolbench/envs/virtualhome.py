@@ -1,0 +1,309 @@
+"""toolbench/VirtualHome-v0: household action programs, run on a symbolic home and scored by LCS."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.tasks import Task, read_task_file
+from toolbench.mock_services.virtualhome import (
+    ACTIONS,
+    PROPERTIES,
+    Call,
+    World,
+    accepted,
+    build_home,
+    clean_lines,
+    fact,
+    parse_program,
+)
+from toolbench.mock_services.virtualhome.original import read_original_examples, record_from_original
+from toolbench.mock_services.virtualhome.program import best_lcs, ground
+
+FINISH = "Agent.Done()"
+METRICS = ("lcs", "goal_rate")  # always in info; a scored episode adds simulated, failed_line, failure
+
+
+@cache
+def api_docs() -> str:
+    """One entry per function, listing the objects it accepts, in ToolBench's doc format."""
+    entries = []
+    vocabulary = accepted()
+    for action in ACTIONS:
+        lists = vocabulary[f"Agent.{action.name}"]
+        description = action.doc[0].upper() + action.doc[1:]
+        if not lists:
+            entries.append(f"# {description}.\nAgent.{action.name}()")
+        elif len(lists) == 1:
+            entries.append(f"# {description}. 'object' can only be: {sorted(lists[0])}.\nAgent.{action.name}(object)")
+        else:
+            entries.append(
+                f"# {description}. 'object1' can only be: {sorted(lists[0])}. 'object2' can only be: "
+                f"{sorted(lists[1])}.\nAgent.{action.name}(object1, object2)"
+            )
+    return "\n\n".join(entries)
+
+
+class VirtualHomeEnv(ToolEnv):
+    """Plan household activities as programs of ``Agent.<Action>(...)`` calls in a symbolic home.
+
+    ## Description
+    The ToolBench VirtualHome task (Xu et al. 2023, appendix A.6): given an activity such as
+    "Put milk in the fridge", the agent writes a program of household actions
+    (``Agent.WalkTo(kitchen)``, ``Agent.Open(fridge)``, ``Agent.PutIn(milk, fridge)``) from a
+    40-function API. As in ToolBench, a program is *executable* when it names only known functions
+    and objects they accept, and it is scored by the longest common subsequence with the reference
+    programs. Unlike ToolBench, the program also runs in a symbolic home (five homes, 182 kinds of
+    objects with VirtualHome's properties and states) where every action checks its
+    preconditions (grab only what is close and not inside a closed container, put things in open
+    containers, switch on what is plugged in, ...), and the activity's goal conditions are checked
+    on the state the program reaches.
+
+    ## Action Space
+    Text (``UnicodeText``). ``mode="program"``: the whole program, one call per line, with or
+    without the ``Agent.`` prefix, in a Markdown fence or not; it is parsed, never executed.
+    ``mode="interactive"``: one call per step; ``Agent.Done()`` ends the episode.
+
+    ## Observation Space
+    Text: the activity after ``reset``. In interactive mode, after each step, what happened (or
+    which precondition failed) and what the character now sees, is close to and holds.
+
+    ## Rewards
+    Paid when the episode ends. ``reward="lcs"`` (default, as in the paper): ToolBench's LCS over
+    whole cleaned lines divided by the longer program's length, the maximum over the references.
+    ``reward="goal"``: ``goal_rate``, the fraction of the activity's goal conditions that hold in
+    the final state (for RL, where imitating a reference should not be the target). ``info`` has
+    ``executable``, ``lcs``, ``simulated`` (every line ran with no failed precondition),
+    ``failed_line`` (the first line that failed, or None), ``failure`` (why), ``goal_rate`` and
+    ``success`` (every goal met by a program that ran).
+
+    ## Starting State
+    The task's home (``home``, 0 to 4) with its start facts (``start``: e.g. dirty dishes, the
+    character lying in bed); the character stands in the living room. A task from the split
+    (``test``: 100 activities, ``demo``: 83 with about 500 solutions, ``train``) drawn by the
+    seeded RNG or named by ``options={"task_id": ...}``.
+
+    ## Episode End
+    ``program``: after one action. ``interactive``: at ``Agent.Done()`` or ``max_steps``
+    (default 40), when the episode is scored as at ``Done``.
+
+    ## Arguments
+    ``gym.make("toolbench/VirtualHome-v0", split="test", mode="program", render_mode=None,
+    max_steps=None, task_file=None, reward="lcs")``. ``task_file`` may be a JSONL file of
+    records (ours, or ToolBench's ``test.jsonl``) or the language-planner's
+    ``available_examples.json``; English steps ("Step 1: Walk to kitchen") become API calls.
+    """
+
+    task_name = "VirtualHome"
+    fixture_slug = "virtualhome"
+    modes = ("program", "interactive")
+    splits = ("test", "demo", "train")
+    default_max_steps = 40
+    metric_names = METRICS
+    finishing_action = FINISH
+
+    def __init__(self, reward: str = "lcs", **kwargs: Any) -> None:
+        if reward not in ("lcs", "goal"):
+            raise ValueError(f"reward must be 'lcs' or 'goal', not {reward!r}")
+        self.reward_kind = reward
+        super().__init__(**kwargs)
+        self._world: World | None = None
+        self._lines: list[str] = []
+        self._failed: tuple[int, str, str] | None = None  # (line number, line, why)
+        self._all_known = True
+        self._references: dict[str, list[list[str]]] = {}
+
+    # ------------------------------------------------------------------ tasks
+    @classmethod
+    def read_tasks(cls, path: str | Path, id_prefix: str) -> list[Task]:
+        """Our JSONL, ToolBench's ``test.jsonl``, or the language-planner's example list."""
+        if Path(path).suffix == ".json":
+            return read_original_examples(path, id_prefix)
+        return read_task_file(path, id_prefix)
+
+    @classmethod
+    def complete_task(cls, task: Task) -> Task:
+        return record_from_original(task)
+
+    # ------------------------------------------------------------------ episode
+    def _begin(self, task: Task) -> str:
+        self._world = World(build_home(int(task.get("home", 0))), task.get("start", ()))
+        self._lines, self._failed, self._all_known = [], None, True
+        return task.prompt
+
+    def _act(self, action: str) -> Outcome:
+        assert self._world is not None
+        if self.mode == "program":
+            return self._program(action)
+        return self._interactive(action)
+
+    def _program(self, text: str) -> Outcome:
+        if "\x00" in text:
+            raise ActionError("the program is not text (it holds NUL bytes)")
+        try:
+            calls = parse_program(text)
+        except ValueError as exc:
+            raise ActionError(str(exc)) from None
+        if not calls:
+            raise ActionError("the program is empty: write one Agent.<Action>(...) call per line")
+        outputs = []
+        for number, call in enumerate(calls, start=1):
+            self._lines.append(call.line)
+            message = self._run(number, call)
+            if message is not None:
+                outputs.append(f"{number}. {call.line}: {message}")
+        self._all_known = all(call.executable for call in calls)
+        return self._scored("\n".join(outputs) if outputs else "The program ran.")
+
+    def _run(self, number: int, call: Call) -> str | None:
+        """Run one line unless an earlier one failed; the failure message, if this line failed."""
+        if self._failed is not None:
+            return None
+        assert self._world is not None
+        if not call.executable:
+            why = _unknown(call.line)
+            self._failed = (number, call.line, why)
+            return f"not executable: {why}"
+        result = self._world.do(call.action or "", call.args)
+        if not result.ok:
+            self._failed = (number, call.line, result.message)
+            return result.message
+        return None
+
+    def _interactive(self, text: str) -> Outcome:
+        assert self._world is not None
+        lines = clean_lines(text)
+        if len(lines) != 1:
+            raise ActionError(f"send exactly one call per step, not {len(lines)} lines; {FINISH} ends the episode")
+        if lines[0] in (FINISH, "Agent.Done", "Done()"):
+            return self._scored("Done.")
+        call = ground(lines[0])
+        self._lines.append(call.line)
+        if not call.executable:
+            self._all_known = False
+            why = _unknown(call.line)
+            if self._failed is None:
+                self._failed = (len(self._lines), call.line, why)
+            return Outcome(f"Error: {why}", done=False, executable=False, error=why)
+        result = self._world.do(call.action or "", call.args)
+        if not result.ok:
+            if self._failed is None:
+                self._failed = (len(self._lines), call.line, result.message)
+            return Outcome(f"Failed: {result.message}\n{self._world.describe()}", done=False, error=result.message)
+        return Outcome(f"{result.message}\n{self._world.describe()}", done=False)
+
+    def _on_truncation(self, last: Outcome) -> Outcome | None:
+        return self._scored(last.observation)
+
+    # ------------------------------------------------------------------ scoring
+    def _scored(self, observation: str) -> Outcome:
+        assert self.task is not None and self._world is not None
+        lcs = best_lcs(self._lines, self._reference_lines(self.task))
+        goals = list(self.task.get("goals", ()))
+        met = sum(self._world.holds(goal) for goal in goals)
+        goal_rate = met / len(goals) if goals else 0.0
+        executable = self._all_known and bool(self._lines)
+        simulated = executable and self._failed is None
+        success = simulated and bool(goals) and met == len(goals)
+        if self.mode == "interactive":
+            success = bool(goals) and met == len(goals)  # failed attempts on the way are feedback
+        metrics = {
+            "executable": executable,
+            "lcs": lcs,
+            "simulated": simulated,
+            "failed_line": None if self._failed is None else f"{self._failed[0]}: {self._failed[1]}",
+            "failure": None if self._failed is None else self._failed[2],
+            "goal_rate": goal_rate,
+            "goals_met": [goal for goal in goals if self._world.holds(goal)],
+        }
+        score = goal_rate if self.reward_kind == "goal" else lcs
+        return Outcome(observation, done=True, score=score, success=success, executable=executable, metrics=metrics)
+
+    def _reference_lines(self, task: Task) -> list[list[str]]:
+        if task.id not in self._references:
+            self._references[task.id] = [clean_lines(reference) for reference in task.references]
+        return self._references[task.id]
+
+    # ------------------------------------------------------------------ contract hooks
+    def api_docs(self) -> str:
+        return api_docs()
+
+    def oracle_actions(self, task: Task) -> list[str]:
+        if self.mode == "program":
+            return super().oracle_actions(task)
+        return [*clean_lines(task.references[0]), FINISH]
+
+    def _get_backend_state(self) -> Any:
+        assert self._world is not None
+        return {
+            "world": self._world.snapshot(),
+            "home": self._world.home.number,
+            "lines": list(self._lines),
+            "failed": self._failed,
+            "all_known": self._all_known,
+        }
+
+    def _set_backend_state(self, state: Any) -> None:
+        self._world = World(build_home(state["home"]))
+        self._world.restore(state["world"])
+        self._lines = list(state["lines"])
+        self._failed = state["failed"]
+        self._all_known = state["all_known"]
+
+    def render(self) -> str | None:
+        text = super().render()
+        if text is None or self._world is None or self.task is None:
+            return text
+        touched = sorted({arg for line in self._lines for arg in ground(line).args} | _goal_objects(self.task))
+        states = []
+        for name in touched:
+            for node in self._world.home.ids(name):
+                where = self._world.place.get(node)
+                place = (
+                    "held"
+                    if self._world.is_held(node)
+                    else "worn"
+                    if node in self._world.worn
+                    else f"{where[0]} {self._world.name(where[1])}"
+                    if where
+                    else "with the character"
+                )
+                flags = ", ".join(sorted(self._world.states[node]))
+                states.append(f"  {name}: {place}" + (f" [{flags}]" if flags else ""))
+        goals = [f"  {'✓' if self._world.holds(goal) else '✗'} {goal}" for goal in self.task.get("goals", ())]
+        return (
+            text
+            + "--- final state ---\n"
+            + self._world.describe()
+            + "\n"
+            + "\n".join(states)
+            + ("\n--- goals ---\n" + "\n".join(goals) if goals else "")
+            + "\n"
+        )
+
+
+def _goal_objects(task: Task) -> set[str]:
+    names = set()
+    for goal in task.get("goals", ()):
+        names.update(arg for arg in fact(goal)[1] if arg in PROPERTIES)
+    return names
+
+
+def _unknown(line: str) -> str:
+    """Why a line is not executable, in words."""
+    function = line.split("(")[0]
+    lists = accepted().get(function)
+    if lists is None:
+        return f"{line[:80]!r} is not a call of a known Agent function"
+    if "(" not in line or ")" not in line:
+        return f"{function} needs parentheses: {function}({', '.join(['object'] * len(lists))})"
+    inside = line[line.index("(") + 1 : line.index(")")]
+    args = [arg.strip() for arg in inside.split(",")] if inside.strip() else []
+    if len(args) != len(lists):
+        return f"{function} takes {len(lists)} object(s), not {len(args)}"
+    for arg, allowed in zip(args, lists):
+        if arg not in allowed:
+            return f"{function} does not accept {arg[:60]!r}"
+    return f"{line[:80]!r} cannot be read"
