@@ -155,6 +155,14 @@ def test_find_replace_trim_duplicates_randomize(sh, ws):
     assert sorted(ws.col_values(1)[1:]) == sorted(["bolt", "hose", "clamp", "lever", "drill", "file"])
 
 
+def test_find_replace_uses_linear_time_expressions(sh, ws):
+    """RE2, as Sheets: an expression that backtracks for hours in Python's re answers at once."""
+    ws.update([["a" * 40 + "!"], ["aaa"]], "H1")
+    request = {"find": "(a+)+$", "replacement": "[$1]", "searchByRegex": True, "matchCase": True, "sheetId": 0}
+    (found,) = run(sh, {"findReplace": request})
+    assert found["findReplace"]["occurrencesChanged"] == 1 and ws.col_values(8) == ["a" * 40 + "!", "[aaa]"]
+
+
 def test_conditional_formats_and_groups(sh):
     run(
         sh,

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+import re2
+
 from toolbench.mock_services.sheets import refs
 from toolbench.mock_services.sheets.a1 import Rect
 from toolbench.mock_services.sheets.body import Obj
@@ -468,15 +470,18 @@ def find_replace(ctx: Context, obj: Obj) -> dict[str, Any]:
     if not find:
         raise invalid("find must not be empty.")
     replacement = obj.text("replacement", "") or ""
-    flags = 0 if obj.flag("matchCase") else re.IGNORECASE
+    # RE2, as Sheets uses: linear time, so no expression can make one request run for hours.
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = obj.flag("matchCase")
     if obj.flag("searchByRegex"):
         try:
-            pattern = re.compile(find, flags)
-        except re.error:
+            pattern = re2.compile(find, options)
+        except re2.error:
             raise invalid(f"Invalid regular expression: {find}") from None
         replacement = re.sub(r"\$(\d+)", r"\\g<\1>", replacement.replace("\\", "\\\\"))
     else:
-        pattern = re.compile(re.escape(find), flags)
+        pattern = re2.compile(re2.escape(find), options)
         replacement = replacement.replace("\\", "\\\\")
     entire = obj.flag("matchEntireCell")
     include_formulas = obj.flag("includeFormulas")
