@@ -169,3 +169,12 @@ def test_format_range_helper():
     from toolbench.mock_services.sheets.a1 import Rect
 
     assert format_range("Q1 Sales", Rect(0, 1, 0, 1)) == "'Q1 Sales'!A1"
+
+
+def test_an_overlong_number_format_pattern_shows_the_value_as_automatic(ws):
+    """A 45 KB literal in a pattern on every cell would render gigabytes in the env's process."""
+    ws.update([["text", 1.5]], "A1")
+    ws.format("A1:B1", {"numberFormat": {"type": "NUMBER", "pattern": '0;0;0;"' + "x" * 45_000 + '"@'}})
+    assert ws.get("A1:B1") == [["text", "1.5"]]
+    ws.format("A1:B1", {"numberFormat": {"type": "NUMBER", "pattern": '0.00;0;0;"<"@">"'}})
+    assert ws.get("A1:B1") == [["<text>", "1.50"]]

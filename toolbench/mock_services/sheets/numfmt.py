@@ -10,7 +10,9 @@ Dates are serial numbers counted from 1899-12-30, as in Sheets.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
+from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -59,11 +61,17 @@ def datetime_from_serial(serial: float) -> dt.datetime | None:
         return None
 
 
+#: Longer patterns are not applied (the value shows as automatic); Sheets' own custom formats are short.
+MAX_PATTERN_CHARS = 1_000
+
+
 def pattern_of(number_format: dict[str, Any] | None) -> str | None:
     """The pattern a NumberFormat renders with (its own, or its type's default), or None for automatic."""
     if not number_format:
         return None
     pattern = number_format.get("pattern")
+    if isinstance(pattern, str) and len(pattern) > MAX_PATTERN_CHARS:
+        return None  # shown as automatic: 26,000 cells x a 45 KB literal would be a gigabyte of text
     if isinstance(pattern, str) and pattern:
         return pattern
     return DEFAULT_PATTERNS.get(str(number_format.get("type", "")))
@@ -110,7 +118,8 @@ def format_general(value: float) -> str:
 
 
 # ---------------------------------------------------------------------------------- pattern parsing
-def _sections(pattern: str) -> list[str]:
+@functools.lru_cache(maxsize=1024)  # parsed once per pattern, not once per cell shown
+def _sections(pattern: str) -> tuple[str, ...]:
     """Split on ``;`` outside quotes and escapes."""
     sections, current, index = [], [], 0
     while index < len(pattern):
@@ -132,13 +141,14 @@ def _sections(pattern: str) -> list[str]:
             current.append(char)
         index += 1
     sections.append("".join(current))
-    return sections
+    return tuple(sections)
 
 
 _DATE_LETTERS = "ymdhs"
 
 
-def _tokens(section: str) -> list[tuple[str, str]]:
+@functools.lru_cache(maxsize=1024)
+def _tokens(section: str) -> tuple[tuple[str, str], ...]:
     """(kind, text) tokens: lit, digit, point, comma, percent, exp, at, date, ampm."""
     tokens: list[tuple[str, str]] = []
     index = 0
@@ -201,15 +211,15 @@ def _tokens(section: str) -> list[tuple[str, str]]:
         else:
             tokens.append(("lit", char))
             index += 1
-    return tokens
+    return tuple(tokens)
 
 
-def _is_date_section(tokens: list[tuple[str, str]]) -> bool:
+def _is_date_section(tokens: Sequence[tuple[str, str]]) -> bool:
     return any(kind in ("date", "elapsed") for kind, _ in tokens)
 
 
 # ---------------------------------------------------------------------------------- numbers
-def _format_numeric(value: float, tokens: list[tuple[str, str]], with_sign: bool) -> str:
+def _format_numeric(value: float, tokens: Sequence[tuple[str, str]], with_sign: bool) -> str:
     digit_positions = [i for i, (kind, _) in enumerate(tokens) if kind == "digit"]
     if not digit_positions:  # a pattern of literals only ("General" is handled by the caller)
         text = "".join(text for kind, text in tokens if kind == "lit")
@@ -272,7 +282,7 @@ def _format_numeric(value: float, tokens: list[tuple[str, str]], with_sign: bool
     return f"{sign}{prefix}{number}{suffix}"
 
 
-def _fill_from_right(digits: str, tokens: list[tuple[str, str]]) -> str:
+def _fill_from_right(digits: str, tokens: Sequence[tuple[str, str]]) -> str:
     out: list[str] = []
     remaining = list(digits)
     placeholders = [i for i, (kind, _) in enumerate(tokens) if kind == "digit"]
@@ -292,7 +302,7 @@ def _fill_from_right(digits: str, tokens: list[tuple[str, str]]) -> str:
 
 
 # ---------------------------------------------------------------------------------- dates
-def _format_date(serial: float, tokens: list[tuple[str, str]]) -> str:
+def _format_date(serial: float, tokens: Sequence[tuple[str, str]]) -> str:
     moment = datetime_from_serial(serial)
     if moment is None:
         return format_general(serial)
