@@ -295,3 +295,21 @@ def test_formulas_that_all_read_each_other_are_charged_for_the_walk(data_ws):
     shown = [value for row in data_ws.get("A1:Z100") for value in row]
     assert time.perf_counter() - started < 20
     assert set(shown) <= {"#REF!", "#ERROR!"} and "#ERROR!" in shown
+
+
+@pytest.mark.parametrize(
+    ("formula", "expected"),
+    [
+        ('=COUNTIF(H1, "*a*a*a*a*b")', 0),
+        ('=COUNTIF(H1, "*a*a")', 1),
+        ('=NUMBERVALUE("1." & REPT(" ", 40000) & "x")', "#VALUE!"),
+        ('=NUMBERVALUE(" 1,234.5 ")', 1234.5),
+    ],
+)
+def test_wildcards_and_number_parsing_take_linear_time(data_ws, formula, expected):
+    """The library turns wildcards into regular expressions; with Python's re, 20,000 a's took minutes."""
+    import time
+
+    started = time.perf_counter()
+    value = evaluate(data_ws, {"H1": "a" * 20_000, "I1": formula})["I1"]
+    assert value == expected and time.perf_counter() - started < 10

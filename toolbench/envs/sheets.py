@@ -24,11 +24,12 @@ from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task, fixture_file
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
 from toolbench.core.transport import HostNotServed, RemoteRouter, Router, request_from_data, response_to_data
-from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm
+from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm, work
 
 SPREADSHEET_TITLE = "ToolBench Sheets"
 MAX_REQUESTS = 5000  # API requests one action may make
 MAX_STEP_BODY_BYTES = 16 * 2**20  # request bodies one action may send
+MAX_STEP_WORK = 4_000_000  # the emulator's cell operations one action may cause (mock_services/sheets/work.py)
 GIVEN_NAMES = frozenset({"worksheet", "sheet", "get_as_dataframe", "set_with_dataframe", "pd", "np"})
 MAX_CARRIED_BYTES = 2_000_000  # variables carried between interactive cells
 MAX_MISMATCHES = 20
@@ -345,7 +346,8 @@ class GoogleSheetsEnv(ToolEnv):
     def _read(self) -> dict[str, Any]:
         """The workbook as scoring sees it (empty if the code deleted the spreadsheet)."""
         try:
-            return read_workbook(self._store, self._book_id)
+            with work.budget(MAX_STEP_WORK):
+                return read_workbook(self._store, self._book_id)
         except Exception:  # the emulator's own "not found" and similar: nothing left to compare
             return {"sheets": []}
 
@@ -381,7 +383,16 @@ class GoogleSheetsEnv(ToolEnv):
                 return {"unserved": str(exc)}
             return response_to_data(response)
 
-        result = run_in_worker(
+        with work.budget(MAX_STEP_WORK):  # what the emulator does for this code, in this process
+            result = self._run_code(code, interactive, seed, serve)
+        payload = result.payload if isinstance(result.payload, dict) else {}
+        if interactive and isinstance(payload.get("carried"), dict):
+            self._carried = payload["carried"]
+        return result, served
+
+    def _run_code(self, code: str, interactive: bool, seed: int, serve: Any) -> Any:
+        assert self.task is not None
+        return run_in_worker(
             code,
             names="toolbench.envs.sheets:code_names",
             collect="toolbench.envs.sheets:code_collect",
@@ -393,10 +404,6 @@ class GoogleSheetsEnv(ToolEnv):
                         "carried": self._carried},
             collect_args={"interactive": interactive},
         )  # fmt: skip
-        payload = result.payload if isinstance(result.payload, dict) else {}
-        if interactive and isinstance(payload.get("carried"), dict):
-            self._carried = payload["carried"]
-        return result, served
 
     def _act(self, action: str) -> Outcome:
         assert self.task is not None

@@ -15,7 +15,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from toolbench.mock_services.http import json_response, new_app, parse_int
-from toolbench.mock_services.sheets import batch, drive, values_api
+from toolbench.mock_services.sheets import batch, drive, values_api, work
 from toolbench.mock_services.sheets.body import Obj, bad_value, parse_json_body, snake
 from toolbench.mock_services.sheets.errors import DriveError, SheetsError, invalid, not_found
 from toolbench.mock_services.sheets.fields import parse_mask, project, selects
@@ -477,7 +477,10 @@ def create_app(store: SheetsStore, max_body_bytes: int = MAX_BODY_BYTES) -> Flas
             if length is not None and length > max_body_bytes:
                 raise RequestEntityTooLarge()
             with store.lock:
-                return handler(*args, **kwargs)
+                if work.active():  # the caller's budget (an env's step) holds
+                    return handler(*args, **kwargs)
+                with work.budget(work.PER_REQUEST):
+                    return handler(*args, **kwargs)
 
         run.__name__ = handler.__name__
         return run

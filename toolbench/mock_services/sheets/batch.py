@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from toolbench.mock_services.sheets import cellops, structure
+from toolbench.mock_services.sheets import cellops, structure, work
 from toolbench.mock_services.sheets.a1 import Rect, grid_range_json
 from toolbench.mock_services.sheets.body import Obj, snake
 from toolbench.mock_services.sheets.celldata import normalize_color
@@ -625,6 +625,8 @@ def batch_update(store: SheetsStore, book: Spreadsheet, body: Any) -> dict[str, 
         raise invalid(f"Too many requests in one batch: {len(requests)} (at most {MAX_REQUESTS}).")
     ctx = Context(store, book)
     # Handlers validate before they change anything, so only a batch of several needs a copy to roll back to.
+    if len(requests) > 1:
+        work.charge(book.cell_count)
     saved = book.to_data() if len(requests) > 1 else None
     saved_name = store.file(book.spreadsheet_id).name if book.spreadsheet_id in store.files else None
     replies: list[dict[str, Any]] = []

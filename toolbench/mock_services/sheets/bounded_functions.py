@@ -19,6 +19,7 @@ import contextvars
 import functools
 import math
 import re
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -218,6 +219,41 @@ def regex_functions(
         "REGEXEXTRACT": wrap_ufunc(sheets_errors(regexextract), **text_arguments),
         "REGEXREPLACE": wrap_ufunc(sheets_errors(regexreplace), **text_arguments),
     }
+
+
+class _LinearRe(types.ModuleType):
+    """``re`` as the formulas library's own code sees it: ``compile`` and ``match`` go to RE2, so
+    the expressions it builds from cell text (COUNTIF's wildcards ``*a*a*a*b`` become ``.*a.*a...``,
+    NUMBERVALUE's number pattern) run in linear time; anything RE2 cannot take falls back to ``re``."""
+
+    def __init__(self) -> None:
+        super().__init__("re")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(re, name)  # escape, split, finditer, IGNORECASE, error...
+
+    @staticmethod
+    def compile(pattern: Any, flags: int = 0) -> Any:
+        if isinstance(pattern, str) and flags in (0, re.IGNORECASE):
+            options = re2.Options()
+            options.log_errors = False
+            options.case_sensitive = not flags
+            try:
+                return re2.compile(pattern, options)
+            except re2.error:
+                pass
+        return re.compile(pattern, flags)
+
+    def match(self, pattern: Any, string: Any, flags: int = 0) -> Any:
+        return self.compile(pattern, flags).match(string)
+
+
+def install_linear_re(*modules: types.ModuleType) -> None:
+    """Give ``modules`` (the library's function modules) the RE2-backed ``re``."""
+    shim = _LinearRe()
+    for module in modules:
+        if getattr(module, "re", None) is re:
+            module.re = shim  # type: ignore[attr-defined]
 
 
 def install(

@@ -15,7 +15,7 @@ from typing import Any
 
 import re2
 
-from toolbench.mock_services.sheets import refs
+from toolbench.mock_services.sheets import refs, work
 from toolbench.mock_services.sheets.a1 import Rect
 from toolbench.mock_services.sheets.body import Obj
 from toolbench.mock_services.sheets.celldata import (
@@ -59,6 +59,7 @@ class Context:
 
 
 def _positions(rect: Rect) -> list[tuple[int, int]]:
+    work.charge(rect.rows * rect.cols)  # before the list is built and before anything is written
     return [(row, col) for row in range(rect.r0, rect.r1) for col in range(rect.c0, rect.c1)]
 
 

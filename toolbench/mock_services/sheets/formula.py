@@ -139,6 +139,10 @@ def _load_engine() -> dict[str, Any]:
             }
         functions["RANDBETWEEN"] = wrap_func(randbetween)
         bounded_functions.install(functions, wrap_ufunc, replace_empty, Error.errors)
+        import formulas.functions.date
+        import formulas.functions.text
+
+        bounded_functions.install_linear_re(formulas.functions, formulas.functions.text, formulas.functions.date)
         _engine.update(
             parser=formulas.Parser(),
             functions=functions,
@@ -429,8 +433,13 @@ class Calculator:
                     columns.setdefault(col, []).append(row)
             self._formula_columns[sheet.sheet_id] = columns
         found = []
-        for col, rows in columns.items():
-            if rect.c0 <= col < rect.c1:
+        # The range's own columns when it spans fewer than the sheet has formula columns (18,000
+        # formula columns read one by one for each reference took minutes).
+        wanted = range(rect.c0, rect.c1) if rect.cols < len(columns) else sorted(columns)
+        self.budget -= min(rect.cols, len(columns))
+        for col in wanted:
+            rows = columns.get(col)
+            if rows is not None and rect.c0 <= col < rect.c1:
                 start = bisect_left(rows, rect.r0)
                 for row in rows[start:]:
                     if row >= rect.r1:

@@ -14,6 +14,7 @@ import statistics
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from toolbench.mock_services.sheets import work
 from toolbench.mock_services.sheets.a1 import Rect
 from toolbench.mock_services.sheets.values import ErrorValue, error, formatted
 
@@ -315,6 +316,7 @@ def _column_keys(pivot: _Pivot, groups: list[dict[str, Any]], records: list[list
 
 
 def _select(pivot: _Pivot, groups: list[dict[str, Any]], records: list[list[Any]], key: tuple[Any, ...]) -> list[Any]:
+    work.charge(len(records) * len(groups))  # one scan per row and column key: quadratic in distinct keys
     for group, part in zip(groups, key):
         records = pivot.matching(records, group, part)
     return records

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from toolbench.mock_services.sheets import refs
+from toolbench.mock_services.sheets import refs, work
 from toolbench.mock_services.sheets.a1 import Rect
 from toolbench.mock_services.sheets.model import Cell, Sheet, Spreadsheet
 
@@ -85,6 +85,7 @@ def map_ranges(book: Spreadsheet, sheet: Sheet, change: Callable[[Rect], Rect | 
 
 def rewrite_formulas(book: Spreadsheet, change_for: Callable[[Sheet], Callable[[refs.Ref], refs.Ref | None]]) -> None:
     """Rewrite the references of every formula in the book; ``change_for(host)`` gives the change for one sheet."""
+    work.charge(sum(len(host.cells) for host in book.sheets))
     for host in book.sheets:
         change = change_for(host)
         for cell in host.cells.values():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolbench.mock_services.sheets import structure
+from toolbench.mock_services.sheets import structure, work
 from toolbench.mock_services.sheets.a1 import Rect, column_letters, format_range, quote_title
 from toolbench.mock_services.sheets.body import bad_value
 from toolbench.mock_services.sheets.celldata import apply_entered
@@ -37,6 +37,7 @@ def rendered_grid(
     calc: Calculator, sheet: Sheet, rect: Rect, render_option: str, dates_as_strings: bool
 ) -> dict[tuple[int, int], Any]:
     """Non-blank rendered values in ``rect`` by position."""
+    work.charge(min(rect.rows * rect.cols, len(sheet.cells) + len(calc.overlay(sheet))) + 1)
     positions = set()
     if rect.rows * rect.cols <= len(sheet.cells):
         for row in range(rect.r0, rect.r1):
