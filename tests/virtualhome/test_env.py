@@ -225,3 +225,28 @@ def test_same_seed_same_episode_in_processes_with_different_hash_seeds():
         )
         outputs.append(run.stdout)
     assert outputs[0] == outputs[1] and len(outputs[0]) > 1000
+
+
+def test_things_inside_a_closed_fridge_cannot_be_used_and_nothing_goes_inside_itself():
+    from toolbench.mock_services.virtualhome import World, build_home
+
+    world = World(build_home(0))
+    assert world.do("WalkTo", ("fridge",)).ok
+    for action in ("Eat", "Cut", "Touch"):
+        result = world.do(action, ("food_cheese",))
+        assert not result.ok and "inside the closed fridge" in result.message, action
+    assert world.do("WalkTo", ("mop_bucket",)).ok and world.do("Grab", ("mop_bucket",)).ok
+    result = world.do("Put", ("mop_bucket", "mop"))  # the mop is in the bucket
+    assert not result.ok and "mop is in or on the mop_bucket" in result.message
+    assert world.do("Grab", ("mop",)).ok
+
+
+def test_an_unclosed_parenthesis_costs_linear_time():
+    import time
+
+    env = gym.make(ENV_ID, tasks=[FRIDGE])
+    for mode_action in ["Agent.Grab" + "(" * 120_000, ("Agent.Grab(" * 10_000 + "\n") * 12]:
+        env.reset(options={"task_id": "milk"})
+        started = time.perf_counter()
+        _, reward, *_ = env.step(mode_action)
+        assert reward == 0.0 and time.perf_counter() - started < 5

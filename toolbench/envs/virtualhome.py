@@ -77,7 +77,9 @@ class VirtualHomeEnv(ToolEnv):
     the final state (for RL, where imitating a reference should not be the target). ``info`` has
     ``executable``, ``lcs``, ``simulated`` (every line ran with no failed precondition),
     ``failed_line`` (the first line that failed, or None), ``failure`` (why), ``goal_rate`` and
-    ``success`` (every goal met by a program that ran).
+    ``success``: in program mode, every goal met by a program that ran to its end; in interactive
+    mode, every goal met when the episode ends (failed steps on the way are feedback, and
+    ``simulated`` says whether there were any).
 
     ## Starting State
     The task's home (``home``, 0 to 4) with its start facts (``start``: e.g. dirty dishes, the

@@ -596,12 +596,16 @@ def family_read() -> Iterator[Activity]:
 
 def family_computer() -> Iterator[Activity]:
     yield Activity("use_computer", "Write an email", ("on(computer)", "did(type_on, keyboard)"))
-    yield Activity("use_computer", "Check your email", ("on(computer)", "did(look_at, computer)"))
+    yield Activity(
+        "use_computer", "Switch on the computer and look at your email", ("on(computer)", "did(look_at, computer)")
+    )
     yield Activity("use_computer", "Type a report on the laptop", ("on(laptop)", "did(type_on, laptop)"))
-    yield Activity("use_computer", "Browse the web on the laptop", ("on(laptop)", "did(look_at, laptop)"))
+    yield Activity(
+        "use_computer", "Switch on the laptop and look at the screen", ("on(laptop)", "did(look_at, laptop)")
+    )
     yield Activity(
         "use_computer",
-        "Browse the web on the laptop on the couch",
+        "Look at the laptop screen on the couch, with the laptop on",
         ("on(laptop)", "did(look_at, laptop)", "sitting_on(couch)"),
     )
     yield Activity(
@@ -612,7 +616,7 @@ def family_computer() -> Iterator[Activity]:
     yield Activity("use_computer", "Turn off the computer", ("off(computer)",), ("on(computer)",))
     yield Activity(
         "use_computer",
-        "Sit at the desk and use the computer",
+        "Sit at the desk, switch on the computer and look at the screen",
         ("on(computer)", "did(look_at, computer)", "sitting_on(chair)"),
         require=same_room("chair", "desk"),
     )
@@ -718,11 +722,13 @@ def family_dishes() -> Iterator[Activity]:
 def family_table() -> Iterator[Activity]:
     yield Activity("set_table", "Set the table", ("on(plate, table)", "on(fork, table)", "on(knife, table)"))
     yield Activity(
-        "set_table", "Set the table for breakfast", ("on(bowl, table)", "on(spoon, table)", "on(cup, table)")
+        "set_table",
+        "Put a bowl, a spoon and a cup on the table",
+        ("on(bowl, table)", "on(spoon, table)", "on(cup, table)"),
     )
     yield Activity(
         "set_table",
-        "Set the table for dinner",
+        "Put a plate, a fork, a knife and a glass on the table",
         ("on(plate, table)", "on(fork, table)", "on(knife, table)", "on(drinking_glass, table)"),
     )
     yield Activity(
@@ -783,7 +789,7 @@ def family_clean() -> Iterator[Activity]:
     yield Activity("personal_care", "Wash and dry your hands", ("did(wash, hands_both)", "did(wipe, hands_both)"))
     yield Activity("personal_care", "Wash your hair", ("did(wash, hair)",))
     yield Activity("personal_care", "Shave with the electric shaver", ("held(electric_shaver)", "on(electric_shaver)"))
-    yield Activity("personal_care", "Relax in the bathtub", ("lying_on(bathtub)", "did(wash, hair)"))
+    yield Activity("personal_care", "Lie in the bathtub and wash your hair", ("lying_on(bathtub)", "did(wash, hair)"))
     yield Activity("personal_care", "Use the toilet", ("open(toilet)", "sitting_on(toilet)"))
     yield Activity("personal_care", "Brush your teeth", ("held(toothbrush)", "did(rinse, toothbrush)"))
     yield Activity(
@@ -848,7 +854,7 @@ def family_housework() -> Iterator[Activity]:
         )
     yield Activity(
         "laundry",
-        "Do the laundry",
+        "Wash the shirt and the pants in the washing machine with detergent",
         (
             "inside(clothes_shirt, washing_machine)",
             "inside(clothes_pants, washing_machine)",
@@ -972,7 +978,7 @@ def family_look() -> Iterator[Activity]:
     )
     yield Activity(
         "look_at",
-        "Watch the cat from the couch",
+        "Look at the cat from the couch",
         ("did(look_at, cat)", "sitting_on(couch)"),
         require=same_room("cat", "couch"),
     )
@@ -1000,10 +1006,12 @@ def family_play() -> Iterator[Activity]:
         require=same_room("video_game_console", "couch"),
     )
     yield Activity("play", "Listen to music on the stereo", ("on(stereo)", "sitting_on(couch)"))
-    yield Activity("play", "Listen to a CD", ("on(cd_player)", "sitting_on(love_seat)"))
+    yield Activity("play", "Turn on the CD player and sit on the love seat", ("on(cd_player)", "sitting_on(love_seat)"))
     yield Activity("play", "Set up a board game on the coffee table", ("on(board_game, coffee_table)",))
     yield Activity("play", "Play with the toy on the bed", ("held(toy)", "sitting_on(bed)"))
-    yield Activity("play", "Put the game console controller away", ("on(video_game_controller, video_game_console)",))
+    yield Activity(
+        "play", "Put the game controller on the game console", ("on(video_game_controller, video_game_console)",)
+    )
 
 
 FAMILIES = (

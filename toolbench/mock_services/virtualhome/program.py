@@ -18,7 +18,6 @@ from toolbench.mock_services.virtualhome.objects import ACTIONS, ACTIONS_BY_NAME
 
 MAX_LINES = 500  # a program longer than this is refused before it is read further
 _NUMBERING = re.compile(r"^\d+\.\s*")
-_ARGUMENTS = re.compile(r"\((.*?)\)")
 _FENCE = re.compile(r"^\s*```")
 
 
@@ -118,10 +117,12 @@ def ground(line: str) -> Call:
     """ToolBench's check of one cleaned line: a known function, and objects it accepts."""
     function = line.split("(")[0]
     vocabulary = accepted().get(function)
-    found = _ARGUMENTS.search(line)
-    if vocabulary is None or found is None:
+    # The first "(" and the next ")": ToolBench's \((.*?)\) group, found in linear time.
+    opening = line.find("(")
+    closing = line.find(")", opening + 1) if opening >= 0 else -1
+    if vocabulary is None or closing < 0:
         return Call(line)
-    args = tuple(arg.strip() for arg in found.group(1).split(","))
+    args = tuple(arg.strip() for arg in line[opening + 1 : closing].split(","))
     if args == ("",):
         args = ()
     if len(args) != len(vocabulary) or any(arg not in allowed for arg, allowed in zip(args, vocabulary)):

@@ -78,7 +78,7 @@ class World:
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> dict[str, Any]:
-        """Plain data (JSON-able once tuples are lists) from which ``restore`` rebuilds the world."""
+        """Plain, picklable data from which ``restore`` rebuilds the world."""
         return {
             "place": dict(self.place),
             "states": dict(self.states),
@@ -149,11 +149,26 @@ class World:
     def in_closed(self, node: int) -> int | None:
         """The closed container the object is inside (at any depth), if any."""
         current = node
-        while (where := self.place.get(current)) is not None:
+        for _ in range(len(self.names)):  # places never form a loop (``_place`` refuses one); bounded anyway
+            where = self.place.get(current)
+            if where is None:
+                return None
             if where[0] == "in" and "closed" in self.states[where[1]]:
                 return where[1]
             current = where[1]
         return None
+
+    def _within(self, node: int, ancestor: int) -> bool:
+        """Whether ``node`` is in or on ``ancestor``, at any depth."""
+        current = node
+        for _ in range(len(self.names)):
+            where = self.place.get(current)
+            if where is None:
+                return False
+            if where[1] == ancestor:
+                return True
+            current = where[1]
+        return False
 
     def is_close(self, node: int) -> bool:
         if node in self.close or self.is_held(node) or node in self.worn or "body_part" in self.props(node):
@@ -368,6 +383,7 @@ class World:
         self._need("grabbable" in self.props(node) or self._n(node) == "water", f"{self._n(node)} is not grabbable")
         self._need(not self.is_held(node), f"the character already holds {self._n(node)}")
         self._need(node not in self.worn, f"the character is wearing {self._n(node)}")
+        self._need(node != self.seat, f"the character is {self.posture} on {self._n(node)}")
         self._need_close(node)
         self._need_reachable(node)
         self._need_free_hand()
@@ -380,9 +396,12 @@ class World:
         self._need_awake()
         self._need_prop(node, "can_open", "something that opens")
         self._need_close(node)
+        self._need_reachable(node)
         self._need_free_hand()
         self._need("open" not in self.states[node], f"{self._n(node)} is already open")
-        self._need("on" not in self.states[node], f"{self._n(node)} is switched on")
+        # A running microwave or washing machine stays shut; a fridge opens while it runs.
+        running_shut = "on" in self.states[node] and self._n(node) not in ("fridge", "freezer")
+        self._need(not running_shut, f"{self._n(node)} is switched on")
         self._set_state(node, "closed", "open")
         return f"You open the {self._n(node)}."
 
@@ -403,6 +422,7 @@ class World:
         self._need("body_part" not in self.props(target), f"{self._n(target)} is part of the character")
         self._need_close(target)
         self._need_reachable(target)
+        self._need(not self._within(target, node), f"{self._n(target)} is in or on the {self._n(node)}")
         self._release(node)
         self.place[node] = (relation, target)
         self.taken_from.pop(node, None)
@@ -421,6 +441,7 @@ class World:
         return f"You put the {self._n(node)} in the {self._n(target)}."
 
     def _do_putback(self, node: int) -> str:
+        self._need_awake()
         self._need_holding(node)
         self._need(node in self.taken_from, f"{self._n(node)} was not taken from anywhere")
         relation, target = self.taken_from[node]
@@ -434,6 +455,7 @@ class World:
         return f"You put the {self._n(node)} back {relation} the {self._n(target)}."
 
     def _do_drop(self, node: int) -> str:
+        self._need_awake()
         self._need_holding(node)
         self._release(node)
         self.place[node] = ("in", self.room)
@@ -462,6 +484,7 @@ class World:
         self._need_awake()
         self._need_prop(node, "has_switch", "something with a switch")
         self._need_close(node)
+        self._need_reachable(node)
         self._need("on" not in self.states[node], f"{self._n(node)} is already on")
         self._need("plugged_out" not in self.states[node], f"{self._n(node)} is not plugged in")
         self._need("open" not in self.states[node], f"{self._n(node)} is open; close it first")
@@ -472,6 +495,7 @@ class World:
         self._need_awake()
         self._need_prop(node, "has_switch", "something with a switch")
         self._need_close(node)
+        self._need_reachable(node)
         self._need("on" in self.states[node], f"{self._n(node)} is already off")
         self._set_state(node, "on", "off")
         return f"You switch off the {self._n(node)}."
@@ -480,6 +504,7 @@ class World:
         self._need_awake()
         self._need_prop(node, "has_plug", "something with a plug")
         self._need_close(node)
+        self._need_reachable(node)
         self._need_free_hand()
         self._need("plugged_in" not in self.states[node], f"{self._n(node)} is already plugged in")
         self._set_state(node, "plugged_out", "plugged_in")
@@ -489,6 +514,7 @@ class World:
         self._need_awake()
         self._need_prop(node, "has_plug", "something with a plug")
         self._need_close(node)
+        self._need_reachable(node)
         self._need_free_hand()
         self._need("plugged_out" not in self.states[node], f"{self._n(node)} is already unplugged")
         self._set_state(node, "plugged_in", "plugged_out")
@@ -543,6 +569,7 @@ class World:
     def _do_eat(self, node: int) -> str:
         self._need_awake()
         self._need_close(node)
+        self._need_reachable(node)
         food_on = [n for n, (rel, parent) in self.place.items() if parent == node and "eatable" in self.props(n)]
         self._need("eatable" in self.props(node) or bool(food_on), f"{self._n(node)} is not food")
         self._record("eat", node)
@@ -552,6 +579,7 @@ class World:
         self._need_awake()
         self._need("eatable" in self.props(node) and "cuttable" in self.props(node), f"{self._n(node)} cannot be cut")
         self._need_close(node)
+        self._need_reachable(node)
         self._need(any("knife" in self._n(n) for n in self.held()), "the character holds no knife")
         self._need(not self.is_held(node), f"put the {self._n(node)} down to cut it")
         self._record("cut", node)
@@ -568,6 +596,7 @@ class World:
         self._need_awake()
         self._need(self._n(node) == "keyboard" or "has_switch" in self.props(node), f"{self._n(node)} has no keys")
         self._need_close(node)
+        self._need_reachable(node)
         self._record("type_on", node)
         return f"You type on the {self._n(node)}."
 
@@ -618,6 +647,7 @@ class World:
         self._need_awake()
         self._need("clothes" in self.props(node) or self._n(node) in SQUEEZABLE, f"{self._n(node)} cannot be squeezed")
         self._need_close(node)
+        self._need_reachable(node)
         self._need(None in self.hands or self.is_held(node), "both hands are full")
         return f"You squeeze the {self._n(node)}."
 
