@@ -313,3 +313,9 @@ def test_wildcards_and_number_parsing_take_linear_time(data_ws, formula, expecte
     started = time.perf_counter()
     value = evaluate(data_ws, {"H1": "a" * 20_000, "I1": formula})["I1"]
     assert value == expected and time.perf_counter() - started < 10
+
+
+def test_an_operator_is_charged_for_the_cells_it_builds(data_ws):
+    """Two 5,200-cell ranges broadcast into 27 million cells: refused before numpy builds them."""
+    value = evaluate(data_ws, {"H500": "=SUM(TOCOL(A1:Z200)*TOROW(A1:Z200))", "H501": "=SUM(2*3+1)"})
+    assert value["H500"] in ("#ERROR!", "#VALUE!") and value["H501"] == 7

@@ -221,6 +221,34 @@ def regex_functions(
     }
 
 
+def _result_size(*args: Any) -> float:
+    """How many cells an element-wise operator builds from ``args`` (broadcast as numpy does)."""
+    shapes = [np.shape(arg) for arg in args if isinstance(arg, np.ndarray)]
+    try:
+        return float(math.prod(np.broadcast_shapes(*shapes))) if shapes else 1.0
+    except ValueError:  # shapes that do not broadcast: the engine answers an error itself
+        return float(sum(math.prod(shape) for shape in shapes))
+
+
+def bound_operators(operators: dict[str, Any], errors: dict[str, Any]) -> None:
+    """Charge an operator's result before it is built: ``TOCOL(A1:Z999)*TOROW(A1:Z999)`` reads
+    52,000 cells (charged as inputs) but would build 675 million."""
+    for name, function in list(operators.items()):
+        if callable(function) and not getattr(function, "_charged", False):
+            operators[name] = _charged(function, errors)
+
+
+def _charged(function: Callable[..., Any], errors: dict[str, Any]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not _charge(_result_size(*args)):
+            return np.asarray([[errors["#VALUE!"]]], dtype=object)
+        return function(*args, **kwargs)
+
+    wrapper._charged = True  # type: ignore[attr-defined]
+    return wrapper
+
+
 class _LinearRe(types.ModuleType):
     """``re`` as the formulas library's own code sees it: ``compile`` and ``match`` go to RE2, so
     the expressions it builds from cell text (COUNTIF's wildcards ``*a*a*a*b`` become ``.*a.*a...``,

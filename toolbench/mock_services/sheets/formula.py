@@ -143,6 +143,9 @@ def _load_engine() -> dict[str, Any]:
         import formulas.functions.text
 
         bounded_functions.install_linear_re(formulas.functions, formulas.functions.text, formulas.functions.date)
+        from formulas.functions.operators import OPERATORS
+
+        bounded_functions.bound_operators(OPERATORS, Error.errors)
         _engine.update(
             parser=formulas.Parser(),
             functions=functions,
