@@ -29,7 +29,7 @@ from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet
 SPREADSHEET_TITLE = "ToolBench Sheets"
 MAX_REQUESTS = 5000  # API requests one action may make
 MAX_STEP_BODY_BYTES = 16 * 2**20  # request bodies one action may send
-MAX_STEP_WORK = 4_000_000  # the emulator's cell operations one action may cause (mock_services/sheets/work.py)
+MAX_STEP_WORK = 1_000_000  # the emulator's cell operations one action may cause (mock_services/sheets/work.py)
 GIVEN_NAMES = frozenset({"worksheet", "sheet", "get_as_dataframe", "set_with_dataframe", "pd", "np"})
 MAX_CARRIED_BYTES = 2_000_000  # variables carried between interactive cells
 MAX_MISMATCHES = 20

@@ -58,8 +58,12 @@ class Context:
         return calculator(self.book, self.store.now_serial())
 
 
+#: Work units per cell a range write touches (a masked write costs about five cell reads).
+WRITE_COST = 5
+
+
 def _positions(rect: Rect) -> list[tuple[int, int]]:
-    work.charge(rect.rows * rect.cols)  # before the list is built and before anything is written
+    work.charge(WRITE_COST * rect.rows * rect.cols)  # before the list is built and before anything is written
     return [(row, col) for row in range(rect.r0, rect.r1) for col in range(rect.c0, rect.c1)]
 
 

@@ -6,7 +6,8 @@ a row insert rewrites, records a pivot table scans). Each charges before it chan
 refused request leaves the workbook as it was. The env opens one budget for a whole step and one
 for the read that scores it (``with work.budget(...)``); a request made outside any budget (the
 emulator served on its own) gets ``PER_REQUEST`` for itself. Past the budget a request is answered
-429 RESOURCE_EXHAUSTED. A unit is about one cell, a few microseconds of work.
+429 RESOURCE_EXHAUSTED. A unit is about one cell read (a range write costs five per cell), a few
+microseconds: a million units is a few seconds of work.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from contextvars import ContextVar
 
 from toolbench.mock_services.sheets.errors import SheetsError
 
-PER_REQUEST = 2_000_000
+PER_REQUEST = 1_000_000
 _REMAINING: ContextVar[list[int] | None] = ContextVar("sheets_work_remaining", default=None)
 
 
