@@ -254,3 +254,27 @@ def test_a_task_changed_from_the_shipped_one_runs_its_own_reference():
     assert reward == 1.0 and info["success"]
     _, reward, _, _, _ = play(env, task.id, [task.references[0]])
     assert reward < 1.0
+
+
+WORK_HEAVY = {
+    "whole-sheet writes": (
+        "sheet.batch_update({'requests': [{'appendDimension': {'sheetId': worksheet.id, 'dimension': 'ROWS',"
+        " 'length': 6000}}]})\n"
+        "bold = lambda i: {'repeatCell': {'range': {'sheetId': worksheet.id}, 'cell': {'userEnteredFormat':"
+        " {'textFormat': {'bold': i % 2 == 0}}}, 'fields': 'userEnteredFormat.textFormat.bold'}}\n"
+        "sheet.batch_update({'requests': [bold(i) for i in range(200)]})"
+    ),
+    "repeated reads": "worksheet.update([[1.5] * 26] * 1000, 'A1')\nworksheet.batch_get(['A1:Z1000'] * 3000)",
+}
+
+
+@pytest.mark.parametrize("name", WORK_HEAVY)
+def test_requests_that_would_make_the_emulator_work_for_minutes_are_refused(name):
+    """The emulator runs in the env's process: what requests make it do is budgeted (a 429)."""
+    env = gym.make(ENV_ID)
+    task = toolbench.load_tasks("GoogleSheets")[0]
+    started = time.perf_counter()
+    observation, reward, *_ = play(env, task.id, [WORK_HEAVY[name]])
+    assert "[429]" in observation and reward < 1.0 and time.perf_counter() - started < 20
+    _, reward, *_ = play(env, task.id, [task.references[0]])
+    assert reward == 1.0
