@@ -275,6 +275,7 @@ def test_requests_that_would_make_the_emulator_work_for_minutes_are_refused(name
     task = toolbench.load_tasks("GoogleSheets")[0]
     started = time.perf_counter()
     observation, reward, *_ = play(env, task.id, [WORK_HEAVY[name]])
-    assert "[429]" in observation and reward < 1.0 and time.perf_counter() - started < 20
+    refused = "[429]" in observation or "time budget" in observation  # on a loaded machine the clock may come first
+    assert refused and reward < 1.0 and time.perf_counter() - started < 20
     _, reward, *_ = play(env, task.id, [task.references[0]])
     assert reward == 1.0
