@@ -83,6 +83,8 @@ def test_an_equivalent_program_in_another_order_succeeds_with_a_lower_lcs():
     env = gym.make(ENV_ID, tasks=[FRIDGE], reward="goal")
     _, reward, _, _, info = play(env, "milk", [other])
     assert reward == 1.0
+    _, reward, _, _, info = play(env, "milk", [other + "\nAgent.Dance()"])  # goals met, then junk
+    assert info["goal_rate"] == 1.0 and reward == 0.0
 
 
 def test_grabbing_what_was_never_approached_fails():

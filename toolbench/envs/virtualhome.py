@@ -73,7 +73,7 @@ class VirtualHomeEnv(ToolEnv):
     ## Rewards
     Paid when the episode ends. ``reward="lcs"`` (default, as in the paper): ToolBench's LCS over
     whole cleaned lines divided by the longer program's length, the maximum over the references.
-    ``reward="goal"``: ``goal_rate``, the fraction of the activity's goal conditions that hold in
+    ``reward="goal"``: ``goal_rate`` (0 for a program that is not executable), the fraction of the activity's goal conditions that hold in
     the final state (for RL, where imitating a reference should not be the target). ``info`` has
     ``executable``, ``lcs``, ``simulated`` (every line ran with no failed precondition),
     ``failed_line`` (the first line that failed, or None), ``failure`` (why), ``goal_rate`` and
@@ -220,7 +220,9 @@ class VirtualHomeEnv(ToolEnv):
             "goal_rate": goal_rate,
             "goals_met": [goal for goal in goals if self._world.holds(goal)],
         }
-        score = goal_rate if self.reward_kind == "goal" else lcs
+        # The goal reward needs a program ToolBench would call executable: a right start followed by
+        # lines of junk earns nothing.
+        score = (goal_rate if executable else 0.0) if self.reward_kind == "goal" else lcs
         return Outcome(observation, done=True, score=score, success=success, executable=executable, metrics=metrics)
 
     def _reference_lines(self, task: Task) -> list[list[str]]:
