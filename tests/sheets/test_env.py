@@ -279,3 +279,16 @@ def test_requests_that_would_make_the_emulator_work_for_minutes_are_refused(name
     assert refused and reward < 1.0 and time.perf_counter() - started < 20
     _, reward, *_ = play(env, task.id, [task.references[0]])
     assert reward == 1.0
+
+
+def test_grid_data_reads_are_budgeted_too():
+    env = gym.make(ENV_ID)
+    task = toolbench.load_tasks("GoogleSheets")[0]
+    code = (
+        "worksheet.update([[1.5] * 26] * 1000, 'A1')\n"
+        "sheet.client.request('get', 'https://sheets.googleapis.com/v4/spreadsheets/' + sheet.id,"
+        " params={'includeGridData': 'true', 'ranges': [worksheet.title + '!A1:Z1000'] * 100})"
+    )
+    started = time.perf_counter()
+    observation, *_ = play(env, task.id, [code])
+    assert "[429]" in observation and time.perf_counter() - started < 20

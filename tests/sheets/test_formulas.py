@@ -319,3 +319,27 @@ def test_an_operator_is_charged_for_the_cells_it_builds(data_ws):
     """Two 5,200-cell ranges broadcast into 27 million cells: refused before numpy builds them."""
     value = evaluate(data_ws, {"H500": "=SUM(TOCOL(A1:Z200)*TOROW(A1:Z200))", "H501": "=SUM(2*3+1)"})
     assert value["H500"] in ("#ERROR!", "#VALUE!") and value["H501"] == 7
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "=SUM(MMULT(TOCOL(A1:Z200),TOROW(A1:Z200)))",
+        "=WRAPROWS(A1:B1,100000000)",
+        '=TEXTSPLIT(REPT(",",25000)&REPT(";",25000),",",";")',
+        "=SUM(COUNTIF(A1:Z800,TOCOL(A1:Z800)))",
+        "=SUM(XLOOKUP(TOCOL(A1:Z800),TOCOL(A1:Z800),TOCOL(A1:Z800)))",
+    ],
+)
+def test_functions_are_charged_for_what_they_build_or_scan(data_ws, formula):
+    """Small inputs, outputs or scans of hundreds of millions of cells: refused, not computed."""
+    import time
+
+    started = time.perf_counter()
+    value = evaluate(data_ws, {"H900": formula})["H900"]  # below the ranges it reads
+    assert value in ("#VALUE!", "#ERROR!") and time.perf_counter() - started < 10
+
+
+def test_ordinary_lookups_still_work(data_ws):
+    values = evaluate(data_ws, {"H1": '=MATCH("x", {"a","x","b"}, 0)', "H2": "=SUM(MMULT({1,2;3,4},{1;1}))"})
+    assert values == {"H1": 2, "H2": 10}

@@ -73,8 +73,9 @@ class VirtualHomeEnv(ToolEnv):
     ## Rewards
     Paid when the episode ends. ``reward="lcs"`` (default, as in the paper): ToolBench's LCS over
     whole cleaned lines divided by the longer program's length, the maximum over the references.
-    ``reward="goal"``: ``goal_rate`` (0 for a program that is not executable), the fraction of the activity's goal conditions that hold in
-    the final state (for RL, where imitating a reference should not be the target). ``info`` has
+    ``reward="goal"``: ``goal_rate`` (0 for a program that is not executable), the fraction of
+    the activity's goal conditions that hold in the final state (for RL, where imitating a
+    reference should not be the target). ``info`` has
     ``executable``, ``lcs``, ``simulated`` (every line ran with no failed precondition),
     ``failed_line`` (the first line that failed, or None), ``failure`` (why), ``goal_rate`` and
     ``success``: in program mode, every goal met by a program that ran to its end; in interactive

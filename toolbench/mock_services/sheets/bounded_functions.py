@@ -114,7 +114,49 @@ def _per_element_allowed(*args: Any) -> bool:
     return _charge(max((_size(arg) for arg in args), default=0) * LAMBDA_CALL_COST)
 
 
+def _mmult_allowed(left: Any, right: Any = 1, *rest: Any) -> bool:
+    """The product is rows(left) x cols(right), each cell a dot product over cols(left)."""
+    rows, inner = (np.shape(left) + (1, 1))[:2]
+    cols = (np.shape(right) + (1, 1))[1] if np.ndim(right) > 1 else 1
+    return _charge(float(rows) * float(cols) * max(float(inner), 1.0))
+
+
+def _wrap_allowed(vector: Any, wrap: Any = 1, *rest: Any) -> bool:
+    """WRAPROWS/WRAPCOLS pad the last line to ``wrap`` cells: ceil(n / wrap) lines of ``wrap``."""
+    width = max(_number(wrap), 1.0)
+    return _charge(math.ceil(max(_size(vector), 1) / width) * width if math.isfinite(width) else math.inf)
+
+
+def _textsplit_allowed(text: Any, col_delimiter: Any = "", row_delimiter: Any = "", *rest: Any) -> bool:
+    """The output is (row pieces) x (most column pieces), padded: bound it by the text's length."""
+    longest = _longest(text)
+    pieces = longest + 1 if col_delimiter not in ("", None) else 1
+    lines = longest + 1 if row_delimiter not in ("", None) else 1
+    return _charge(min(pieces * lines, (longest + 1) ** 2) * max(_size(text), 1))
+
+
+def _lookups_allowed(lookup: Any, within: Any = 1, *rest: Any) -> bool:
+    """XLOOKUP, MATCH, RANK, COUNTIF and kin look each value up in the whole range: the scans
+    beyond the one the inputs were charged for (a single criterion costs nothing more)."""
+    first, second = max(_size(lookup), 1), max(_size(within), 1)
+    return _charge(first * second - max(first, second))
+
+
 BOUNDS: dict[str, Callable[..., bool]] = {
+    "MMULT": _mmult_allowed,
+    "WRAPROWS": _wrap_allowed,
+    "WRAPCOLS": _wrap_allowed,
+    "TEXTSPLIT": _textsplit_allowed,
+    "XLOOKUP": _lookups_allowed,
+    "MATCH": _lookups_allowed,
+    "XMATCH": _lookups_allowed,
+    "RANK": _lookups_allowed,
+    "RANK.EQ": _lookups_allowed,
+    "RANK.AVG": _lookups_allowed,
+    "COUNTIF": _lookups_allowed,
+    "COUNTIFS": _lookups_allowed,
+    "SUMIF": _lookups_allowed,
+    "AVERAGEIF": _lookups_allowed,
     "REPT": _rept_allowed,
     "SUBSTITUTE": _substitute_allowed,
     "MUNIT": _munit_allowed,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from toolbench.mock_services.sheets import work
 from toolbench.mock_services.sheets.a1 import Rect, grid_range_json
 from toolbench.mock_services.sheets.celldata import (
     DEFAULT_FORMAT,
@@ -124,7 +125,13 @@ def cell_data(calc: Calculator, sheet: Sheet, row: int, col: int) -> dict[str, A
     return out
 
 
+#: Work units per cell of grid data (a full CellData costs about thirty rendered values).
+GRID_CELL_COST = 30
+
+
 def grid_data(calc: Calculator, sheet: Sheet, rect: Rect) -> dict[str, Any]:
+    shown = min(rect.rows * rect.cols, len(sheet.cells) + len(calc.overlay(sheet)))
+    work.charge(len(sheet.cells) + GRID_CELL_COST * shown)
     positions = {pos for pos in sheet.cells if rect.contains(*pos)}
     positions.update(pos for pos in calc.overlay(sheet) if rect.contains(*pos))
     out: dict[str, Any] = {}
