@@ -16,7 +16,7 @@ from toolbench.mock_services.sheets import cellops, structure, work
 from toolbench.mock_services.sheets.a1 import Rect, grid_range_json
 from toolbench.mock_services.sheets.body import Obj, snake
 from toolbench.mock_services.sheets.celldata import normalize_color
-from toolbench.mock_services.sheets.cellops import Context
+from toolbench.mock_services.sheets.cellops import WRITE_COST, Context
 from toolbench.mock_services.sheets.errors import SheetsError, invalid
 from toolbench.mock_services.sheets.fields import apply_mask, mask_paths
 from toolbench.mock_services.sheets.metadata import named_range_json, protected_range_json, sheet_properties
@@ -327,6 +327,7 @@ def update_dimension_properties(ctx: Context, obj: Obj) -> None:
     size = sheet.row_count if rows else sheet.column_count
     if end > size:
         raise invalid(f"Range exceeds grid limits: {'rows' if rows else 'columns'} end at {size}.")
+    work.charge(WRITE_COST * (end - start))  # one masked write per row or column
     pixel = properties.integer("pixelSize", None, low=0)
     hidden = properties.flag("hiddenByUser")
     source: dict[str, Any] = {"hiddenByUser": True} if hidden else {}
@@ -349,6 +350,7 @@ def auto_resize_dimensions(ctx: Context, obj: Obj) -> None:
     sheet, rows, start, end = dimension_range(ctx.book, obj.obj("dimensions"))
     if rows:
         return
+    work.charge(len(sheet.cells))  # every cell's formatted text is measured
     from toolbench.mock_services.sheets.values import formatted
 
     calc = ctx.calc

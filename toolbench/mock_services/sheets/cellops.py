@@ -217,6 +217,7 @@ def set_data_validation(ctx: Context, obj: Obj) -> None:
 
 # ---------------------------------------------------------------------------------- merges
 def _check_merge_overlap(sheet: Sheet, rect: Rect) -> None:
+    work.charge(len(sheet.merges))
     for merge in sheet.merges:
         if merge.intersects(rect) and not merge.inside(rect):
             raise invalid(MERGE_REQUIRED)
@@ -360,6 +361,7 @@ def copy_paste(ctx: Context, obj: Obj) -> None:
     kind = obj.enum("pasteType", PASTE_TYPES, "PasteType") or "PASTE_NORMAL"
     transpose = obj.enum("pasteOrientation", ("NORMAL", "TRANSPOSE"), "PasteOrientation", "NORMAL") == "TRANSPOSE"
     height, width = (src.cols, src.rows) if transpose else (src.rows, src.cols)
+    work.charge(WRITE_COST * (src.rows * src.cols + dest.rows * dest.cols))
     if height == 0 or width == 0:
         return
     tiles_down = dest.rows // height if dest.rows % height == 0 and dest.rows >= height else 1
@@ -398,6 +400,7 @@ def _copy_merges(sheet: Sheet, src: Rect, target: Sheet, top: int, left: int) ->
 
 def cut_paste(ctx: Context, obj: Obj) -> None:
     sheet, src = grid_range(ctx.book, obj.obj("source"), clip=True)
+    work.charge(sum(len(host.cells) for host in ctx.book.sheets))  # every formula in the book may point at it
     destination = obj.obj("destination") or Obj({}, obj.at("destination"))
     target_id = destination.integer("sheetId", 0)
     target = ctx.book.sheet_by_id(target_id)  # type: ignore[arg-type]
@@ -490,6 +493,7 @@ def find_replace(ctx: Context, obj: Obj) -> dict[str, Any]:
         replacement = replacement.replace("\\", "\\\\")
     entire = obj.flag("matchEntireCell")
     include_formulas = obj.flag("includeFormulas")
+    work.charge(sum(len(sheet.cells) for sheet, _ in _find_scope(ctx, obj)))
     counts = {"valuesChanged": 0, "formulasChanged": 0, "rowsChanged": 0, "sheetsChanged": 0, "occurrencesChanged": 0}
     for sheet, rect in _find_scope(ctx, obj):
         rows, changed_sheet = set(), False
@@ -535,6 +539,7 @@ def find_replace(ctx: Context, obj: Obj) -> dict[str, Any]:
 
 def trim_whitespace(ctx: Context, obj: Obj) -> dict[str, Any]:
     sheet, rect = grid_range(ctx.book, obj.obj("range"), clip=True)
+    work.charge(len(sheet.cells))
     changed = 0
     for (row, col), cell in list(sheet.cells.items()):
         if rect.contains(row, col) and isinstance(cell.value, str) and cell.formula is None:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from toolbench.mock_services.sheets import work
 from toolbench.mock_services.sheets.body import Obj
 from toolbench.mock_services.sheets.errors import DriveError
 from toolbench.mock_services.sheets.fields import parse_mask, project
@@ -224,10 +225,16 @@ def parse_query(query: str) -> Predicate:
 
 
 # ---------------------------------------------------------------------------------- files
+MAX_QUERY_CHARS = 10_000
+
+
 def list_files(
     store: SheetsStore, query: str, page_size: int, page_token: str, order_by: str, fields: str | None
 ) -> dict[str, Any]:
+    if len(query) > MAX_QUERY_CHARS:
+        raise DriveError(400, f"Invalid Value: the query is longer than {MAX_QUERY_CHARS} characters", "invalid", "q")
     predicate = parse_query(query)
+    work.charge(len(store.files) * max(1, len(query) // 20))  # each file against each term
     found = [entry for entry in store.files.values() if predicate(store, entry)]
     for key in reversed([part.strip() for part in order_by.split(",") if part.strip()]):
         name, _, direction = key.partition(" ")

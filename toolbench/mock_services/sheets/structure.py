@@ -41,6 +41,7 @@ def shift_rect(rect: Rect, rows: bool, start: int, count: int, insert: bool) -> 
 
 def map_ranges(book: Spreadsheet, sheet: Sheet, change: Callable[[Rect], Rect | None]) -> None:
     """Apply ``change`` to every range that lives on ``sheet``; ranges mapped to None are removed."""
+    work.charge(len(sheet.merges) + len(book.named_ranges))
     sheet.merges = [new for rect in sheet.merges if (new := change(rect)) is not None and (new.rows * new.cols) > 1]
     if sheet.basic_filter is not None:
         new = change(sheet.basic_filter["range"])
@@ -99,6 +100,7 @@ def rewrite_formulas(book: Spreadsheet, change_for: Callable[[Sheet], Callable[[
 
 
 def _shift_index_map(mapping: dict[int, dict], start: int, count: int, insert: bool) -> dict[int, dict]:
+    work.charge(len(mapping))
     out = {}
     for index, meta in mapping.items():
         if index < start:

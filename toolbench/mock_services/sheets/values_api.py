@@ -312,6 +312,7 @@ def cell_limit(store: SheetsStore) -> Exception:
 def clear(book: Spreadsheet, range_text: str) -> str:
     """values.clear: values and formulas go, formats and notes stay. Returns the cleared range."""
     sheet, rect = read_rect(book, range_text)
+    work.charge(len(sheet.cells))
     for position in [pos for pos in sheet.cells if rect.contains(*pos)]:
         cell = sheet.cells[position]
         cell.value = cell.formula = None
