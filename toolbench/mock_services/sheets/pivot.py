@@ -107,6 +107,7 @@ class _Pivot:
         self.calc = calc
         self.source = source
         self.rect = rect
+        self.first_rows: dict[int, dict[Any, int]] = {}  # source column -> key -> first row holding it
         self.rows_groups = [g for g in definition.get("rows") or [] if isinstance(g, dict)]
         self.column_groups = [g for g in definition.get("columns") or [] if isinstance(g, dict)]
         self.values = [v for v in definition.get("values") or [] if isinstance(v, dict)]
@@ -186,13 +187,23 @@ class _Pivot:
 
 
 def _display_key(pivot: _Pivot, group: dict[str, Any], key: Any) -> tuple[Any, dict[str, Any] | None]:
+    """The key with the number format of the first source row that holds it."""
     offset = pivot.offset(group)
-    fmt = None
-    for row, record in zip(pivot.record_rows, pivot.records):
-        if sort_key(record[offset]) == sort_key(key):
-            fmt = pivot.calc.number_format(pivot.source, row, pivot.rect.c0 + offset)
-            break
-    return key, fmt
+    rows = _first_rows(pivot, offset)
+    row = rows.get(sort_key(key))
+    return key, None if row is None else pivot.calc.number_format(pivot.source, row, pivot.rect.c0 + offset)
+
+
+def _first_rows(pivot: _Pivot, offset: int) -> dict[Any, int]:
+    """For one source column, each key's first row: built once per column, not scanned per key."""
+    cache = pivot.first_rows
+    if offset not in cache:
+        work.charge(len(pivot.records))
+        first: dict[Any, int] = {}
+        for row, record in zip(pivot.record_rows, pivot.records):
+            first.setdefault(sort_key(record[offset]), row)
+        cache[offset] = first
+    return cache[offset]
 
 
 def pivot_output(calc: Calculator, sheet: Sheet, row: int, col: int, definition: dict[str, Any]) -> Output:
