@@ -400,7 +400,7 @@ def _copy_merges(sheet: Sheet, src: Rect, target: Sheet, top: int, left: int) ->
 
 def cut_paste(ctx: Context, obj: Obj) -> None:
     sheet, src = grid_range(ctx.book, obj.obj("source"), clip=True)
-    work.charge(sum(len(host.cells) for host in ctx.book.sheets))  # every formula in the book may point at it
+    work.charge_rewrite(ctx.book.sheets)  # any formula in the book may point at the cut cells
     destination = obj.obj("destination") or Obj({}, obj.at("destination"))
     target_id = destination.integer("sheetId", 0)
     target = ctx.book.sheet_by_id(target_id)  # type: ignore[arg-type]

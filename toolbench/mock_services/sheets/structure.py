@@ -84,14 +84,9 @@ def map_ranges(book: Spreadsheet, sheet: Sheet, change: Callable[[Rect], Rect | 
                     )
 
 
-#: Work units per formula a structural edit rewrites (parsing and printing it again).
-FORMULA_REWRITE_COST = 20
-
-
 def rewrite_formulas(book: Spreadsheet, change_for: Callable[[Sheet], Callable[[refs.Ref], refs.Ref | None]]) -> None:
     """Rewrite the references of every formula in the book; ``change_for(host)`` gives the change for one sheet."""
-    cells = [cell for host in book.sheets for cell in host.cells.values()]
-    work.charge(len(cells) + FORMULA_REWRITE_COST * sum(cell.formula is not None for cell in cells))
+    work.charge_rewrite(book.sheets)
     for host in book.sheets:
         change = change_for(host)
         for cell in host.cells.values():
