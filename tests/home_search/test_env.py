@@ -6,18 +6,10 @@ import gymnasium as gym
 import pytest
 
 import toolbench
+from tests.episodes import play
 
 ENV_ID = "toolbench/HomeSearch-v0"
 UNSEEN = ("set_num_balconies", "set_floor_number", "set_max_commute_time")
-
-
-def play(env, task_id, actions):
-    env.reset(options={"task_id": task_id})
-    for action in actions:
-        result = env.step(action)
-        if result[2] or result[3]:
-            return result
-    return result
 
 
 @pytest.mark.parametrize("mode", ["program", "interactive"])

@@ -7,18 +7,10 @@ import numpy as np
 import pytest
 
 import toolbench
+from tests.episodes import play
 from toolbench.core.sandbox import Limits
 
 ENV_ID = "toolbench/Tabletop-v0"
-
-
-def play(env, task_id, actions):
-    env.reset(options={"task_id": task_id})
-    for action in actions:
-        result = env.step(action)
-        if result[2] or result[3]:
-            return result
-    return result
 
 
 def test_oracle_solves_the_whole_test_split():

@@ -6,17 +6,9 @@ import gymnasium as gym
 import pytest
 
 import toolbench
+from tests.episodes import play
 
 ENV_ID = "toolbench/TripBooking-v0"
-
-
-def play(env, task_id, actions):
-    env.reset(options={"task_id": task_id})
-    for action in actions:
-        result = env.step(action)
-        if result[2] or result[3]:
-            return result
-    return result
 
 
 @pytest.mark.parametrize("mode", ["program", "interactive"])

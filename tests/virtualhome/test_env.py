@@ -11,6 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import toolbench
+from tests.episodes import play
 from toolbench.core.tasks import Task
 
 ENV_ID = "toolbench/VirtualHome-v0"
@@ -24,15 +25,6 @@ FRIDGE = Task(
     ),
     extra={"home": 0, "start": ["on(milk, kitchen_counter)"], "goals": ["inside(milk, fridge)", "closed(fridge)"]},
 )
-
-
-def play(env, task_id, actions):
-    env.reset(options={"task_id": task_id})
-    for action in actions:
-        result = env.step(action)
-        if result[2] or result[3]:
-            return result
-    return result
 
 
 @pytest.mark.parametrize("mode", ["program", "interactive"])
