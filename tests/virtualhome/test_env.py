@@ -244,3 +244,27 @@ def test_an_unclosed_parenthesis_costs_linear_time():
         started = time.perf_counter()
         _, reward, *_ = env.step(mode_action)
         assert reward == 0.0 and time.perf_counter() - started < 5
+
+
+def test_interactive_mistakes_are_feedback_even_for_the_goal_reward():
+    env = gym.make(ENV_ID, mode="interactive", tasks=[FRIDGE], reward="goal")
+    actions = ["Agent.PutIn(milk, spaceship)", "Agent.WalkTo(kitchen) Agent.Grab(milk)", "Agent.Grab(Milk)"]
+    env.reset(options={"task_id": "milk"})
+    observations = [env.step(action)[0] for action in actions]
+    assert "does not accept 'spaceship'" in observations[0] and "nothing may follow" in observations[1]
+    assert "lower case with underscores: 'milk'" in observations[2]
+    for action in env.unwrapped.oracle_actions(FRIDGE):
+        _, reward, terminated, _, info = env.step(action)
+    assert terminated and info["success"] and not info["executable"] and reward == 1.0
+
+
+def test_reset_info_describes_where_the_character_starts():
+    env = gym.make(ENV_ID, mode="interactive")
+    task = next(t for t in env.unwrapped.tasks if "asleep()" in t.get("start"))
+    _, info = env.reset(options={"task_id": task.id})
+    assert "asleep" in info["scene"] and "Holding:" in info["scene"]
+
+
+def test_api_docs_start_with_the_rules_of_the_home():
+    docs = gym.make(ENV_ID).unwrapped.api_docs()
+    assert docs.startswith("# How the home works") and "Agent.Done()" in docs.split("\n\n")[0]

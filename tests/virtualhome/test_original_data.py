@@ -35,3 +35,12 @@ def test_an_original_task_plays_through_the_env(refdata):
             assert info["goal_rate"] == 1.0 and info["success"], task.id
             played += 1
     assert played > 50
+
+
+def test_eval_plays_the_original_examples_file(refdata, tmp_path, capsys):
+    from toolbench.cli import main
+
+    path = refdata / "language-planner" / "src" / "available_examples.json"
+    assert main(["eval", "--agent", "oracle", "--task", "VirtualHome", "--task-file", str(path)]) == 0
+    table = capsys.readouterr().out
+    assert "VirtualHome  program  204" in table

@@ -26,10 +26,16 @@ FINISH = "Agent.Done()"
 METRICS = ("lcs", "goal_rate")  # always in info; a scored episode adds simulated, failed_line, failure
 
 
+RULES = """# How the home works: one call per line, objects in lower case with underscores. Be close to an
+# object (WalkTo or Find it) before grabbing, opening, switching or using it; take things out of
+# closed containers only after opening them; two hands hold two things; plug in before switching
+# on; stand up before walking. In interactive mode, Agent.Done() ends the episode."""
+
+
 @cache
 def api_docs() -> str:
     """One entry per function, listing the objects it accepts, in ToolBench's doc format."""
-    entries = []
+    entries = [RULES]
     vocabulary = accepted()
     for action in ACTIONS:
         lists = vocabulary[f"Agent.{action.name}"]
@@ -84,7 +90,9 @@ class VirtualHomeEnv(ToolEnv):
 
     ## Starting State
     The task's home (``home``, 0 to 4) with its start facts (``start``: e.g. dirty dishes, the
-    character lying in bed); the character stands in the living room. A task from the split
+    character asleep in bed); otherwise the character stands in the living room. The first
+    observation is the activity; ``info["scene"]`` describes where the character is and what it
+    sees. A task from the split
     (``test``: 100 activities, ``demo``: 83 with about 500 solutions, ``train``) drawn by the
     seeded RNG or named by ``options={"task_id": ...}``.
 
@@ -131,6 +139,12 @@ class VirtualHomeEnv(ToolEnv):
         return record_from_original(task)
 
     # ------------------------------------------------------------------ episode
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        observation, info = super().reset(seed=seed, options=options)
+        assert self._world is not None
+        info["scene"] = self._world.describe()  # where the character starts (asleep in bed, say)
+        return observation, info
+
     def _begin(self, task: Task) -> str:
         self._world = World(build_home(int(task.get("home", 0))), task.get("start", ()))
         self._lines, self._failed, self._all_known = [], None, True
@@ -179,9 +193,15 @@ class VirtualHomeEnv(ToolEnv):
         assert self._world is not None
         lines = clean_lines(text)
         if len(lines) != 1:
-            raise ActionError(f"send exactly one call per step, not {len(lines)} lines; {FINISH} ends the episode")
-        if lines[0] in (FINISH, "Agent.Done", "Done()"):
+            raise ActionError(
+                f"send exactly one call per step (got {len(lines)} lines), e.g. Agent.WalkTo(kitchen); "
+                f"{FINISH} ends the episode"
+            )
+        if lines[0] in (FINISH, "Agent.Done", "Done()", "Done"):
             return self._scored("Done.")
+        trailing = lines[0][lines[0].find(")") + 1 :].strip() if ")" in lines[0] else ""
+        if trailing:  # "Agent.WalkTo(kitchen) Agent.Grab(cup)": the second call would be dropped silently
+            raise ActionError(f"one call per step: nothing may follow the call's ')' (found {trailing[:40]!r})")
         call = ground(lines[0])
         self._lines.append(call.line)
         if not call.executable:
@@ -223,8 +243,13 @@ class VirtualHomeEnv(ToolEnv):
         }
         # The goal reward needs a program ToolBench would call executable: a right start followed by
         # lines of junk earns nothing.
-        score = (goal_rate if executable else 0.0) if self.reward_kind == "goal" else lcs
-        return Outcome(observation, done=True, score=score, success=success, executable=executable, metrics=metrics)
+        # (In interactive mode failed and unknown calls are feedback: the goals reached are paid.)
+        paid_goals = goal_rate if executable or self.mode == "interactive" else 0.0
+        score = paid_goals if self.reward_kind == "goal" else lcs
+        error = self._failed[2] if self._failed is not None and not executable else None
+        return Outcome(
+            observation, done=True, score=score, success=success, executable=executable, error=error, metrics=metrics
+        )
 
     def _reference_lines(self, task: Task) -> list[list[str]]:
         if task.id not in self._references:
@@ -310,5 +335,7 @@ def _unknown(line: str) -> str:
         return f"{function} takes {len(lists)} object(s), not {len(args)}"
     for arg, allowed in zip(args, lists):
         if arg not in allowed:
-            return f"{function} does not accept {arg[:60]!r}"
+            known = arg.lower().replace(" ", "_")
+            hint = f"; objects are written in lower case with underscores: {known!r}" if known in allowed else ""
+            return f"{function} does not accept {arg[:60]!r} (see its list in the API docs){hint}"
     return f"{line[:80]!r} cannot be read"

@@ -25,7 +25,7 @@ from toolbench.agents.llm import ModelSettings
 from toolbench.catalog import TaskSpec, find_task
 from toolbench.core.env import ToolEnv
 from toolbench.core.seeding import stable_hash
-from toolbench.core.tasks import Task, read_task_file
+from toolbench.core.tasks import Task
 from toolbench.eval.tables import text_table
 
 AGENT_ERROR_PREFIX = "agent error: "  # an episode's error when the agent, not the env, failed
@@ -267,11 +267,15 @@ def plan_run(
         if not task_file and split not in spec.splits:
             raise ValueError(f"{spec.name} has splits {list(spec.splits)}, not {split!r}")
         env_class = spec.env_class()
-        loaded = (
-            read_task_file(task_file, id_prefix=f"{env_class.fixture_slug}:{Path(task_file).stem}")
-            if task_file
-            else env_class.load_split(split)
-        )
+        # As the env reads them: the task's own file formats, records completed (ids and all).
+        loaded = [
+            env_class.complete_task(task)
+            for task in (
+                env_class.read_tasks(task_file, id_prefix=f"{env_class.fixture_slug}:{Path(task_file).stem}")
+                if task_file
+                else env_class.load_split(split)
+            )
+        ]
         plan.append(PlannedTask(spec, mode or spec.modes[0], tuple(loaded[:limit])))
     return plan
 
