@@ -126,7 +126,7 @@ def system_prompt(mode: str, finishing_action: str | None, native_tools: bool) -
             lines.append(f"When the task is done, finish with {finish}.")
     lines.append(
         "Use only the functions, parameters and values the documentation names, and take every"
-        " value from the task; do not invent values the task does not give."
+        " value from the task or the documentation; do not invent values that neither gives."
     )
     return "\n".join(lines)
 
