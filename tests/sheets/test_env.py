@@ -225,6 +225,19 @@ def test_what_one_step_may_write_is_bounded():
     assert "MB of request bodies in one step" in info["error"]
 
 
+def test_what_one_episode_may_write_is_bounded(monkeypatch):
+    import toolbench.envs.sheets as sheets_env
+
+    monkeypatch.setattr(sheets_env, "MAX_EPISODE_BODY_BYTES", 3 * 2**20)
+    env = gym.make(ENV_ID, mode="interactive", time_limit=30)
+    env.reset(options={"task_id": first("update_cell").id})
+    cell = "worksheet.update([['x' * 2000] * 20] * 50, 'A1')"  # about 2 MB
+    _, _, _, _, info = env.step(cell)
+    assert info["error"] is None
+    _, _, _, _, info = env.step(cell)
+    assert "MB of request bodies in one episode" in info["error"]
+
+
 def test_shipped_expected_workbooks_are_what_the_references_leave():
     """Scoring reads the shipped tasks' expected workbooks from fixtures/sheets/expected.json; each
     must be what its reference leaves when it runs in the sandbox today."""

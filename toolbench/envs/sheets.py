@@ -29,6 +29,7 @@ from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet
 SPREADSHEET_TITLE = "ToolBench Sheets"
 MAX_REQUESTS = 5000  # API requests one action may make
 MAX_STEP_BODY_BYTES = 16 * 2**20  # request bodies one action may send
+MAX_EPISODE_BODY_BYTES = 64 * 2**20  # and one episode (interactive cells add up in the env's store)
 MAX_STEP_WORK = 1_000_000  # the emulator's cell operations one action may cause (mock_services/sheets/work.py)
 GIVEN_NAMES = frozenset({"worksheet", "sheet", "get_as_dataframe", "set_with_dataframe", "pd", "np"})
 MAX_CARRIED_BYTES = 2_000_000  # variables carried between interactive cells
@@ -322,6 +323,7 @@ class GoogleSheetsEnv(ToolEnv):
         self._initial: dict[str, tuple[dict[str, Any], str]] = {}
         self._book_id = ""
         self._carried: dict[str, Any] = {}
+        self._episode_sent = 0  # request body bytes this episode's code has sent
         self._reference_books: dict[str, dict[str, Any] | None] = {}
         self._shipped_books = shipped_books()
 
@@ -356,6 +358,7 @@ class GoogleSheetsEnv(ToolEnv):
         snapshot, self._book_id = self._fresh(task)
         self._store.restore(snapshot)
         self._carried = {}
+        self._episode_sent = 0
         return task.prompt
 
     def _run(self, code: str, interactive: bool, seed: int) -> tuple[Any, int]:
@@ -373,9 +376,14 @@ class GoogleSheetsEnv(ToolEnv):
                 raise ValueError(f"the code made more than {MAX_REQUESTS} API requests in one step")
             request = request_from_data(payload)
             sent += len(request.body)
+            self._episode_sent += len(request.body)
             if sent > MAX_STEP_BODY_BYTES:  # what a step may write bounds what the env's store may grow by
                 raise ValueError(
                     f"the code sent more than {MAX_STEP_BODY_BYTES // 2**20} MB of request bodies in one step"
+                )
+            if self._episode_sent > MAX_EPISODE_BODY_BYTES:
+                raise ValueError(
+                    f"the code sent more than {MAX_EPISODE_BODY_BYTES // 2**20} MB of request bodies in one episode"
                 )
             try:
                 response = self._router.send(request)
@@ -439,6 +447,7 @@ class GoogleSheetsEnv(ToolEnv):
             self._reference_books[key] = shipped[index]["book"]
         if key not in self._reference_books:
             saved_store, saved_carried, saved_id = self._store.snapshot(), self._carried, self._book_id
+            saved_sent = self._episode_sent  # a reference's requests are not the agent's
             snapshot, self._book_id = self._fresh(task)
             self._store.restore(snapshot)
             self._carried = {}  # a reference never sees the agent's variables
@@ -453,7 +462,7 @@ class GoogleSheetsEnv(ToolEnv):
                 pass  # a malformed reply: try again next time
             finally:
                 self._store.restore(saved_store)
-                self._carried, self._book_id = saved_carried, saved_id
+                self._carried, self._book_id, self._episode_sent = saved_carried, saved_id, saved_sent
             return book
         return self._reference_books[key]
 
@@ -510,9 +519,15 @@ class GoogleSheetsEnv(ToolEnv):
         return [task.references[0], "submit"]
 
     def _get_backend_state(self) -> Any:
-        return {"store": self._store.snapshot(), "carried": self._carried, "book_id": self._book_id}
+        return {
+            "store": self._store.snapshot(),
+            "carried": self._carried,
+            "book_id": self._book_id,
+            "sent": self._episode_sent,
+        }
 
     def _set_backend_state(self, state: Any) -> None:
         self._store.restore(state["store"])
         self._carried = dict(state["carried"])
         self._book_id = state["book_id"]
+        self._episode_sent = state.get("sent", 0)
