@@ -724,7 +724,15 @@ class World:
         lines.append(f"Holding: {', '.join(held) if held else 'nothing'}.")
         if self.worn:
             lines.append(f"Wearing: {', '.join(self._n(n) for n in self.worn)}.")
-        close = sorted(self._n(n) for n in self.close if not self.is_held(n))
+        # Everything within reach as the preconditions see it (what the character went to and what
+        # is on or in it), less what a closed container hides.
+        close = sorted(
+            {
+                self._n(n)
+                for n in (*self.close, *self.place)
+                if self.is_close(n) and not self.is_held(n) and n not in self.worn and self.visible(n)
+            }
+        )
         lines.append(f"Close to: {', '.join(close) if close else 'nothing'}.")
         seen = []
         for node, (relation, parent) in sorted(self.place.items()):
