@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
+from toolbench.mock_services.sheets import work
+
 EPOCH = dt.datetime(1899, 12, 30)
 
 #: Patterns the product uses for a number format type given without a pattern (en_US).
@@ -368,6 +370,7 @@ def format_number(value: float, number_format: dict[str, Any] | None) -> str:
     pattern = pattern_of(number_format)
     if pattern is None or pattern.lower() == "general" or pattern == "@":
         return format_general(value)
+    work.charge(1 + len(pattern) // 10)  # a cell shown with a long pattern is that much more work
     sections = _sections(pattern)
     numeric = sections[:3] if len(sections) > 3 else sections
     if len(numeric) == 1:
@@ -391,6 +394,7 @@ def format_text(text: str, number_format: dict[str, Any] | None) -> str:
     pattern = pattern_of(number_format)
     if not pattern:
         return text
+    work.charge(1 + len(pattern) // 10)
     sections = _sections(pattern)
     if len(sections) < 4:
         return text
