@@ -15,6 +15,7 @@ seconds, so every machine computes the same cells:
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import math
@@ -180,11 +181,18 @@ class _TooLong(Exception):
 
 
 @functools.lru_cache(maxsize=512)
-def _compiled(pattern: str) -> Any:
+def linear_regex(pattern: str, case_sensitive: bool = True) -> Any:
+    """``pattern`` compiled by RE2, as Sheets compiles its expressions: linear time, so no text can
+    make a match run for hours. Raises ``re2.error`` for what RE2 does not take."""
     options = re2.Options()
     options.log_errors = False
+    options.case_sensitive = case_sensitive
+    return re2.compile(pattern, options)
+
+
+def _compiled(pattern: str) -> Any:
     try:
-        return re2.compile(pattern, options)
+        return linear_regex(pattern)
     except re2.error:
         raise _Unsupported(pattern) from None
 
@@ -305,13 +313,8 @@ class _LinearRe(types.ModuleType):
     @staticmethod
     def compile(pattern: Any, flags: int = 0) -> Any:
         if isinstance(pattern, str) and flags in (0, re.IGNORECASE):
-            options = re2.Options()
-            options.log_errors = False
-            options.case_sensitive = not flags
-            try:
-                return re2.compile(pattern, options)
-            except re2.error:
-                pass
+            with contextlib.suppress(re2.error):
+                return linear_regex(pattern, case_sensitive=not flags)
         return re.compile(pattern, flags)
 
     def match(self, pattern: Any, string: Any, flags: int = 0) -> Any:

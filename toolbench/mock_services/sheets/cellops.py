@@ -18,6 +18,7 @@ import re2
 from toolbench.mock_services.sheets import refs, work
 from toolbench.mock_services.sheets.a1 import Rect
 from toolbench.mock_services.sheets.body import Obj
+from toolbench.mock_services.sheets.bounded_functions import linear_regex
 from toolbench.mock_services.sheets.celldata import (
     CELL_FIELDS,
     cell_from_celldata,
@@ -478,18 +479,15 @@ def find_replace(ctx: Context, obj: Obj) -> dict[str, Any]:
     if not find:
         raise invalid("find must not be empty.")
     replacement = obj.text("replacement", "") or ""
-    # RE2, as Sheets uses: linear time, so no expression can make one request run for hours.
-    options = re2.Options()
-    options.log_errors = False
-    options.case_sensitive = obj.flag("matchCase")
+    case_sensitive = obj.flag("matchCase")
     if obj.flag("searchByRegex"):
         try:
-            pattern = re2.compile(find, options)
+            pattern = linear_regex(find, case_sensitive)
         except re2.error:
             raise invalid(f"Invalid regular expression: {find}") from None
         replacement = re.sub(r"\$(\d+)", r"\\g<\1>", replacement.replace("\\", "\\\\"))
     else:
-        pattern = re2.compile(re2.escape(find), options)
+        pattern = linear_regex(re2.escape(find), case_sensitive)
         replacement = replacement.replace("\\", "\\\\")
     entire = obj.flag("matchEntireCell")
     include_formulas = obj.flag("includeFormulas")
