@@ -288,8 +288,8 @@ class GoogleSheetsEnv(ToolEnv):
     Each reference runs on a fresh copy of the workbook (for the shipped tasks, its result is
     read from ``fixtures/sheets/expected.json``, which the generator made that way); every cell's
     value (formulas by their results) and, where the task checks format, its format are compared,
-    with merges, filters and the set of sheets. ``score`` is the share of matching items, ``success`` is all of them
-    matching; ``info["mismatches"]`` lists the differences cell by cell.
+    with merges, filters and the set of sheets. ``score`` is the share of matching items,
+    ``success`` is all of them matching; ``info["mismatches"]`` lists the differences cell by cell.
 
     ## Starting State
     A spreadsheet holding the task's worksheet (1000 x 26, as the original harness made it); a
@@ -392,26 +392,22 @@ class GoogleSheetsEnv(ToolEnv):
             return response_to_data(response)
 
         with work.budget(MAX_STEP_WORK):  # what the emulator does for this code, in this process
-            result = self._run_code(code, interactive, seed, serve)
+            result = run_in_worker(
+                code,
+                names="toolbench.envs.sheets:code_names",
+                collect="toolbench.envs.sheets:code_collect",
+                serve=serve,
+                limits=self.limits,
+                echo_last_expression=interactive,
+                seed=seed,
+                names_args={"book_id": self._book_id, "sheet_name": self.task.get("question_sheet_name"),
+                            "carried": self._carried},
+                collect_args={"interactive": interactive},
+            )  # fmt: skip
         payload = result.payload if isinstance(result.payload, dict) else {}
         if interactive and isinstance(payload.get("carried"), dict):
             self._carried = payload["carried"]
         return result, served
-
-    def _run_code(self, code: str, interactive: bool, seed: int, serve: Any) -> Any:
-        assert self.task is not None
-        return run_in_worker(
-            code,
-            names="toolbench.envs.sheets:code_names",
-            collect="toolbench.envs.sheets:code_collect",
-            serve=serve,
-            limits=self.limits,
-            echo_last_expression=interactive,
-            seed=seed,
-            names_args={"book_id": self._book_id, "sheet_name": self.task.get("question_sheet_name"),
-                        "carried": self._carried},
-            collect_args={"interactive": interactive},
-        )  # fmt: skip
 
     def _act(self, action: str) -> Outcome:
         assert self.task is not None
@@ -441,9 +437,10 @@ class GoogleSheetsEnv(ToolEnv):
     def _reference_book(self, task: Task, index: int) -> dict[str, Any] | None:
         key = f"{task.id}#{index}"
         shipped = self._shipped_books.get(task.id, [])
-        # A shipped result counts only for the task as shipped (same code, worksheet and rows).
-        as_shipped = index < len(shipped) and shipped[index]["digest"] == reference_digest(task, index)
-        if key not in self._reference_books and as_shipped:
+        # A shipped result counts only for the task as shipped (same code, worksheet and rows); the
+        # digest is checked once, on the task's first scoring, not on every one.
+        known = key in self._reference_books
+        if not known and index < len(shipped) and shipped[index]["digest"] == reference_digest(task, index):
             self._reference_books[key] = shipped[index]["book"]
         if key not in self._reference_books:
             saved_store, saved_carried, saved_id = self._store.snapshot(), self._carried, self._book_id
