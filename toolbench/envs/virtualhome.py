@@ -180,7 +180,7 @@ class VirtualHomeEnv(ToolEnv):
             return None
         assert self._world is not None
         if not call.executable:
-            why = _unknown(call.line)
+            why = call.problem or ""
             self._failed = (number, call.line, why)
             return f"not executable: {why}"
         result = self._world.do(call.action or "", call.args)
@@ -206,7 +206,7 @@ class VirtualHomeEnv(ToolEnv):
         self._lines.append(call.line)
         if not call.executable:
             self._all_known = False
-            why = _unknown(call.line)
+            why = call.problem or ""
             if self._failed is None:
                 self._failed = (len(self._lines), call.line, why)
             return Outcome(f"Error: {why}", done=False, executable=False, error=why)
@@ -319,23 +319,3 @@ def _goal_objects(task: Task) -> set[str]:
     for goal in task.get("goals", ()):
         names.update(arg for arg in fact(goal)[1] if arg in PROPERTIES)
     return names
-
-
-def _unknown(line: str) -> str:
-    """Why a line is not executable, in words."""
-    function = line.split("(")[0]
-    lists = accepted().get(function)
-    if lists is None:
-        return f"{line[:80]!r} is not a call of a known Agent function"
-    if "(" not in line or ")" not in line:
-        return f"{function} needs parentheses: {function}({', '.join(['object'] * len(lists))})"
-    inside = line[line.index("(") + 1 : line.index(")")]
-    args = [arg.strip() for arg in inside.split(",")] if inside.strip() else []
-    if len(args) != len(lists):
-        return f"{function} takes {len(lists)} object(s), not {len(args)}"
-    for arg, allowed in zip(args, lists):
-        if arg not in allowed:
-            known = arg.lower().replace(" ", "_")
-            hint = f"; objects are written in lower case with underscores: {known!r}" if known in allowed else ""
-            return f"{function} does not accept {arg[:60]!r} (see its list in the API docs){hint}"
-    return f"{line[:80]!r} cannot be read"

@@ -23,11 +23,13 @@ _FENCE = re.compile(r"^\s*```")
 
 @dataclass(frozen=True)
 class Call:
-    """A cleaned line and, when it is executable, the action and its objects."""
+    """A cleaned line and, when it is executable, the action and its objects; otherwise ``problem``
+    says why not, in words."""
 
     line: str
     action: str | None = None
     args: tuple[str, ...] = ()
+    problem: str | None = None
 
     @property
     def executable(self) -> bool:
@@ -117,16 +119,24 @@ def ground(line: str) -> Call:
     """ToolBench's check of one cleaned line: a known function, and objects it accepts."""
     function = line.split("(")[0]
     vocabulary = accepted().get(function)
+    if vocabulary is None:
+        return Call(line, problem=f"{line[:80]!r} is not a call of a known Agent function")
     # The first "(" and the next ")": ToolBench's \((.*?)\) group, found in linear time.
     opening = line.find("(")
     closing = line.find(")", opening + 1) if opening >= 0 else -1
-    if vocabulary is None or closing < 0:
-        return Call(line)
+    if closing < 0:
+        shape = f"{function}({', '.join(['object'] * len(vocabulary))})"
+        return Call(line, problem=f"{function} needs parentheses: {shape}")
     args = tuple(arg.strip() for arg in line[opening + 1 : closing].split(","))
     if args == ("",):
         args = ()
-    if len(args) != len(vocabulary) or any(arg not in allowed for arg, allowed in zip(args, vocabulary)):
-        return Call(line)
+    if len(args) != len(vocabulary):
+        return Call(line, problem=f"{function} takes {len(vocabulary)} object(s), not {len(args)}")
+    for arg, allowed in zip(args, vocabulary):
+        if arg not in allowed:
+            known = arg.lower().replace(" ", "_")
+            hint = f"; objects are written in lower case with underscores: {known!r}" if known in allowed else ""
+            return Call(line, problem=f"{function} does not accept {arg[:60]!r} (see its list in the API docs){hint}")
     return Call(line, function.removeprefix("Agent."), args)
 
 
