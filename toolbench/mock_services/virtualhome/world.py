@@ -724,22 +724,18 @@ class World:
         lines.append(f"Holding: {', '.join(held) if held else 'nothing'}.")
         if self.worn:
             lines.append(f"Wearing: {', '.join(self._n(n) for n in self.worn)}.")
-        # Everything within reach as the preconditions see it (what the character went to and what
-        # is on or in it), less what a closed container hides.
-        close = sorted(
-            {
-                self._n(n)
-                for n in (*self.close, *self.place)
-                if self.is_close(n) and not self.is_held(n) and n not in self.worn and self.visible(n)
-            }
-        )
-        lines.append(f"Close to: {', '.join(close) if close else 'nothing'}.")
+        # Within reach as the preconditions see it: what the character went to and what is on or in
+        # it, less what a closed container hides (gathered in the same pass as what it sees).
+        close = {self._n(n) for n in self.close if "body_part" in self.props(n)}
         seen = []
         for node, (relation, parent) in sorted(self.place.items()):
             if self.room_of(node) != self.room or self.in_closed(node) is not None or node == self.room:
                 continue
+            if node in self.close or parent in self.close:
+                close.add(self._n(node))
             states = sorted(self.states[node] & {"open", "closed", "on", "off", "dirty", "plugged_out"})
             where = "" if parent == self.room else f" ({relation} {self._n(parent)})"
             seen.append(self._n(node) + where + (f" [{', '.join(states)}]" if states else ""))
+        lines.append(f"Close to: {', '.join(sorted(close)) if close else 'nothing'}.")
         lines.append(f"You see: {'; '.join(seen) if seen else 'nothing'}.")
         return "\n".join(lines)
