@@ -8,9 +8,10 @@ dropped (black is ``{}``), so a format read back compares equal however it was w
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from toolbench.mock_services.sheets import refs
+from toolbench.mock_services.sheets import refs, work
 from toolbench.mock_services.sheets.body import Obj, bad_value
 from toolbench.mock_services.sheets.errors import check_cell_text, invalid
 from toolbench.mock_services.sheets.model import Cell
@@ -112,6 +113,15 @@ def effective_format(cell: Cell | None, number_format: dict[str, Any] | None) ->
     if number_format:
         fmt["numberFormat"] = dict(number_format)
     return fmt
+
+
+def charge_typed_grid(rows: Iterable[Sequence[Any]], formulas_possible: bool) -> None:
+    """Charge writing ``rows`` of typed values (one unit per value, ``FORMULA_REWRITE_COST`` per
+    formula to normalise), row by row, before any is written: a request refused on the way (out of
+    work or past its deadline) leaves the sheet as it was."""
+    for line in rows:
+        formulas = sum(1 for item in line if isinstance(item, str) and item[:1] == "=") if formulas_possible else 0
+        work.charge(len(line) + work.FORMULA_REWRITE_COST * formulas + 1)
 
 
 def apply_entered(cell: Cell, entered: Entered) -> None:

@@ -319,7 +319,7 @@ def export_file(store: SheetsStore, entry: DriveFile, mime_type: str) -> bytes:
 
 def import_csv(store: SheetsStore, entry: DriveFile, data: bytes) -> None:
     """Replace the spreadsheet with the CSV: other sheets go, the first holds the rows (as typed text)."""
-    from toolbench.mock_services.sheets.celldata import apply_entered
+    from toolbench.mock_services.sheets.celldata import apply_entered, charge_typed_grid
     from toolbench.mock_services.sheets.values import parse_user_entered
 
     book = store.spreadsheet(entry.file_id)
@@ -333,6 +333,7 @@ def import_csv(store: SheetsStore, entry: DriveFile, data: bytes) -> None:
     sheet = book.sheets[0]
     if max(height, 1000) * max(width, 26) > store.max_cells:
         raise DriveError(400, "The uploaded CSV is larger than the workbook limit.", "badRequest")
+    charge_typed_grid(rows, formulas_possible=True)
     book.sheets = [sheet]
     book.named_ranges = []
     sheet.cells, sheet.merges, sheet.basic_filter = {}, [], None

@@ -19,6 +19,7 @@ STATUS_BY_CODE = {
     429: "RESOURCE_EXHAUSTED",
     500: "INTERNAL",
     501: "UNIMPLEMENTED",
+    504: "DEADLINE_EXCEEDED",
 }
 
 NOT_FOUND_MESSAGE = "Requested entity was not found."

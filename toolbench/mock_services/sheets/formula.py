@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from toolbench.core.seeding import stable_uniform
-from toolbench.mock_services.sheets import bounded_functions, refs
+from toolbench.mock_services.sheets import bounded_functions, refs, work
 from toolbench.mock_services.sheets.a1 import Rect, parse_bounds, split_sheet
 from toolbench.mock_services.sheets.values import CIRCULAR_MESSAGE, ErrorValue, error
 
@@ -503,6 +503,7 @@ class Calculator:
                 stack.pop()
                 continue
             if key not in expanded:
+                self._check_deadline()
                 expanded.add(key)
                 self.budget -= FORMULA_COST + self._length_cost(key)  # before compiling: texts may differ (ROW())
                 if self.budget < 0:
@@ -534,6 +535,15 @@ class Calculator:
             self.memo[key] = self._compute(key)
             self._visiting.discard(key)
             stack.pop()
+
+    def _check_deadline(self) -> None:
+        """Stop the walk once the caller's time is up (work.DeadlineExceeded); the values computed
+        so far stay valid, and the next read starts a walk of its own."""
+        try:
+            work.check_deadline()
+        except work.DeadlineExceeded:
+            self._visiting.clear()
+            raise
 
     def _mark_cycle(self, stack: list[tuple[int, int, int]], back_to: tuple[int, int, int]) -> None:
         for key in reversed(stack):

@@ -14,7 +14,7 @@ from typing import Any
 from toolbench.mock_services.sheets import structure, work
 from toolbench.mock_services.sheets.a1 import Rect, column_letters, format_range, quote_title
 from toolbench.mock_services.sheets.body import bad_value
-from toolbench.mock_services.sheets.celldata import apply_entered
+from toolbench.mock_services.sheets.celldata import apply_entered, charge_typed_grid
 from toolbench.mock_services.sheets.errors import check_cell_text, invalid
 from toolbench.mock_services.sheets.formula import Calculator, calculator
 from toolbench.mock_services.sheets.model import Sheet, Spreadsheet
@@ -137,6 +137,7 @@ def write_grid(
     width = max((len(line) for line in rows), default=0)
     if not height or not width:
         return None
+    charge_typed_grid(rows, user_entered)
     updated = 0
     for i, line in enumerate(rows):
         for j, item in enumerate(line):

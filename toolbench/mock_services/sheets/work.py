@@ -8,13 +8,21 @@ for the read that scores it (``with work.budget(...)``); a request made outside 
 emulator served on its own) gets ``PER_REQUEST`` for itself. Past the budget a request is answered
 429 RESOURCE_EXHAUSTED. A unit is about one cell read (a range write costs five per cell), a few
 microseconds: a million units is a few seconds of work.
+
+A budget may also carry the step's deadline (``seconds``). It is checked wherever work is charged
+and before each formula is computed, so the deadline holds inside a single request too, to within
+one charged piece of work: past it a request is answered 504 DEADLINE_EXCEEDED. The unit count is
+the same on every machine; the deadline is the backstop for a slow one.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from toolbench.mock_services.sheets.errors import SheetsError
@@ -22,7 +30,17 @@ from toolbench.mock_services.sheets.errors import SheetsError
 PER_REQUEST = 1_000_000
 #: Units per formula an edit rewrites (parsing and printing it again), per the red team's timings.
 FORMULA_REWRITE_COST = 20
-_REMAINING: ContextVar[list[int] | None] = ContextVar("sheets_work_remaining", default=None)
+
+
+@dataclass
+class _Budget:
+    remaining: int
+    limit: int
+    deadline: float  # the clock's time past which no more work is done
+
+
+_BUDGET: ContextVar[_Budget | None] = ContextVar("sheets_work_budget", default=None)
+_now = time.monotonic  # the clock deadlines are read from (tests drive it step by step)
 
 
 class WorkExhausted(SheetsError):
@@ -32,18 +50,24 @@ class WorkExhausted(SheetsError):
         )
 
 
+class DeadlineExceeded(SheetsError):
+    def __init__(self) -> None:
+        super().__init__(504, "The request did not finish within the time its caller allows.", None)
+
+
 @contextmanager
-def budget(units: int) -> Iterator[None]:
-    """Charge the emulator's work inside the block to one budget of ``units``."""
-    token = _REMAINING.set([units, units])
+def budget(units: int, seconds: float | None = None) -> Iterator[None]:
+    """Charge the emulator's work inside the block to one budget of ``units``, done within ``seconds``."""
+    deadline = math.inf if seconds is None else _now() + seconds
+    token = _BUDGET.set(_Budget(units, units, deadline))
     try:
         yield
     finally:
-        _REMAINING.reset(token)
+        _BUDGET.reset(token)
 
 
 def active() -> bool:
-    return _REMAINING.get() is not None
+    return _BUDGET.get() is not None
 
 
 def charge_rewrite(sheets: Iterable[Any]) -> None:
@@ -53,10 +77,18 @@ def charge_rewrite(sheets: Iterable[Any]) -> None:
 
 
 def charge(units: int) -> None:
-    """Spend ``units``; raises ``WorkExhausted`` (a 429) once the budget is spent."""
-    remaining = _REMAINING.get()
-    if remaining is None:
+    """Spend ``units``; raises ``WorkExhausted`` (a 429) once the budget is spent and
+    ``DeadlineExceeded`` (a 504) once its time is up."""
+    current = _BUDGET.get()
+    if current is None:
         return
-    remaining[0] -= max(0, int(units))
-    if remaining[0] < 0:
-        raise WorkExhausted(remaining[1])
+    current.remaining -= max(0, int(units))
+    if current.remaining < 0:
+        raise WorkExhausted(current.limit)
+    if _now() > current.deadline:
+        raise DeadlineExceeded()
+
+
+def check_deadline() -> None:
+    """Raise ``DeadlineExceeded`` if the current budget's time is up."""
+    charge(0)
