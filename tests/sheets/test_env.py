@@ -297,3 +297,37 @@ def test_grid_data_reads_are_budgeted_too():
     started = time.perf_counter()
     observation, *_ = play(env, task.id, [code])
     assert "[429]" in observation and time.perf_counter() - started < 20
+
+
+def test_the_names_cost_no_round_trip_and_the_codes_reads_are_fresh():
+    env = gym.make(ENV_ID).unwrapped
+    env.reset(options={"task_id": first("update_cell").id})
+    result, served = env._run("pass", interactive=False, seed=0)
+    assert result.ok and served == 0  # the set-up's metadata reads were answered ahead
+    code = "worksheet.update_title('Renamed')\nprint(sheet.worksheet('Renamed').title)"
+    result, served = env._run(code, interactive=False, seed=0)
+    assert result.ok and result.output == "Renamed\n" and served == 2, result
+
+
+def test_the_steps_deadline_holds_inside_a_single_request(monkeypatch):
+    """A read whose formulas would take 12 s to compute ends at the 2 s step deadline."""
+    from toolbench.mock_services.sheets import formula
+
+    env = gym.make(ENV_ID, mode="interactive", time_limit=2)
+    env.reset(options={"task_id": first("update_cell").id})
+    _, _, _, _, info = env.step("worksheet.update([[f'=ROW()*{i}'] for i in range(600)], 'H1', raw=False)")
+    assert info["error"] is None
+    compute = formula.Calculator._compute
+
+    def slow_compute(self, key):
+        time.sleep(0.02)
+        return compute(self, key)
+
+    monkeypatch.setattr(formula.Calculator, "_compute", slow_compute)
+    started = time.monotonic()
+    observation, _, _, _, info = env.step("values = worksheet.col_values(8)")
+    assert time.monotonic() - started < 4.5
+    assert "[504]" in observation or "2 s time budget" in observation, observation
+    monkeypatch.undo()
+    _, _, _, _, info = env.step("print(worksheet.acell('H3').value)")
+    assert info["error"] is None

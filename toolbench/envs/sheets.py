@@ -23,7 +23,14 @@ from toolbench.core.sandbox import Limits, budgets, run_in_worker
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task, fixture_file
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
-from toolbench.core.transport import HostNotServed, RemoteRouter, Router, request_from_data, response_to_data
+from toolbench.core.transport import (
+    HostNotServed,
+    HttpRequest,
+    RemoteRouter,
+    Router,
+    request_from_data,
+    response_to_data,
+)
 from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm, work
 
 SPREADSHEET_TITLE = "ToolBench Sheets"
@@ -237,13 +244,24 @@ def compare_workbooks(
     return (matched / relevant if relevant else 1.0), problems
 
 
-def code_names(call: Any, book_id: str, sheet_name: str, carried: dict[str, Any]) -> dict[str, Any]:
+def metadata_url(book_id: str) -> str:
+    """The URL gspread's ``open_by_key`` and ``worksheet`` read the spreadsheet's metadata from."""
+    return f"{gspread.urls.SPREADSHEET_URL % book_id}?includeGridData=false"
+
+
+def code_names(
+    call: Any, book_id: str, sheet_name: str, carried: dict[str, Any], ahead: dict[str, Any]
+) -> dict[str, Any]:
     """In the worker's child: the names agent code gets. gspread is real; its HTTP session sends
-    every request to the env, whose emulator answers it."""
-    client = gspread.Client(auth=None, session=RemoteRouter(lambda data: call("http", data)).session())
+    every request to the env, whose emulator answers it. ``ahead`` holds the env's answers to the
+    set-up's own requests (the metadata reads), so building the names costs no round trip."""
+    router = RemoteRouter(lambda data: call("http", data), ahead)
+    client = gspread.Client(auth=None, session=router.session())
     spreadsheet = client.open_by_key(book_id)
+    worksheet = spreadsheet.worksheet(sheet_name)
+    router.ahead.clear()  # the code's own reads see the workbook as it is then
     names = {
-        "worksheet": spreadsheet.worksheet(sheet_name),
+        "worksheet": worksheet,
         "sheet": spreadsheet,
         "get_as_dataframe": get_as_dataframe,
         "set_with_dataframe": set_with_dataframe,
@@ -348,7 +366,7 @@ class GoogleSheetsEnv(ToolEnv):
     def _read(self) -> dict[str, Any]:
         """The workbook as scoring sees it (empty if the code deleted the spreadsheet)."""
         try:
-            with work.budget(MAX_STEP_WORK):
+            with work.budget(MAX_STEP_WORK, self.limits.seconds):
                 return read_workbook(self._store, self._book_id)
         except Exception:  # the emulator's own "not found" and similar: nothing left to compare
             return {"sheets": []}
@@ -391,7 +409,10 @@ class GoogleSheetsEnv(ToolEnv):
                 return {"unserved": str(exc)}
             return response_to_data(response)
 
-        with work.budget(MAX_STEP_WORK):  # what the emulator does for this code, in this process
+        # What the emulator does for this code, in this process: bounded in work and by the step's deadline.
+        with work.budget(MAX_STEP_WORK, self.limits.seconds):
+            url = metadata_url(self._book_id)
+            metadata = response_to_data(self._router.send(HttpRequest("GET", url)))
             result = run_in_worker(
                 code,
                 names="toolbench.envs.sheets:code_names",
@@ -401,7 +422,7 @@ class GoogleSheetsEnv(ToolEnv):
                 echo_last_expression=interactive,
                 seed=seed,
                 names_args={"book_id": self._book_id, "sheet_name": self.task.get("question_sheet_name"),
-                            "carried": self._carried},
+                            "carried": self._carried, "ahead": {f"GET {url}": metadata}},
                 collect_args={"interactive": interactive},
             )  # fmt: skip
         payload = result.payload if isinstance(result.payload, dict) else {}
