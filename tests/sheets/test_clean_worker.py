@@ -22,3 +22,18 @@ def test_unguarded_code_finds_no_reference_in_its_memory(monkeypatch):
     # The same search in a fork of this process (the old design) finds them: the test can fail.
     forked = run_code(code, dict, lambda ns: None, Limits(seconds=20))
     assert forked.ok and "found 0" not in forked.output and "records 0" not in forked.output
+
+
+def test_the_workers_warm_up_runs_and_a_waiting_child_builds_the_names_without_a_request():
+    """The worker ignores a failing warm-up (runs are then slower, not wrong), so it is checked here."""
+    from toolbench.envs import sheets
+
+    sheets.warm_worker()
+    args = dict(sheets._WARM_CHILD_ARGS)
+    assert args["sheet_name"] == "Sheet1"  # a made-up sheet: the worker holds no task
+
+    def no_request(kind, data):
+        raise AssertionError(f"a request was sent: {data}")
+
+    names = sheets.code_names(**{**args, "call": no_request})
+    assert names["worksheet"].title == "Sheet1"

@@ -954,6 +954,10 @@ def _run_agent_code(
 # ----------------------------------------------------------------------------- the clean worker
 #: Modules the worker imports besides ``worker.PRELOAD``: where the code-side names of tasks live.
 WORKER_PRELOAD = ("toolbench.envs.sheets", "toolbench.envs.tabletop")
+#: Functions the worker runs once before it forks, to fill what children would each fill on first use.
+WORKER_WARM_UPS = ("toolbench.envs.sheets:warm_worker",)
+#: Functions a child of the worker runs while it waits for its run (behind its kernel layers).
+CHILD_WARM_UPS = ("toolbench.envs.sheets:warm_child",)
 
 
 def prepare_parent() -> None:
@@ -980,7 +984,7 @@ def layers_applied(namespace: dict[str, Any]) -> list[str]:
     return list(_kernel_layers_applied)
 
 
-def _import_dotted(path: str) -> Any:
+def import_dotted(path: str) -> Any:
     module_name, _, attribute = path.partition(":")
     if module_name not in (*WORKER_PRELOAD, __name__):
         raise ValueError(f"{module_name} is not a module of agent-code names")
@@ -1005,6 +1009,9 @@ def ready_child(link: socket.socket) -> None:
     _drop_privileges()
     _apply_kernel_layers()
     _disarm_libraries()  # the same for every run: done while waiting, not on the step's path
+    for warm_up in CHILD_WARM_UPS:
+        with contextlib.suppress(Exception):
+            import_dotted(warm_up)()
     try:
         _, fds, _, _ = socket.recv_fds(link, 16, 1)
     except OSError:
@@ -1060,8 +1067,8 @@ def worker_child(channel_fd: int, pages: int | None) -> None:
         code_object = (
             compile(code, AGENT_FILE, "exec") if unguarded else marshal.loads(base64.b64decode(job["compiled"]))
         )
-        names = _import_dotted(job["names"])
-        collect = _import_dotted(job["collect"])
+        names = import_dotted(job["names"])
+        collect = import_dotted(job["collect"])
         reply = _run_agent_code(
             code_object,
             lambda: names(call, **job["names_args"]),

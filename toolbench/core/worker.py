@@ -141,6 +141,9 @@ def serve(control_fd: int) -> None:
 
     for module in sandbox.WORKER_PRELOAD:
         __import__(module)
+    for warm_up in sandbox.WORKER_WARM_UPS:
+        with contextlib.suppress(Exception):  # a warm-up saves time; without it runs are slower, not wrong
+            sandbox.import_dotted(warm_up)()
     sandbox.prepare_parent()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     # What is loaded now stays as it is: the collector of a child then never walks (and so never

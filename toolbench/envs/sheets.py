@@ -271,6 +271,58 @@ def code_names(
     return {**_restore(carried), **names}
 
 
+#: Our own calls, of the kinds tasks' code makes most, run once in the clean worker before it forks.
+_WARM_UP = """
+worksheet.update([["Name", "Count"], ["a", 1], ["b", 2]], "A1")
+worksheet.update_cell(2, 2, 3)
+worksheet.insert_row(["c", 4], 2)
+worksheet.append_row(["d", 5])
+worksheet.insert_cols([["x", "y"]], 3)
+worksheet.delete_columns(3)
+worksheet.sort((2, "des"), range="A2:B5")
+worksheet.format("A1:B1", {"textFormat": {"bold": True}})
+worksheet.merge_cells("D1:E1")
+worksheet.set_basic_filter("A1:B5")
+frame = get_as_dataframe(worksheet, usecols=[0, 1], nrows=5)
+frame["Count"] = pd.to_numeric(frame["Count"]).round(1)
+set_with_dataframe(worksheet, frame[frame["Count"] > np.mean(frame["Count"])])
+sheet.batch_update({"requests": [{"repeatCell": {"range": {"sheetId": worksheet.id}, "cell": {}, "fields": "note"}}]})
+worksheet.delete_rows(2)
+worksheet.clear()
+"""
+
+
+def warm_worker() -> None:
+    """In the clean worker, before it forks: build the names and run ``_WARM_UP`` once against a
+    throwaway emulator holding a made-up sheet. Every child then starts with what first calls fill
+    (requests' and gspread's lazy imports and caches, pandas' first-use work) already filled by its
+    parent, instead of filling it again, page by copied page, on every run (3 ms of 12 per episode)."""
+    store = SheetsStore(seed=0)
+    book = build_spreadsheet(store, {"title": "Warm-up", "sheets": [{"title": "Sheet1", "rows": [["Name"]]}]})
+    router = Router({host: create_app(store) for host in HOSTS})
+
+    def call(kind: str, data: Any) -> Any:
+        sent = json.loads(json.dumps(data))  # the same encoding a run's messages get
+        return json.loads(json.dumps(response_to_data(router.send(request_from_data(sent)))))
+
+    url = metadata_url(book.spreadsheet_id)
+    ahead = {f"GET {url}": response_to_data(router.send(HttpRequest("GET", url)))}
+    names = code_names(call, book.spreadsheet_id, "Sheet1", {}, ahead)
+    exec(_WARM_UP, {"__builtins__": __builtins__, **names})  # our own code, not an agent's
+    _carry(names, GIVEN_NAMES)
+    _WARM_CHILD_ARGS.update(call=call, book_id=book.spreadsheet_id, sheet_name="Sheet1", carried={}, ahead=ahead)
+
+
+_WARM_CHILD_ARGS: dict[str, Any] = {}
+
+
+def warm_child() -> None:
+    """In a child of the clean worker, while it waits for its run: build the names once from the
+    warm-up's answers (no request is sent). The pages they touch are copied now, off the step's path."""
+    if _WARM_CHILD_ARGS:
+        code_names(**_WARM_CHILD_ARGS)
+
+
 def code_collect(namespace: dict[str, Any], interactive: bool) -> dict[str, Any]:
     """In the worker's child, after the code: the variables the next interactive cell gets back."""
     return {"carried": _carry(namespace, GIVEN_NAMES) if interactive else {}}
