@@ -30,13 +30,25 @@ def _sheets(api_key: str | None) -> Flask:
     return sheets.create_demo_app()  # gspread authenticates with OAuth, not a key: any token is accepted
 
 
+def _webshop(api_key: str | None) -> Flask:
+    from toolbench.mock_services import webshop
+
+    return webshop.create_demo_app()  # a website for people and browser agents: no key
+
+
 def _demo_key(name: str) -> str:
     from toolbench.mock_services import catapi, openweather
 
-    return {"openweather": openweather.DEMO_API_KEY, "catapi": catapi.DEMO_API_KEY, "sheets": "(none needed)"}[name]
+    keys = {"openweather": openweather.DEMO_API_KEY, "catapi": catapi.DEMO_API_KEY}
+    return keys.get(name, "(none needed)")
 
 
-SERVICES: dict[str, Callable[[str | None], Flask]] = {"openweather": _openweather, "catapi": _catapi, "sheets": _sheets}
+SERVICES: dict[str, Callable[[str | None], Flask]] = {
+    "openweather": _openweather,
+    "catapi": _catapi,
+    "sheets": _sheets,
+    "webshop": _webshop,
+}
 
 
 def create_service_app(name: str, api_key: str | None = None) -> Flask:

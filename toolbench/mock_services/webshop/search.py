@@ -1,0 +1,67 @@
+"""The shop's search engine: BM25 over the text WebShop indexes, ranked as Lucene ranks it.
+
+WebShop indexes each product as ``title, description, first bullet point, options`` in lower case
+(``"size: 16gb, 32gb, and color: black"`` for the options) with pyserini, whose default searcher is
+Lucene's BM25 (k1 0.9, b 0.4) behind Anserini's English analyzer (Porter stemming, Lucene's stop
+words). We rank with ``bm25s`` (its ``lucene`` variant, the same formula) and ``PyStemmer``'s Porter
+stemmer, both from PyPI with no Java: a query over 100,000 products takes milliseconds. Only
+products that share a term with the query are hits (as in Lucene), at most 50, best first; ties
+keep catalog order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import bm25s
+import numpy as np
+import Stemmer
+from bm25s.tokenization import Tokenizer
+
+from toolbench.mock_services.webshop.catalog import Product
+
+K1, B = 0.9, 0.4
+SEARCH_RETURN_N = 50
+#: Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET).
+STOP_WORDS = [
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if",
+    "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that",
+    "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+]  # fmt: skip
+#: Lucene's standard tokenizer keeps one-character tokens ("8" of "size 8"); bm25s' default drops them.
+TOKEN_PATTERN = r"(?u)\b\w+\b"
+
+
+def document_text(product: Product) -> str:
+    """What WebShop indexes of a product, as its index builder joins it."""
+    option_text = ", and ".join(f"{name}: {', '.join(values)}" for name, values in product.options.items())
+    first_bullet = product.bullet_points[0] if product.bullet_points else ""
+    return " ".join([product.title, product.description, first_bullet, option_text]).lower()
+
+
+class SearchEngine:
+    """A BM25 index of ``products``; ``search`` returns product indexes, best first."""
+
+    def __init__(self, products: Sequence[Product]) -> None:
+        self.size = len(products)
+        self._tokenizer = Tokenizer(splitter=TOKEN_PATTERN, stopwords=STOP_WORDS, stemmer=Stemmer.Stemmer("porter"))
+        corpus = self._tokenizer.tokenize(
+            [document_text(p) for p in products], update_vocab=True, show_progress=False, return_as="tuple"
+        )
+        self._index = bm25s.BM25(k1=K1, b=B, method="lucene")
+        self._index.index(corpus, show_progress=False)
+
+    def search(self, query: str, k: int = SEARCH_RETURN_N) -> list[int]:
+        """Indexes of the (at most ``k``) products that best match ``query``; none when no term matches."""
+        if not self.size:
+            return []
+        ids = self._tokenizer.tokenize([query.lower()], update_vocab=False, show_progress=False, return_as="ids")[0]
+        if not ids:
+            return []
+        scores = self._index.get_scores(ids)
+        matching = np.flatnonzero(scores > 0)
+        if not len(matching):
+            return []
+        # Best first; equal scores in catalog order (a stable sort of the negated scores).
+        order = matching[np.argsort(-scores[matching], kind="stable")]
+        return [int(i) for i in order[:k]]
