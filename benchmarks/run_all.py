@@ -17,6 +17,7 @@ import bench_rest_tasks  # noqa: E402
 import bench_sheets_api  # noqa: E402
 import bench_tabletop  # noqa: E402
 import bench_virtualhome  # noqa: E402
+import bench_webshop  # noqa: E402
 
 BENCHMARKS = {
     "episodes": bench_episodes.main,
@@ -26,6 +27,7 @@ BENCHMARKS = {
     "agent": bench_agent.main,
     "code_tasks": bench_code_tasks.main,
     "virtualhome": bench_virtualhome.main,
+    "webshop": bench_webshop.main,
 }
 
 

@@ -54,6 +54,9 @@ TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv", BOTH, TEST_DEMO, "sheets"),
     TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, ("test", "train", "demo"), "tabletop"),
     TaskSpec("VirtualHome", "toolbench.envs.virtualhome:VirtualHomeEnv", BOTH, TEST_DEMO_TRAIN, "virtualhome"),
+    TaskSpec(
+        "WebShop", "toolbench.envs.webshop:WebShopEnv", ("interactive", "program"), ("test", "train", "demo"), "webshop"
+    ),
 )
 
 

@@ -323,11 +323,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     app = create_service_app(args.service, args.api_key)
     server = make_loopback_server(app, args.host, args.port, log_requests=True)
-    print(
-        f"serving {args.service} on http://{args.host}:{server.server_port} "
-        f"(API key: {service_api_key(args.service, args.api_key)}); Ctrl-C stops",
-        flush=True,
-    )
+    url = f"http://{args.host}:{server.server_port}"
+    if args.service == "webshop":  # a website: the address of a shopping session for one goal
+        print(f"serving webshop; open {url}/fixed_{args.goal} (goal {args.goal}; /fixed_<n> for goal n); Ctrl-C stops")
+    else:
+        print(f"serving {args.service} on {url} (API key: {service_api_key(args.service, args.api_key)}); Ctrl-C stops")
+    sys.stdout.flush()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -423,6 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--api-key", type=_non_empty, default=None, help="the key the service accepts (default: its demo key)"
     )
+    serve.add_argument("--goal", type=_int_in(0), default=0, help="webshop: the goal whose session the URL opens")
     serve.set_defaults(run=cmd_serve)
     return parser
 

@@ -5,6 +5,7 @@ import json
 import pytest
 
 import toolbench
+from tests.episodes import play
 from toolbench.cli import main
 from toolbench.core.tasks import tasks_from_records
 from toolbench.eval.complexity import doc_function, functions_used, task_complexity
@@ -27,8 +28,7 @@ def test_alignment_goals_are_playable_and_never_test_tasks(spec, tmp_path):
     }
     assert len(goals) == 90 and not set(goals) & held_out and not actions & held_out_actions
     for task in env.tasks:
-        env.reset(options={"task_id": task.id})
-        *_, info = env.step(env.oracle_actions(task)[0])
+        *_, info = play(env, task.id, env.oracle_actions(task))
         assert info["success"], (task.prompt, info["error"])
     env.close()
 

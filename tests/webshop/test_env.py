@@ -1,0 +1,187 @@
+"""toolbench/WebShop-v0: the acceptance list of the issue, and the env's contract."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import toolbench
+from tests.conftest import run_python
+from tests.episodes import play
+
+ENV_ID = "toolbench/WebShop-v0"
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return toolbench.load_tasks("WebShop")
+
+
+@pytest.mark.parametrize("mode", ["interactive", "program"])
+def test_the_oracle_buys_the_right_thing_on_every_test_goal(tasks, mode):
+    env = gym.make(ENV_ID, mode=mode).unwrapped
+    assert [t.get("session") for t in tasks] == list(range(100))
+    for task in tasks:
+        _, reward, terminated, _, info = play(env, task.id, env.oracle_actions(task))
+        assert terminated and reward == 1.0 and info["success"] and info["full_match"], (task.id, info)
+        assert info["asin"] == task.get("goal")["asin"] and info["r_type"] == 1.0
+
+
+def test_buying_another_goals_product_scores_less(tasks):
+    env = gym.make(ENV_ID).unwrapped
+    rewards = []
+    for task, other in zip(tasks, tasks[1:] + tasks[:1], strict=True):
+        _, reward, terminated, _, info = play(env, task.id, env.oracle_actions(other))
+        assert terminated
+        rewards.append(reward)
+    assert sum(rewards) / len(rewards) < 0.3 and max(rewards) < 1.0
+
+
+def test_steps_carry_the_available_actions_and_the_reward_parts(tasks):
+    env = gym.make(ENV_ID)
+    task = tasks[0]
+    observation, info = env.reset(options={"task_id": task.id})
+    assert observation == task.prompt and observation.startswith("WebShop [SEP] Instruction: [SEP] ")
+    assert info["available_actions"] == {"has_search_bar": True, "clickables": ["search"]}
+    assert {tool["function"]["name"] for tool in info["tools"]} == {"search", "click"}
+    actions = env.unwrapped.oracle_actions(task)
+    observation, reward, terminated, truncated, info = env.step(actions[0])
+    assert reward == 0.0 and not terminated and "Page 1 (Total results: " in observation
+    assert not info["available_actions"]["has_search_bar"] and "next >" in info["available_actions"]["clickables"]
+    for action in actions[1:]:
+        observation, reward, terminated, truncated, info = env.step(action)
+    assert {"reward", "r_type", "r_att", "r_option", "r_price", "asin", "options", "full_match"} <= info.keys()
+    assert observation.startswith("Thank you for shopping with us!")
+
+
+@pytest.mark.parametrize(
+    ("action", "why"),
+    [
+        ("click[search]", "search[your query]"),
+        ("search[]", "search[query] or click"),
+        ("click[nothing like this]", "no 'nothing like this' to click"),
+        ("\x00\x01\x02 binary", "an action is"),
+        ('{"name": "search", "arguments": {}}', 'needs a string "query"'),
+        ('{"name": "buy", "arguments": {}}', "unknown tool"),
+    ],
+)
+def test_invalid_actions_say_why_cost_a_step_and_leave_the_page(tasks, action, why):
+    env = gym.make(ENV_ID, max_steps=3)
+    first, _ = env.reset(options={"task_id": tasks[0].id})
+    observation, reward, terminated, truncated, info = env.step(action)
+    assert why in (info["error"] or ""), info
+    assert reward == 0.0 and not terminated and not info["executable"]
+    assert first in observation or observation.startswith("Error:")
+    assert env.unwrapped._steps == 1
+    observation, *_ = env.step("search[anything at all]")
+    assert "Total results" in observation  # the env keeps working
+
+
+def test_a_megabyte_action_and_tool_calls(tasks):
+    env = gym.make(ENV_ID)
+    env.reset(options={"task_id": tasks[0].id})
+    observation, reward, *_, info = env.step("search[" + "x" * 1_000_000 + "]")
+    assert observation.startswith("Error:") and reward == 0.0 and "characters long" in info["error"]
+    observation, *_ = env.step(json.dumps({"name": "search", "arguments": {"query": "organic tea"}}))
+    assert "Total results" in observation
+
+
+def test_the_episode_ends_unpaid_at_the_step_limit(tasks):
+    env = gym.make(ENV_ID)
+    env.reset(options={"task_id": tasks[0].id})
+    for _ in range(25):
+        _, reward, terminated, truncated, info = env.step("search[socks]")
+    assert truncated and not terminated and reward == 0.0 and not info["success"]
+
+
+def test_observation_modes(tasks):
+    task = tasks[0]
+    rich = gym.make(ENV_ID, observation_mode="text_rich")
+    observation, _ = rich.reset(options={"task_id": task.id})
+    assert observation == f"WebShop\nInstruction:\n{task.get('goal')['instruction_text']}\n[button] Search [button_]\n"
+    html = gym.make(ENV_ID, observation_mode="html")
+    observation, _ = html.reset(options={"task_id": task.id})
+    assert observation.startswith("<!DOCTYPE html>") and 'id="search_input"' in observation
+    observation, *_ = html.step("search[<script>alert(1)</script>]")
+    assert "<script>alert" not in observation and "Total results" in observation
+    with pytest.raises(ValueError, match="observation_mode"):
+        gym.make(ENV_ID, observation_mode="url")
+
+
+def test_get_state_and_set_state_restore_a_session(tasks):
+    env = gym.make(ENV_ID).unwrapped
+    task = tasks[3]
+    actions = env.oracle_actions(task)
+    env.reset(options={"task_id": task.id})
+    for action in actions[:2]:
+        env.step(action)
+    state = env.get_state()
+    page = env.page().simple()
+    for action in actions[2:]:
+        env.step(action)
+    other = gym.make(ENV_ID).unwrapped
+    other.reset(options={"task_id": tasks[7].id})
+    other.set_state(state)
+    assert other.page().simple() == page
+    for action in actions[2:]:
+        _, reward, *_ = other.step(action)
+    assert reward == 1.0
+
+
+def test_same_goal_same_episode_in_another_process(tasks):
+    code = """
+import gymnasium as gym, toolbench, json
+env = gym.make("toolbench/WebShop-v0", observation_mode="text_rich")
+task = toolbench.load_tasks("WebShop")[11]
+out = [env.reset(options={"task_id": task.id})[0]]
+for action in env.unwrapped.oracle_actions(task) + ["search[soft warm blanket]", "click[next >]"]:
+    out.append(env.step(action)[0])
+print(json.dumps(out))
+"""
+    first = run_python(code, {"PYTHONHASHSEED": "1"})
+    assert first == run_python(code, {"PYTHONHASHSEED": "2"})
+    assert len(json.loads(first)) >= 5
+
+
+def test_toolbench_records_name_a_session(tmp_path, tasks):
+    path = tmp_path / "test.jsonl"
+    path.write_text("\n".join(json.dumps({"id": n}) for n in (0, 5, 250)) + "\n")
+    env = gym.make(ENV_ID, task_file=str(path)).unwrapped
+    assert [t.get("session") for t in env.tasks] == [0, 5, 250]
+    assert env.tasks[1].get("goal") == tasks[5].get("goal")
+    observation, _ = env.reset(options={"task_id": "5"})
+    assert observation == tasks[5].prompt
+
+
+def test_larger_catalogs_start_with_the_shipped_one(tasks):
+    from toolbench.envs.webshop import shipped_products
+
+    env = gym.make(ENV_ID, num_products=1500).unwrapped
+    assert len(env.shop.products) == 1500
+    assert [p.title for p in env.shop.products[:1000]] == [p.title for p in shipped_products()]
+    assert len({p.asin for p in env.shop.products}) == 1500
+    _, reward, *_ = play(env, tasks[0].id, env.oracle_actions(tasks[0]))
+    assert reward > 0.0
+    small = gym.make(ENV_ID, num_products=50).unwrapped
+    assert len(small.shop.products) == 50
+    with pytest.raises(ValueError, match="num_products"):
+        gym.make(ENV_ID, num_products=100_001)
+
+
+def test_a_users_original_files(tmp_path):
+    from toolbench.mock_services.webshop import generate
+
+    records, attributes = generate.catalog(30)
+    (tmp_path / "items.json").write_text(json.dumps(records))
+    (tmp_path / "attrs.json").write_text(json.dumps(attributes))
+    goal = {"asin": records[4]["asin"], "instruction_text": "find it", "attributes": attributes[records[4]["asin"]]["attributes"][:1],
+            "goal_options": {}, "price_upper": 1000.0, "query": records[4]["query"], "category": records[4]["category"],
+            "product_category": records[4]["product_category"], "name": records[4]["name"]}  # fmt: skip
+    task = toolbench.core.tasks.Task("mine-0", "", ("",), extra={"goal": goal, "session": 0})
+    env = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json", tasks=[task])
+    _, reward, *_ = play(
+        env, "mine-0", [f"search[{records[4]['name']}]", f"click[{records[4]['asin'].lower()}]", "click[buy now]"]
+    )
+    assert reward == 1.0

@@ -1,0 +1,329 @@
+"""toolbench/WebShop-v0: find and buy the product an instruction describes, on a local shopping site."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.tasks import Task, fixture_file, read_records, read_task_file
+from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
+from toolbench.mock_services.webshop import generate
+from toolbench.mock_services.webshop.app import create_app, render_page
+from toolbench.mock_services.webshop.catalog import Product, load_products, read_product_files
+from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, spacy_nouns
+from toolbench.mock_services.webshop.shop import InvalidAction, Page, Session, Shop, search_page_text
+
+OBSERVATION_MODES = ("text", "text_rich", "html")
+SHIPPED_PRODUCTS = 1000
+PRODUCTS_FILE, ATTRIBUTES_FILE = "items_shuffle_1000.json", "items_ins_v2_1000.json"
+METRICS = ("reward", "r_type", "r_att", "r_price", "full_match")  # r_option is in info too: None without goal options
+
+API_DOCS = """# Search the shop for a text query; from any page, go to the results page listing the products the search engine returns.
+search[{query}]
+
+# On the current page, click a button with text 'button_text': the lower-cased text between '[button]' and '[button_]' (a product's id, an option value, 'next >', '< prev', 'description', 'buy now', 'back to search', ...). Click one button per action.
+click[button_text]"""  # noqa: E501
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "Search the shop for a text query (works from any page).",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string", "description": "the words to search for"}},
+                "required": ["query"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "click",
+            "description": "Click a button of the current page: a product id, an option value, 'next >', "
+            "'< prev', 'description', 'features', 'reviews', 'buy now' or 'back to search'.",
+            "parameters": {
+                "type": "object",
+                "properties": {"button": {"type": "string", "description": "the button's text"}},
+                "required": ["button"],
+            },
+        },
+    },
+]
+
+
+@cache
+def shipped_products(limit: int | None = None) -> tuple[Product, ...]:
+    return tuple(
+        read_product_files(fixture_file("webshop", PRODUCTS_FILE), fixture_file("webshop", ATTRIBUTES_FILE), limit)
+    )
+
+
+@cache
+def _generated_products(count: int) -> tuple[Product, ...]:
+    records, attributes = generate.catalog(count)
+    return tuple(load_products(records, attributes))
+
+
+@cache
+def _shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str) -> Shop:
+    kind, *args = source
+    if kind == "files":
+        products: Any = read_product_files(*args)
+    elif kind == "generated":
+        products = _generated_products(args[0])
+    else:
+        products = shipped_products(args[0])
+    nouns: Nouns = spacy_nouns() if noun_tagger == "spacy" else LexiconNouns(generate.noun_lexicon())
+    return Shop(products, show_attrs=show_attrs, nouns=nouns)
+
+
+@cache
+def _shipped_goals() -> tuple[dict[str, Any], ...]:
+    """Every shipped goal in session order (test: sessions 0 to 99, then train), for ToolBench's
+    records, which name a goal by its session number only."""
+    records = read_records(fixture_file("webshop", "test.jsonl")) + read_records(fixture_file("webshop", "train.jsonl"))
+    return tuple(sorted((r["goal"] | {"session": r["session"]} for r in records), key=lambda g: g["session"]))
+
+
+def action_text(action: str) -> str:
+    """``search[...]``/``click[...]`` text from an action that may be a JSON tool call."""
+    if not is_json_action(action):
+        return action.strip()
+    call = parse_tool_call(unfenced(action))
+    key = {"search": "query", "click": "button"}.get(call.name)
+    if key is None:
+        raise ToolCallError(f"unknown tool {call.name!r}: the tools are search and click")
+    value = call.arguments.get(key)
+    if not isinstance(value, str):
+        raise ToolCallError(f'{call.name} needs a string "{key}" argument')
+    return f"{call.name}[{value}]"
+
+
+class WebShopEnv(ToolEnv):
+    """Shop for the product an instruction describes: search, open products, pick options, buy.
+
+    ## Description
+    WebShop (Yao et al. 2022) as ToolBench evaluates it (Xu et al. 2023, appendix A.7): the agent
+    reads an instruction ("i need a high speed usb flash drive that is 32 gb, and price lower than
+    50.00 dollars"), searches a shop of 1,000 products, opens products, chooses options and buys.
+    The shop is local and deterministic: our own generated catalog in WebShop's record formats,
+    BM25 search with Lucene's parameters (``bm25s``), and WebShop's pages and rules. The same shop
+    is a website (``toolbench serve webshop``).
+
+    ## Action Space
+    Text (``UnicodeText``): ``search[query]`` (from any page) or ``click[button text]`` (a button,
+    product id or option value of the current page, lower-cased; not ``search``); also the JSON
+    tool calls of ``info["tools"]``. An action that does nothing on the page is an error
+    observation that says why, and costs a step. ``mode="program"``: the whole list of actions,
+    one per line, played in order.
+
+    ## Observation Space
+    Text: the current page. ``observation_mode="text"`` (default, WebShop's simple mode as
+    ToolBench evaluates it): the visible strings joined by `` [SEP] ``; ``"text_rich"``: one string
+    per line with ``[button] ... [button_]`` markers (ToolBench's demonstrations); ``"html"``: the
+    page's HTML. ``info["available_actions"]`` lists the clickable buttons and whether search
+    works on the page.
+
+    ## Rewards
+    Paid when the agent buys (``click[buy now]``): WebShop's reward, (attributes matched +
+    options matched + price within the bound) / (attributes + options + 1) times the product
+    type factor (1, 0.5, 0.1 or 0). ``info`` has ``reward``, ``r_type``, ``r_att``, ``r_option``,
+    ``r_price``, ``asin``, ``options``, ``success`` (a purchase with reward > 0, ToolBench's
+    success) and ``full_match`` (reward 1.0, WebShop's own success); ``score`` is the reward.
+    No purchase within ``max_steps``: reward 0.
+
+    ## Starting State
+    The search page with the goal's instruction. Goals (``test``: sessions 0 to 99, as ToolBench;
+    ``train``; ``demo``: expert trajectories) drawn by the seeded RNG or named by
+    ``options={"task_id": ...}``.
+
+    ## Episode End
+    At ``click[buy now]``, or truncated at ``max_steps`` (default 25, as ToolBench). In program
+    mode, after the one action.
+
+    ## Arguments
+    ``gym.make("toolbench/WebShop-v0", split="test", mode="interactive", observation_mode="text",
+    max_steps=None, num_products=None, products_file=None, attributes_file=None, show_attrs=False,
+    noun_tagger="lexicon", task_file=None)``. ``num_products``: the first N products (1 to
+    100,000; beyond the 1,000 shipped, generated the same way). ``products_file`` and
+    ``attributes_file``: WebShop's ``items_shuffle*.json`` and ``items_ins_v2*.json``.
+    ``noun_tagger="spacy"`` tags title nouns with spaCy's ``en_core_web_sm`` as WebShop does (install
+    both yourself); the default uses the catalog's noun lexicon. ``task_file``: our JSONL or
+    ToolBench's ``test.jsonl`` (``{"id": session}``).
+    """
+
+    task_name = "WebShop"
+    fixture_slug = "webshop"
+    modes = ("interactive", "program")
+    splits = ("test", "train", "demo")
+    default_max_steps = 25
+    metric_names = METRICS
+    finishing_action = "click[buy now]"
+
+    def __init__(
+        self,
+        observation_mode: str = "text",
+        num_products: int | None = None,
+        products_file: str | Path | None = None,
+        attributes_file: str | Path | None = None,
+        show_attrs: bool = False,
+        noun_tagger: str = "lexicon",
+        **kwargs: Any,
+    ) -> None:
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(f"observation_mode must be one of {list(OBSERVATION_MODES)}, not {observation_mode!r}")
+        if noun_tagger not in ("lexicon", "spacy"):
+            raise ValueError(f"noun_tagger must be 'lexicon' or 'spacy', not {noun_tagger!r}")
+        if num_products is not None and not 1 <= int(num_products) <= generate.MAX_PRODUCTS:
+            raise ValueError(f"num_products must be from 1 to {generate.MAX_PRODUCTS:,}, not {num_products!r}")
+        super().__init__(**kwargs)
+        self.observation_mode = observation_mode
+        if products_file is not None:
+            source: tuple[Any, ...] = ("files", str(products_file), attributes_file and str(attributes_file))
+            source += (num_products,)
+        elif num_products is not None and num_products > SHIPPED_PRODUCTS:
+            source = ("generated", int(num_products))
+        else:
+            source = ("shipped", num_products)
+        self.shop = _shop(source, bool(show_attrs), noun_tagger)
+        self._session: Session | None = None
+        self._app: Any = None
+
+    # ------------------------------------------------------------------ tasks
+    @classmethod
+    def read_tasks(cls, path: str | Path, id_prefix: str) -> list[Task]:
+        return read_task_file(path, id_prefix)
+
+    @classmethod
+    def complete_task(cls, task: Task) -> Task:
+        """ToolBench's records are ``{"id": session}``: the goal is our shipped goal of that session."""
+        if task.get("goal") is not None:
+            return task
+        try:
+            session = int(task.get("session", task.id.rsplit("-", 1)[-1]))
+        except ValueError:
+            raise ValueError(f"WebShop task {task.id!r} has no goal and no session number") from None
+        goals = _shipped_goals()
+        if not 0 <= session < len(goals):
+            raise ValueError(f"WebShop has {len(goals)} shipped goals; session {session} is none of them")
+        goal = goals[session]
+        extra = {**task.extra, "session": session, "goal": {k: v for k, v in goal.items() if k != "session"}}
+        prompt = task.prompt or search_page_text(goal["instruction_text"])
+        return Task(task.id, prompt, task.references, task.category, extra)
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        observation, info = super().reset(seed=seed, options=options)
+        info["available_actions"] = self.available_actions()
+        return observation, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = super().step(action)
+        if self._session is not None:
+            info["available_actions"] = self.available_actions()
+        return observation, reward, terminated, truncated, info
+
+    def _begin(self, task: Task) -> str:
+        self._session = Session(goal=Goal.from_record(task.get("goal") or {}))
+        return self._observation()
+
+    def _act(self, action: str) -> Outcome:
+        assert self._session is not None
+        if self.mode == "program":
+            return self._program(action)
+        try:
+            text = action_text(action)
+        except ToolCallError as exc:
+            raise ActionError(str(exc)) from None
+        return self._one(text)
+
+    def _one(self, text: str) -> Outcome:
+        assert self._session is not None
+        try:
+            self.shop.act(self._session, text)
+        except InvalidAction as exc:
+            why = str(exc)
+            return Outcome(f"Invalid action: {why}\n{self._observation()}", done=False, executable=False, error=why)
+        if self._session.page == "done":
+            return self._purchase()
+        return Outcome(self._observation(), done=False)
+
+    def _program(self, text: str) -> Outcome:
+        assert self._session is not None
+        lines = [line.strip() for line in unfenced(text).splitlines() if line.strip()]
+        if not lines:
+            raise ActionError("the program is empty: write one action per line, e.g. search[...] then click[...]")
+        for number, line in enumerate(lines, start=1):
+            outcome = self._one(line)
+            if outcome.error is not None:
+                return Outcome(
+                    f"line {number}: {outcome.observation}", done=True, executable=False, error=outcome.error
+                )
+            if outcome.done:
+                return outcome
+        return Outcome(self._observation() + "\n(no purchase was made)", done=True)
+
+    def _purchase(self) -> Outcome:
+        assert self._session is not None and self._session.reward is not None
+        parts = self._session.reward
+        metrics = {
+            **parts.info(),
+            "full_match": parts.reward == 1.0,
+            "asin": self._session.asin,
+            "options": dict(self._session.options),
+        }
+        return Outcome(self._observation(), done=True, score=parts.reward, success=parts.reward > 0, metrics=metrics)
+
+    # ------------------------------------------------------------------ observations
+    def page(self) -> Page:
+        assert self._session is not None
+        return self.shop.page(self._session)
+
+    def available_actions(self) -> dict[str, Any]:
+        """WebShop's ``get_available_actions``: whether search works here, and what can be clicked."""
+        page = self.page()
+        return {"has_search_bar": page.has_search_bar, "clickables": list(page.clickables)}
+
+    def _observation(self) -> str:
+        if self.observation_mode == "text":
+            return self.page().simple()
+        if self.observation_mode == "text_rich":
+            return self.page().rich()
+        return self.html()
+
+    def html(self) -> str:
+        """The current page as the site serves it."""
+        assert self._session is not None and self.task is not None
+        if self._app is None:
+            self._app = create_app(self.shop, [self._session.goal])
+        with self._app.test_request_context():
+            return render_page(self.shop, self._session, f"fixed_{self.task.get('session', 0)}")
+
+    # ------------------------------------------------------------------ contract hooks
+    def api_docs(self) -> str:
+        return API_DOCS
+
+    def tools(self) -> list[dict[str, Any]] | None:
+        return json.loads(json.dumps(TOOLS))
+
+    def oracle_actions(self, task: Task) -> list[str]:
+        reference = task.references[0] if task.references else ""
+        if self.mode == "program":
+            return [reference]
+        return [line for line in reference.splitlines() if line.strip()]
+
+    def _get_backend_state(self) -> Any:
+        return self._session.snapshot() if self._session is not None else None
+
+    def _set_backend_state(self, state: Any) -> None:
+        assert self.task is not None
+        self._session = Session(goal=Goal.from_record(self.task.get("goal") or {}))
+        if state is not None:
+            self._session.restore(state)
+            if self._session.page == "done":
+                self.shop.buy(self._session)

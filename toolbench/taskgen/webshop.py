@@ -1,0 +1,230 @@
+"""WebShop's catalog, goals and expert demonstrations (``fixtures/webshop/``).
+
+- ``items_shuffle_1000.json`` / ``items_ins_v2_1000.json``: the first 1,000 products of our
+  generated catalog (``mock_services/webshop/generate.py``) in WebShop's two record formats.
+- Goals as WebShop makes synthetic goals: a product's instruction (its instruction attributes),
+  one combination of its option values, and a price bound by WebShop's rule (two of the next four
+  tens above the price, the higher one), here drawn from a seeded stream so it never changes; the
+  options and price are phrased in several ways. Every goal's reference (search, page on, open the
+  product, choose the options, buy) is played in the shop and must earn reward 1.0 (goals that
+  cannot, like a "blueberry" flavour WebShop's colour rule reads as "blue", are dropped). Goals are
+  shuffled once; sessions 0 to 99 are ``test`` (as ToolBench's ids), the next 300 ``demo``, the
+  rest ``train``.
+- ``demo``: each goal's expert trajectory as ToolBench's demonstrations show it, (page, action)
+  pairs with pages in the ``[button] ... [button_]`` form: ``long`` (full pages) for all, and
+  ``short`` (results pages without 80% of the products that are not the target) for the 200 with
+  the shortest trajectories.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from typing import Any
+
+from toolbench.mock_services.webshop import generate
+from toolbench.mock_services.webshop.catalog import load_products, purchase_price
+from toolbench.mock_services.webshop.reward import Goal, LexiconNouns
+from toolbench.mock_services.webshop.shop import PRODUCT_WINDOW, Element, Page, Session, Shop, search_page_text
+from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
+
+PRODUCTS = 1000
+GOALS_PER_PRODUCT = 4
+PRICE_RANGE = [10.0 * i for i in range(1, 100)]
+SIZES = {"test": 100, "demo": 300}
+SHORT_DEMOS = 200
+
+
+def shop() -> Shop:
+    records, attributes = generate.catalog(PRODUCTS)
+    return Shop(load_products(records, attributes), nouns=LexiconNouns(generate.noun_lexicon()))
+
+
+def price_bound(price: float, rng: random.Random) -> float | None:
+    """WebShop's bound: of the (up to) four tens above the price, the higher of two drawn; none
+    when fewer than two are left (the goal then names no price)."""
+    above = [p for p in PRICE_RANGE if p > price][:4]
+    return max(rng.sample(above, 2)) if len(above) >= 2 else None
+
+
+def _option_phrase(name: str, value: str, rng: random.Random) -> str:
+    if name == "color":
+        return rng.choice((f"in {value}", f"in {value} color", f"{value} colored"))
+    if name == "size":
+        return rng.choice((f"in size {value}", f"size {value}", f"in {value} size"))
+    return rng.choice((f"{name} {value}", f"with {name} {value}", f"in the {value} {name}"))
+
+
+def instruction_text(instruction: str, options: dict[str, str], bound: float | None, rng: random.Random) -> str:
+    """The goal's instruction: WebShop's "with name: value" options a third of the time, else
+    options in words; then WebShop's price clause."""
+    text = instruction
+    if options and rng.random() < 1 / 3:
+        text += " with " + ", and ".join(f"{name}: {value}" for name, value in options.items())
+    elif options:
+        phrases = [_option_phrase(name, value, rng) for name, value in options.items()]
+        text += " " + (phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1])
+    if bound is not None:
+        text += f", and price lower than {bound:.2f} dollars"
+    return text
+
+
+def goals(store: Shop) -> list[dict[str, Any]]:
+    """Every goal, shuffled: up to four option combinations per product."""
+    found = []
+    for product in store.products:
+        rng = rng_for("webshop-goals", product.asin)
+        names = sorted(product.options)
+        combinations = list(itertools.product(*(product.options[n] for n in names)))
+        for combination in rng.sample(combinations, min(GOALS_PER_PRODUCT, len(combinations))):
+            chosen = dict(zip(names, combination, strict=True))
+            bound = price_bound(purchase_price(product), rng)
+            entry = product.extra
+            found.append(
+                {
+                    "asin": product.asin,
+                    "instruction_text": instruction_text(entry["instruction"], chosen, bound, rng),
+                    "attributes": list(entry["instruction_attributes"]),
+                    "goal_options": chosen,
+                    "price_upper": bound if bound is not None else 1_000_000.0,
+                    "query": product.query,
+                    "category": product.category,
+                    "product_category": product.product_category,
+                    "name": product.title,
+                }
+            )
+    rng_for("webshop-goal-order").shuffle(found)
+    return found
+
+
+def _play(store: Shop, goal: dict[str, Any], actions: list[str]) -> tuple[Session, list[tuple[Page, str]]]:
+    session = Session(goal=Goal.from_record(goal))
+    pages = []
+    for action in actions:
+        pages.append((store.page(session), action))
+        store.act(session, action)
+    return session, pages
+
+
+def reference(store: Shop, goal: dict[str, Any]) -> list[str] | None:
+    """An expert's actions for ``goal``: a search that finds the product, pages on to it, opens
+    it, chooses the goal's options and buys; None if no search finds it."""
+    product = store.by_asin[goal["asin"]]
+    entry = product.extra
+    queries = [
+        " ".join([*entry["instruction_attributes"], product.query]),
+        product.query,
+        product.title.lower(),
+    ]
+    index = store.index_of[product.asin]
+    for query in queries:
+        hits = store.engine.search(query)
+        if index in hits:
+            rank = hits.index(index)
+            pages = ["click[next >]"] * (rank // PRODUCT_WINDOW)
+            options = [f"click[{value}]" for name, value in goal["goal_options"].items()]
+            return [f"search[{query}]", *pages, f"click[{product.asin.lower()}]", *options, "click[buy now]"]
+    return None
+
+
+def _short(page: Page, target: str, rng: random.Random) -> str:
+    """A results page without 80% of the products that are not the target (ToolBench's short demos)."""
+    if page.kind != "results":
+        return page.rich()
+    groups: list[list[Element]] = []
+    head: list[Element] = []
+    for element in page.elements:
+        if element.kind == "product":
+            groups.append([element])
+        elif groups:
+            groups[-1].append(element)
+        else:
+            head.append(element)
+    others = [g for g in groups if g[0].text != target]
+    kept_others = set(map(id, rng.sample(others, round(len(others) * 0.2))))
+    kept = [g for g in groups if g[0].text == target or id(g) in kept_others]
+    return Page(page.kind, tuple(head + [e for g in kept for e in g]), page.clickables, page.has_search_bar).rich()
+
+
+def records(store: Shop) -> dict[str, list[dict[str, Any]]]:
+    split_of = ["test"] * SIZES["test"] + ["demo"] * SIZES["demo"]
+    out: dict[str, list[dict[str, Any]]] = {"test": [], "demo": [], "train": []}
+    session = 0
+    for goal in goals(store):
+        actions = reference(store, goal)
+        if actions is None:
+            continue
+        played, pages = _play(store, goal, actions)
+        assert played.reward is not None
+        if played.reward.reward < 1.0:  # WebShop's colour rule reads "blueberry" as blue: no full match
+            continue
+        split = split_of[session] if session < len(split_of) else "train"
+        record = {
+            "id": f"webshop-{split}-{len(out[split]):04d}",
+            "session": session,
+            "category": goal["category"],
+            "prompt": search_page_text(goal["instruction_text"]),
+            "completion": ["\n".join(actions)],
+            "goal": goal,
+        }
+        if split == "demo":
+            record["long"] = [[page.rich(), action] for page, action in pages]
+            rng = rng_for("webshop-short", session)
+            record["short"] = [[_short(page, goal["asin"], rng), action] for page, action in pages]
+        out[split].append(record)
+        session += 1
+    shortest = sorted(out["demo"], key=lambda r: (sum(len(p) for p, _ in r["short"]), r["session"]))[:SHORT_DEMOS]
+    keep = {id(r) for r in shortest}
+    for record in out["demo"]:
+        if id(record) not in keep:
+            record["short"] = None
+    return out
+
+
+@aligner("webshop")
+def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
+    """Fresh goals over the same catalog from another random stream (options and price bound drawn again)."""
+    store = shop()
+    rng = rng_for("webshop", "align", seed)
+    found = []
+    for index in range(count):
+        product = rng.choice(store.products)
+        names = sorted(product.options)
+        chosen = {name: rng.choice(product.options[name]) for name in names}
+        bound = price_bound(purchase_price(product), rng)
+        goal = {
+            "asin": product.asin,
+            "instruction_text": instruction_text(product.extra["instruction"], chosen, bound, rng),
+            "attributes": list(product.extra["instruction_attributes"]),
+            "goal_options": chosen,
+            "price_upper": bound if bound is not None else 1_000_000.0,
+            "query": product.query,
+            "category": product.category,
+            "product_category": product.product_category,
+            "name": product.title,
+        }
+        actions = reference(store, goal)
+        if actions is not None and _play(store, goal, actions)[0].reward.reward == 1.0:  # type: ignore[union-attr]
+            found.append(
+                {
+                    "id": f"webshop-align-{seed}-{index:04d}",
+                    "category": goal["category"],
+                    "prompt": search_page_text(goal["instruction_text"]),
+                    "completion": ["\n".join(actions)],
+                    "goal": goal,
+                }
+            )
+    return found
+
+
+@generator("webshop")
+def generate_files() -> Files:
+    products, attributes = generate.catalog(PRODUCTS)
+    out = records(shop())
+    assert len(out["test"]) == SIZES["test"] and len(out["demo"]) == SIZES["demo"], {k: len(v) for k, v in out.items()}
+    return {
+        "items_shuffle_1000.json": json.dumps(products, ensure_ascii=False, indent=0) + "\n",
+        "items_ins_v2_1000.json": json.dumps(attributes, ensure_ascii=False, indent=0) + "\n",
+        **{f"{split}.jsonl": jsonl(rows) for split, rows in out.items()},
+    }
