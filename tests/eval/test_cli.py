@@ -4,6 +4,7 @@ import subprocess
 import sys
 import time
 
+import markupsafe
 import pytest
 import requests
 
@@ -120,6 +121,33 @@ def test_serve_sheets_answers_the_real_gspread_client():
         worksheet = client.open_by_key(files[0]["id"]).sheet1
         worksheet.update([["=SUM(B2:B5)"]], "B6", raw=False)
         assert worksheet.acell("B6").value == "5.7"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_serve_webshop_prints_the_address_of_a_goals_session():
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolbench.cli", "serve", "webshop", "--port", str(port), "--goal", "7"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = process.stdout.readline()
+        url = f"http://127.0.0.1:{port}/fixed_7"
+        assert url in line, line
+        for _ in range(50):
+            try:
+                page = requests.get(url, timeout=5)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the server did not answer")
+        instruction = toolbench.load_tasks("WebShop")[7].get("goal")["instruction_text"]
+        assert page.status_code == 200 and str(markupsafe.escape(instruction)) in page.text
     finally:
         process.terminate()
         process.wait(timeout=10)

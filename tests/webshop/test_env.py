@@ -185,3 +185,33 @@ def test_a_users_original_files(tmp_path):
         env, "mine-0", [f"search[{records[4]['name']}]", f"click[{records[4]['asin'].lower()}]", "click[buy now]"]
     )
     assert reward == 1.0
+
+
+def test_human_instruction_files_become_the_tasks(tmp_path):
+    from toolbench.mock_services.webshop import generate
+
+    records, attributes = generate.catalog(20)
+    first, second = records[3], records[8]
+    human = {
+        first["asin"]: [
+            {"instruction": "i need something sturdy.", "instruction_attributes": attributes[first["asin"]]["attributes"][:1],
+             "instruction_options": []},
+            {"instruction": "no attributes here", "instruction_attributes": [], "instruction_options": []},
+        ],
+        second["asin"]: [{"instruction": "a gift", "instruction_attributes": ["gift"], "instruction_options": ["large"]}],
+        "B0NOTLOADED": [{"instruction": "x", "instruction_attributes": ["y"], "instruction_options": []}],
+    }  # fmt: skip
+    for name, data in (("items.json", records), ("attrs.json", attributes), ("human.json", human)):
+        (tmp_path / name).write_text(json.dumps(data))
+    env = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
+                   human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
+    goals = {t.get("goal")["asin"]: t.get("goal") for t in env.tasks}
+    assert len(env.tasks) == 2 and set(goals) == {first["asin"], second["asin"]}  # no attributes, unknown asin: skipped
+    assert goals[first["asin"]]["instruction_text"].startswith("i need something sturdy")
+    assert "sturdy." not in goals[first["asin"]]["instruction_text"]  # trailing dots stripped, as WebShop does
+    assert goals[second["asin"]]["goal_options"] == ["large"]
+    observation, _ = env.reset(options={"task_id": env.tasks[0].id})
+    assert observation == env.tasks[0].prompt
+    again = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
+                     human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
+    assert [t.get("goal") for t in again.tasks] == [t.get("goal") for t in env.tasks]  # the bound is seeded

@@ -13,6 +13,7 @@ from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_c
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.app import create_app, render_page
 from toolbench.mock_services.webshop.catalog import Product, load_products, read_product_files
+from toolbench.mock_services.webshop.goals import human_goals
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, spacy_nouns
 from toolbench.mock_services.webshop.shop import InvalidAction, Page, Session, Shop, search_page_text
 
@@ -90,6 +91,24 @@ def _shipped_goals() -> tuple[dict[str, Any], ...]:
     return tuple(sorted((r["goal"] | {"session": r["session"]} for r in records), key=lambda g: g["session"]))
 
 
+def human_goal_tasks(shop: Shop, path: str | Path) -> list[Task]:
+    """Tasks from WebShop's human instruction file over ``shop``'s products (session = position)."""
+    with open(path, encoding="utf-8") as handle:
+        instructions = json.load(handle)
+    if not isinstance(instructions, dict):
+        raise ValueError(f"{path}: a human instruction file is a JSON object by asin")
+    return [
+        Task(
+            f"webshop-human-{n:04d}",
+            search_page_text(goal["instruction_text"]),
+            (),
+            goal["category"],
+            {"session": n, "goal": goal},
+        )  # fmt: skip
+        for n, goal in enumerate(human_goals(shop.products, instructions))
+    ]
+
+
 def action_text(action: str) -> str:
     """``search[...]``/``click[...]`` text from an action that may be a JSON tool call."""
     if not is_json_action(action):
@@ -149,12 +168,13 @@ class WebShopEnv(ToolEnv):
     ## Arguments
     ``gym.make("toolbench/WebShop-v0", split="test", mode="interactive", observation_mode="text",
     max_steps=None, num_products=None, products_file=None, attributes_file=None, show_attrs=False,
-    noun_tagger="lexicon", task_file=None)``. ``num_products``: the first N products (1 to
+    noun_tagger="lexicon", human_goals_file=None, task_file=None)``. ``num_products``: the first N products (1 to
     100,000; beyond the 1,000 shipped, generated the same way). ``products_file`` and
     ``attributes_file``: WebShop's ``items_shuffle*.json`` and ``items_ins_v2*.json``.
     ``noun_tagger="spacy"`` tags title nouns with spaCy's ``en_core_web_sm`` as WebShop does (install
     both yourself); the default uses the catalog's noun lexicon. ``task_file``: our JSONL or
-    ToolBench's ``test.jsonl`` (``{"id": session}``).
+    ToolBench's ``test.jsonl`` (``{"id": session}``). ``human_goals_file``: WebShop's
+    ``items_human_ins.json``, whose goals (over the products loaded) become the tasks.
     """
 
     task_name = "WebShop"
@@ -173,6 +193,7 @@ class WebShopEnv(ToolEnv):
         attributes_file: str | Path | None = None,
         show_attrs: bool = False,
         noun_tagger: str = "lexicon",
+        human_goals_file: str | Path | None = None,
         **kwargs: Any,
     ) -> None:
         if observation_mode not in OBSERVATION_MODES:
@@ -181,8 +202,6 @@ class WebShopEnv(ToolEnv):
             raise ValueError(f"noun_tagger must be 'lexicon' or 'spacy', not {noun_tagger!r}")
         if num_products is not None and not 1 <= int(num_products) <= generate.MAX_PRODUCTS:
             raise ValueError(f"num_products must be from 1 to {generate.MAX_PRODUCTS:,}, not {num_products!r}")
-        super().__init__(**kwargs)
-        self.observation_mode = observation_mode
         if products_file is not None:
             source: tuple[Any, ...] = ("files", str(products_file), attributes_file and str(attributes_file))
             source += (num_products,)
@@ -191,6 +210,10 @@ class WebShopEnv(ToolEnv):
         else:
             source = ("shipped", num_products)
         self.shop = _shop(source, bool(show_attrs), noun_tagger)
+        if human_goals_file is not None:  # WebShop's items_human_ins.json: its goals are the tasks
+            kwargs["tasks"] = human_goal_tasks(self.shop, human_goals_file)
+        super().__init__(**kwargs)
+        self.observation_mode = observation_mode
         self._session: Session | None = None
         self._app: Any = None
 

@@ -25,13 +25,13 @@ from typing import Any
 
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.catalog import load_products, purchase_price
+from toolbench.mock_services.webshop.goals import NO_BOUND, price_bound, price_clause
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns
 from toolbench.mock_services.webshop.shop import PRODUCT_WINDOW, Element, Page, Session, Shop, search_page_text
 from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
 
 PRODUCTS = 1000
 GOALS_PER_PRODUCT = 4
-PRICE_RANGE = [10.0 * i for i in range(1, 100)]
 SIZES = {"test": 100, "demo": 300}
 SHORT_DEMOS = 200
 
@@ -39,13 +39,6 @@ SHORT_DEMOS = 200
 def shop() -> Shop:
     records, attributes = generate.catalog(PRODUCTS)
     return Shop(load_products(records, attributes), nouns=LexiconNouns(generate.noun_lexicon()))
-
-
-def price_bound(price: float, rng: random.Random) -> float | None:
-    """WebShop's bound: of the (up to) four tens above the price, the higher of two drawn; none
-    when fewer than two are left (the goal then names no price)."""
-    above = [p for p in PRICE_RANGE if p > price][:4]
-    return max(rng.sample(above, 2)) if len(above) >= 2 else None
 
 
 def _option_phrase(name: str, value: str, rng: random.Random) -> str:
@@ -65,9 +58,7 @@ def instruction_text(instruction: str, options: dict[str, str], bound: float | N
     elif options:
         phrases = [_option_phrase(name, value, rng) for name, value in options.items()]
         text += " " + (phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1])
-    if bound is not None:
-        text += f", and price lower than {bound:.2f} dollars"
-    return text
+    return text + price_clause(bound)
 
 
 def goals(store: Shop) -> list[dict[str, Any]]:
@@ -87,7 +78,7 @@ def goals(store: Shop) -> list[dict[str, Any]]:
                     "instruction_text": instruction_text(entry["instruction"], chosen, bound, rng),
                     "attributes": list(entry["instruction_attributes"]),
                     "goal_options": chosen,
-                    "price_upper": bound if bound is not None else 1_000_000.0,
+                    "price_upper": bound if bound is not None else NO_BOUND,
                     "query": product.query,
                     "category": product.category,
                     "product_category": product.product_category,
@@ -198,7 +189,7 @@ def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
             "instruction_text": instruction_text(product.extra["instruction"], chosen, bound, rng),
             "attributes": list(product.extra["instruction_attributes"]),
             "goal_options": chosen,
-            "price_upper": bound if bound is not None else 1_000_000.0,
+            "price_upper": bound if bound is not None else NO_BOUND,
             "query": product.query,
             "category": product.category,
             "product_category": product.product_category,
