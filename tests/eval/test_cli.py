@@ -1,8 +1,10 @@
+import contextlib
 import json
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import markupsafe
 import pytest
@@ -60,30 +62,37 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_serve_runs_a_real_server():
+@contextlib.contextmanager
+def serving(service: str, *options: str) -> Iterator[tuple[int, str]]:
+    """``toolbench serve SERVICE`` in a process on a free port: the port and the banner it printed."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolbench.cli", "serve", "openweather", "--port", str(port)],
+        [sys.executable, "-m", "toolbench.cli", "serve", service, "--port", str(port), *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        banner = process.stdout.readline()
-        assert f"127.0.0.1:{port}" in banner and DEMO_API_KEY in banner
-        url = f"http://127.0.0.1:{port}/data/2.5/weather?q=Rome&appid={DEMO_API_KEY}"
-        for _ in range(50):
-            try:
-                response = requests.get(url, timeout=5)
-                break
-            except requests.ConnectionError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("the server did not answer")
-        assert response.status_code == 200 and response.json()["name"] == "Rome"
+        yield port, process.stdout.readline()
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def get_when_up(url: str) -> requests.Response:
+    for _ in range(50):
+        try:
+            return requests.get(url, timeout=5)
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    pytest.fail("the server did not answer")
+
+
+def test_serve_runs_a_real_server():
+    with serving("openweather") as (port, banner):
+        assert f"127.0.0.1:{port}" in banner and DEMO_API_KEY in banner
+        response = get_when_up(f"http://127.0.0.1:{port}/data/2.5/weather?q=Rome&appid={DEMO_API_KEY}")
+        assert response.status_code == 200 and response.json()["name"] == "Rome"
 
 
 def test_record_saves_a_gif_of_a_tabletop_episode(tmp_path, capsys):
@@ -100,15 +109,8 @@ def test_record_saves_a_gif_of_a_tabletop_episode(tmp_path, capsys):
 def test_serve_sheets_answers_the_real_gspread_client():
     from toolbench.mock_services.sheets import served_client
 
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolbench.cli", "serve", "sheets", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert f"127.0.0.1:{port}" in process.stdout.readline()
+    with serving("sheets") as (port, banner):
+        assert f"127.0.0.1:{port}" in banner
         client = served_client(f"http://127.0.0.1:{port}")
         for _ in range(50):
             try:
@@ -121,36 +123,15 @@ def test_serve_sheets_answers_the_real_gspread_client():
         worksheet = client.open_by_key(files[0]["id"]).sheet1
         worksheet.update([["=SUM(B2:B5)"]], "B6", raw=False)
         assert worksheet.acell("B6").value == "5.7"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_serve_webshop_prints_the_address_of_a_goals_session():
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolbench.cli", "serve", "webshop", "--port", str(port), "--goal", "7"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = process.stdout.readline()
+    with serving("webshop", "--goal", "7") as (port, banner):
         url = f"http://127.0.0.1:{port}/fixed_7"
-        assert url in line, line
-        for _ in range(50):
-            try:
-                page = requests.get(url, timeout=5)
-                break
-            except requests.ConnectionError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("the server did not answer")
+        assert url in banner, banner
+        page = get_when_up(url)
         instruction = toolbench.load_tasks("WebShop")[7].get("goal")["instruction_text"]
         assert page.status_code == 200 and str(markupsafe.escape(instruction)) in page.text
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @pytest.mark.parametrize("task", ["GoogleSheets", "Tabletop"])

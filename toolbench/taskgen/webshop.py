@@ -24,7 +24,7 @@ import random
 from typing import Any
 
 from toolbench.mock_services.webshop import generate
-from toolbench.mock_services.webshop.catalog import load_products, purchase_price
+from toolbench.mock_services.webshop.catalog import Product, load_products, purchase_price
 from toolbench.mock_services.webshop.goals import NO_BOUND, price_bound, price_clause
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns
 from toolbench.mock_services.webshop.shop import PRODUCT_WINDOW, Element, Page, Session, Shop, search_page_text
@@ -69,24 +69,25 @@ def goals(store: Shop) -> list[dict[str, Any]]:
         names = sorted(product.options)
         combinations = list(itertools.product(*(product.options[n] for n in names)))
         for combination in rng.sample(combinations, min(GOALS_PER_PRODUCT, len(combinations))):
-            chosen = dict(zip(names, combination, strict=True))
-            bound = price_bound(purchase_price(product), rng)
-            entry = product.extra
-            found.append(
-                {
-                    "asin": product.asin,
-                    "instruction_text": instruction_text(entry["instruction"], chosen, bound, rng),
-                    "attributes": list(entry["instruction_attributes"]),
-                    "goal_options": chosen,
-                    "price_upper": bound if bound is not None else NO_BOUND,
-                    "query": product.query,
-                    "category": product.category,
-                    "product_category": product.product_category,
-                    "name": product.title,
-                }
-            )
+            found.append(goal_for(product, dict(zip(names, combination, strict=True)), rng))
     rng_for("webshop-goal-order").shuffle(found)
     return found
+
+
+def goal_for(product: Product, chosen: dict[str, str], rng: random.Random) -> dict[str, Any]:
+    """A goal for ``product`` with the ``chosen`` options and a price bound drawn from ``rng``."""
+    bound = price_bound(purchase_price(product), rng)
+    return {
+        "asin": product.asin,
+        "instruction_text": instruction_text(product.extra["instruction"], chosen, bound, rng),
+        "attributes": list(product.extra["instruction_attributes"]),
+        "goal_options": chosen,
+        "price_upper": bound if bound is not None else NO_BOUND,
+        "query": product.query,
+        "category": product.category,
+        "product_category": product.product_category,
+        "name": product.title,
+    }
 
 
 def _play(store: Shop, goal: dict[str, Any], actions: list[str]) -> tuple[Session, list[tuple[Page, str]]]:
@@ -181,20 +182,7 @@ def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
     found = []
     for index in range(count):
         product = rng.choice(store.products)
-        names = sorted(product.options)
-        chosen = {name: rng.choice(product.options[name]) for name in names}
-        bound = price_bound(purchase_price(product), rng)
-        goal = {
-            "asin": product.asin,
-            "instruction_text": instruction_text(product.extra["instruction"], chosen, bound, rng),
-            "attributes": list(product.extra["instruction_attributes"]),
-            "goal_options": chosen,
-            "price_upper": bound if bound is not None else NO_BOUND,
-            "query": product.query,
-            "category": product.category,
-            "product_category": product.product_category,
-            "name": product.title,
-        }
+        goal = goal_for(product, {name: rng.choice(product.options[name]) for name in sorted(product.options)}, rng)
         actions = reference(store, goal)
         if actions is not None and _play(store, goal, actions)[0].reward.reward == 1.0:  # type: ignore[union-attr]
             found.append(
