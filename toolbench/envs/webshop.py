@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
-from toolbench.core.tasks import Task, fixture_file, read_records, read_task_file
+from toolbench.core.tasks import Task, fixture_file, read_records
 from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.app import create_app, render_page
@@ -218,10 +218,6 @@ class WebShopEnv(ToolEnv):
         self._app: Any = None
 
     # ------------------------------------------------------------------ tasks
-    @classmethod
-    def read_tasks(cls, path: str | Path, id_prefix: str) -> list[Task]:
-        return read_task_file(path, id_prefix)
-
     @classmethod
     def complete_task(cls, task: Task) -> Task:
         """ToolBench's records are ``{"id": session}``: the goal is our shipped goal of that session."""
