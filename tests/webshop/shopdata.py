@@ -29,11 +29,11 @@ def drive(index: int, **changes) -> Product:
     return Product(**fields)
 
 
-def small_shop(count: int = 25, show_attrs: bool = False) -> Shop:
+def small_shop(count: int = 25, show_attrs: bool = False, reviews: bool = False) -> Shop:
     products = [drive(i) for i in range(count)]
     products.append(drive(99, title="Cozy Knit Scarf", description="warm", options={}, query="scarf",
                           asin="B0SCARF001", product_category="Clothing \u203a Scarves"))  # fmt: skip
-    return Shop(products, show_attrs=show_attrs, nouns=LexiconNouns(["flash", "drive", "scarf"]))
+    return Shop(products, show_attrs=show_attrs, nouns=LexiconNouns(["flash", "drive", "scarf"]), show_reviews=reviews)
 
 
 GOAL = Goal(

@@ -85,7 +85,7 @@ def test_a_purchase_in_chromium_scores_what_the_env_pays(browser, choose_options
                 shot(browser, "item")
                 navigate(browser, browser.find_element(By.XPATH, "//button[text()='Description']").click)
                 shot(browser, "description")
-                navigate(browser, browser.back)
+                navigate(browser, browser.find_element(By.XPATH, "//button[text()='< Prev']").click)
                 navigate(browser, browser.find_element(By.XPATH, "//button[text()='Buy Now']").click)
             else:  # an option: its label, as a person clicks it; the page reloads with the choice
                 navigate(browser, browser.find_element(By.XPATH, f"//label[text()='{target}']").click)

@@ -215,3 +215,47 @@ def test_human_instruction_files_become_the_tasks(tmp_path):
     again = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
                      human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
     assert [t.get("goal") for t in again.tasks] == [t.get("goal") for t in env.tasks]  # the bound is seeded
+
+
+def test_a_users_catalog_plays_webshops_own_goals_in_webshops_order(tmp_path):
+    import itertools
+    import random
+
+    from toolbench.mock_services.webshop import generate
+
+    records, attributes = generate.catalog(12)
+    (tmp_path / "items.json").write_text(json.dumps(records))
+    (tmp_path / "attrs.json").write_text(json.dumps(attributes))
+    env = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json").unwrapped
+    expected = []  # WebShop: one goal per option combination (names sorted), then random.seed(233); shuffle
+    for product in env.shop.products:
+        names = sorted(product.options)
+        for combination in itertools.product(*(product.options[n] for n in names)):
+            expected.append((product.asin, dict(zip(names, combination, strict=True))))
+    random.Random(233).shuffle(expected)
+    assert [(t.get("goal")["asin"], t.get("goal")["goal_options"]) for t in env.tasks] == expected
+    goal = env.tasks[0].get("goal")
+    assert goal["instruction_text"].startswith(env.shop.by_asin[goal["asin"]].extra["instruction"])
+    if goal["goal_options"]:
+        assert (
+            " with " + ", and ".join(f"{k}: {v}" for k, v in goal["goal_options"].items()) in goal["instruction_text"]
+        )
+    with pytest.raises(ValueError, match="no goals"):
+        gym.make(ENV_ID, products_file=tmp_path / "items.json")  # no attribute file: no instructions, no goals
+
+
+def test_a_smaller_catalog_keeps_the_goals_it_can_serve(tasks):
+    env = gym.make(ENV_ID, num_products=300).unwrapped
+    assert 0 < len(env.tasks) < len(tasks)
+    assert all(t.get("goal")["asin"] in env.shop.by_asin for t in env.tasks)
+    task = env.tasks[0]
+    _, reward, *_ = play(env, task.id, env.oracle_actions(task))
+    assert reward == 1.0
+
+
+def test_test_goals_are_worded_as_webshop_words_them(tasks):
+    for task in tasks:
+        goal = task.get("goal")
+        if goal["goal_options"]:
+            options = ", and ".join(f"{k}: {v}" for k, v in goal["goal_options"].items())
+            assert f" with {options}" in goal["instruction_text"], goal["instruction_text"]

@@ -52,7 +52,7 @@ def test_item_page_and_options(shop):
     assert shop.page(session).simple() == (
         f"Instruction: [SEP] {I} [SEP] Back to Search [SEP] < Prev [SEP] size [SEP] 16gb [SEP] 32gb [SEP] color "
         "[SEP] black [SEP] blue | green [SEP] Quickline High Speed USB Flash Drive 3 [SEP] Price: $13.0 [SEP] "
-        "Rating: 2.5 [SEP] Description [SEP] Features [SEP] Reviews [SEP] Buy Now"
+        "Rating: N.A. [SEP] Description [SEP] Features [SEP] Reviews [SEP] Buy Now"  # WebShop shows no ratings
     )
     assert shop.page(session).clickables == (
         "back to search", "< prev", "description", "features", "reviews", "buy now", "16gb", "32gb", "black", "blue | green",
@@ -78,13 +78,15 @@ def test_sub_pages_and_back(shop):
     assert shop.page(session).simple().endswith("< Prev [SEP] Reads at 150 MB per second [SEP] Key ring loop")
     shop.act(session, "click[< prev]")
     shop.act(session, "click[reviews]")
-    assert (
-        shop.page(session)
-        .simple()
-        .endswith(
-            '< Prev [SEP] "Works fine" [SEP] 4 [SEP] Fast enough for photos. [SEP] "Broke" [SEP] 1 [SEP] The cap fell off.'
-        )
+    assert shop.page(session).simple().endswith("Back to Search [SEP] < Prev")  # as in WebShop: no reviews
+    shown = small_shop(reviews=True)
+    listed = (
+        '< Prev [SEP] "Works fine" [SEP] 4 [SEP] Fast enough for photos. [SEP] "Broke" [SEP] 1 [SEP] The cap fell off.'
     )
+    assert shown.page(session).simple().endswith(listed)
+    shown.act(session, "click[< prev]")
+    assert "[SEP] Rating: 2.5 [SEP]" in shown.page(session).simple()
+    shown.act(session, "click[reviews]")
     shop.act(session, "click[< prev]")
     shop.act(session, "click[< prev]")  # item page back to the results: the options are dropped
     assert session.page == "results" and session.options == {}
@@ -104,7 +106,7 @@ def test_buying_ends_on_the_done_page_with_the_reward(shop):
     text = shop.page(session).simple()
     assert text.startswith(
         "Thank you for shopping with us! [SEP] Your code: [SEP] (Paste it in your MTurk interface.) [SEP] Purchased "
-        '[SEP] asin [SEP] B0DRIVE003 [SEP] options [SEP] {"size": "32gb", "color": "black"} [SEP] attrs'
+        '[SEP] asin [SEP] B0DRIVE003 [SEP] options [SEP] {"color": "black", "size": "32gb"} [SEP] attrs'  # keys sorted, as tojson
     )
     assert text.endswith("[SEP] Your score (min 0.0, max 1.0) [SEP] 1.0")
     assert shop.page(session).clickables == ()
@@ -151,3 +153,21 @@ def test_rich_mode_marks_products_opened_before(shop):
     rich = shop.page(session).rich()
     assert "\n[clicked button] B0DRIVE003 [clicked button_]\n" in rich and "\n[button] B0DRIVE001 [button_]\n" in rich
     assert rich.startswith(f"Instruction:\n{I}\n[button] Back to Search [button_]\nPage 1 (Total results: 25)\n")
+
+
+def test_search_tokens_are_cut_as_lucene_cuts_them():
+    from toolbench.mock_services.webshop.search import lucene_tokens
+
+    assert lucene_tokens("women's 1.7 fl oz for 80.00 dollars, size 8") == [
+        "women", "1.7", "fl", "oz", "for", "80.00", "dollars", "size", "8",
+    ]  # fmt: skip
+
+
+def test_equal_scores_are_ranked_by_asin():
+    from toolbench.mock_services.webshop.search import SearchEngine
+
+    from .shopdata import drive
+
+    products = [drive(i, asin=asin, title="Same Words", description="", bullet_points=("",)) for i, asin in
+                enumerate(["B0ZZZZZZZ1", "B0AAAAAAA1", "B0MMMMMMM1"])]  # fmt: skip
+    assert SearchEngine(products).search("same words") == [1, 2, 0]

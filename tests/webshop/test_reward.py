@@ -72,12 +72,19 @@ def test_price_over_the_bound_and_unchosen_options_lose_their_share():
     assert not reward.r_price and reward.options_matched == 0 and reward.reward == pytest.approx(1 / 7)
 
 
+def test_colours_are_checked_in_alphabetical_order():
+    from toolbench.mock_services.webshop.reward import COLORS
+
+    assert list(COLORS) == sorted(COLORS) and len(set(COLORS)) == len(COLORS)
+
+
 def test_fuzzy_matching_is_thefuzz_token_set_ratio():
     assert similarity(("size", "xl"), "xl") == 100  # a subset of the other's words
     assert similarity("Gluten-Free", "gluten free") == 100  # punctuation and case do not count
     assert similarity("high speed", "high-speed usb") == 100
     assert similarity("water resistant", "wrinkle resistant") <= 85
-    assert normalize_color("dark navy blue heather") == "navy blue"
+    assert normalize_color("dark navy blue heather") == "blue"  # the first colour word in alphabetical order
+    assert normalize_color("coconut cashew") == "ash"  # a substring counts, as in WebShop
     assert normalize_color(("color", "grey")) == "grey" and normalize_color(("size", "xl")) == ("size", "xl")
 
 

@@ -26,7 +26,7 @@ def visible_text(html: str) -> str:
 
 @pytest.fixture(scope="module")
 def shop():
-    return small_shop(show_attrs=True)
+    return small_shop(show_attrs=True, reviews=True)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_c
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.app import create_app, render_page
 from toolbench.mock_services.webshop.catalog import Product, load_products, read_product_files
-from toolbench.mock_services.webshop.goals import human_goals
+from toolbench.mock_services.webshop.goals import human_goals, synthetic_goals
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, spacy_nouns
 from toolbench.mock_services.webshop.shop import InvalidAction, Page, Session, Shop, search_page_text
 
@@ -71,7 +71,7 @@ def _generated_products(count: int) -> tuple[Product, ...]:
 
 
 @cache
-def _shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str) -> Shop:
+def _shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str, reviews: bool) -> Shop:
     kind, *args = source
     if kind == "files":
         products: Any = read_product_files(*args)
@@ -80,7 +80,7 @@ def _shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str) -> Shop:
     else:
         products = shipped_products(args[0])
     nouns: Nouns = spacy_nouns() if noun_tagger == "spacy" else LexiconNouns(generate.noun_lexicon())
-    return Shop(products, show_attrs=show_attrs, nouns=nouns)
+    return Shop(products, show_attrs=show_attrs, nouns=nouns, show_reviews=reviews)
 
 
 @cache
@@ -91,22 +91,27 @@ def _shipped_goals() -> tuple[dict[str, Any], ...]:
     return tuple(sorted((r["goal"] | {"session": r["session"]} for r in records), key=lambda g: g["session"]))
 
 
+def goal_tasks(goals: list[dict[str, Any]], kind: str) -> list[Task]:
+    """Tasks from goals in session order (no reference: a user's goals come without expert actions)."""
+    return [
+        Task(
+            f"webshop-{kind}-{n:04d}",
+            search_page_text(goal["instruction_text"]),
+            (),
+            goal["category"],
+            {"session": n, "goal": goal},
+        )  # fmt: skip
+        for n, goal in enumerate(goals)
+    ]
+
+
 def human_goal_tasks(shop: Shop, path: str | Path) -> list[Task]:
     """Tasks from WebShop's human instruction file over ``shop``'s products (session = position)."""
     with open(path, encoding="utf-8") as handle:
         instructions = json.load(handle)
     if not isinstance(instructions, dict):
         raise ValueError(f"{path}: a human instruction file is a JSON object by asin")
-    return [
-        Task(
-            f"webshop-human-{n:04d}",
-            search_page_text(goal["instruction_text"]),
-            (),
-            goal["category"],
-            {"session": n, "goal": goal},
-        )  # fmt: skip
-        for n, goal in enumerate(human_goals(shop.products, instructions))
-    ]
+    return goal_tasks(human_goals(shop.products, instructions), "human")
 
 
 def action_text(action: str) -> str:
@@ -168,13 +173,17 @@ class WebShopEnv(ToolEnv):
     ## Arguments
     ``gym.make("toolbench/WebShop-v0", split="test", mode="interactive", observation_mode="text",
     max_steps=None, num_products=None, products_file=None, attributes_file=None, show_attrs=False,
-    noun_tagger="lexicon", human_goals_file=None, task_file=None)``. ``num_products``: the first N products (1 to
-    100,000; beyond the 1,000 shipped, generated the same way). ``products_file`` and
+    noun_tagger="lexicon", human_goals_file=None, reviews=False, task_file=None)``.
+    ``num_products``: the first N products (1 to 100,000; beyond the 1,000 shipped, generated the
+    same way; below, the goals whose product is among them). ``products_file`` and
     ``attributes_file``: WebShop's ``items_shuffle*.json`` and ``items_ins_v2*.json``.
     ``noun_tagger="spacy"`` tags title nouns with spaCy's ``en_core_web_sm`` as WebShop does (install
     both yourself); the default uses the catalog's noun lexicon. ``task_file``: our JSONL or
     ToolBench's ``test.jsonl`` (``{"id": session}``). ``human_goals_file``: WebShop's
-    ``items_human_ins.json``, whose goals (over the products loaded) become the tasks.
+    ``items_human_ins.json``, whose goals (over the products loaded) become the tasks; with
+    ``products_file`` and no other tasks, WebShop's synthetic goals over that catalog are the tasks,
+    in WebShop's order (session n is WebShop's goal n). ``reviews=True`` shows our generated reviews
+    and ratings (WebShop never loads its reviews: every product says ``Rating: N.A.``).
     """
 
     task_name = "WebShop"
@@ -194,6 +203,7 @@ class WebShopEnv(ToolEnv):
         show_attrs: bool = False,
         noun_tagger: str = "lexicon",
         human_goals_file: str | Path | None = None,
+        reviews: bool = False,
         **kwargs: Any,
     ) -> None:
         if observation_mode not in OBSERVATION_MODES:
@@ -209,9 +219,21 @@ class WebShopEnv(ToolEnv):
             source = ("generated", int(num_products))
         else:
             source = ("shipped", num_products)
-        self.shop = _shop(source, bool(show_attrs), noun_tagger)
+        self.shop = _shop(source, bool(show_attrs), noun_tagger, bool(reviews))
+        own_tasks = kwargs.get("tasks") is not None or kwargs.get("task_file") is not None
         if human_goals_file is not None:  # WebShop's items_human_ins.json: its goals are the tasks
             kwargs["tasks"] = human_goal_tasks(self.shop, human_goals_file)
+        elif products_file is not None and not own_tasks:  # a user's catalog: WebShop's goals over it
+            kwargs["tasks"] = goal_tasks(synthetic_goals(self.shop.products), "synthetic")
+            if not kwargs["tasks"]:
+                raise ValueError(
+                    "no goals over these products: give attributes_file= (its instructions make WebShop's goals), "
+                    "human_goals_file= or tasks"
+                )
+        elif num_products is not None and num_products < SHIPPED_PRODUCTS and not own_tasks:
+            # A smaller catalog: the shipped goals whose product it holds (session numbers kept).
+            split = kwargs.get("split", "test")
+            kwargs["tasks"] = [t for t in self.load_split(split) if t.get("goal")["asin"] in self.shop.by_asin]
         super().__init__(**kwargs)
         self.observation_mode = observation_mode
         self._session: Session | None = None

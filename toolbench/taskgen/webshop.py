@@ -4,12 +4,13 @@
   generated catalog (``mock_services/webshop/generate.py``) in WebShop's two record formats.
 - Goals as WebShop makes synthetic goals: a product's instruction (its instruction attributes),
   one combination of its option values, and a price bound by WebShop's rule (two of the next four
-  tens above the price, the higher one), here drawn from a seeded stream so it never changes; the
-  options and price are phrased in several ways. Every goal's reference (search, page on, open the
-  product, choose the options, buy) is played in the shop and must earn reward 1.0 (goals that
-  cannot, like a "blueberry" flavour WebShop's colour rule reads as "blue", are dropped). Goals are
-  shuffled once; sessions 0 to 99 are ``test`` (as ToolBench's ids), the next 300 ``demo``, the
-  rest ``train``.
+  tens above the price, the higher one), here drawn from a seeded stream so it never changes. Test
+  goals are worded as WebShop words them ("... with color: black, and size: 32gb, and price lower
+  than 50.00 dollars"), as ToolBench's are; train and demo goals also word the options in
+  phrases. Every goal's reference (search, page on, open the product, choose the options, buy) is
+  played in the shop and must earn reward 1.0 (goals that cannot, like a "blueberry" flavour
+  WebShop's colour rule reads as "blue", are dropped). Goals are shuffled once; sessions 0 to 99
+  are ``test`` (as ToolBench's ids), the next 300 ``demo``, the rest ``train``.
 - ``demo``: each goal's expert trajectory as ToolBench's demonstrations show it, (page, action)
   pairs with pages in the ``[button] ... [button_]`` form: ``long`` (full pages) for all, and
   ``short`` (results pages without 80% of the products that are not the target) for the 200 with
@@ -25,7 +26,7 @@ from typing import Any
 
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.catalog import Product, load_products, purchase_price
-from toolbench.mock_services.webshop.goals import NO_BOUND, price_bound, price_clause
+from toolbench.mock_services.webshop.goals import NO_BOUND, goal_record, price_bound, price_clause
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns
 from toolbench.mock_services.webshop.shop import PRODUCT_WINDOW, Element, Page, Session, Shop, search_page_text
 from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
@@ -49,16 +50,16 @@ def _option_phrase(name: str, value: str, rng: random.Random) -> str:
     return rng.choice((f"{name} {value}", f"with {name} {value}", f"in the {value} {name}"))
 
 
-def instruction_text(instruction: str, options: dict[str, str], bound: float | None, rng: random.Random) -> str:
-    """The goal's instruction: WebShop's "with name: value" options a third of the time, else
-    options in words; then WebShop's price clause."""
+def instruction_text(instruction: str, options: dict[str, str], rng: random.Random) -> str:
+    """The goal's instruction before its price clause: WebShop's "with name: value" options a third
+    of the time, else the options in words."""
     text = instruction
     if options and rng.random() < 1 / 3:
         text += " with " + ", and ".join(f"{name}: {value}" for name, value in options.items())
     elif options:
         phrases = [_option_phrase(name, value, rng) for name, value in options.items()]
         text += " " + (phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1])
-    return text + price_clause(bound)
+    return text
 
 
 def goals(store: Shop) -> list[dict[str, Any]]:
@@ -77,17 +78,18 @@ def goals(store: Shop) -> list[dict[str, Any]]:
 def goal_for(product: Product, chosen: dict[str, str], rng: random.Random) -> dict[str, Any]:
     """A goal for ``product`` with the ``chosen`` options and a price bound drawn from ``rng``."""
     bound = price_bound(purchase_price(product), rng)
-    return {
-        "asin": product.asin,
-        "instruction_text": instruction_text(product.extra["instruction"], chosen, bound, rng),
-        "attributes": list(product.extra["instruction_attributes"]),
-        "goal_options": chosen,
-        "price_upper": bound if bound is not None else NO_BOUND,
-        "query": product.query,
-        "category": product.category,
-        "product_category": product.product_category,
-        "name": product.title,
-    }
+    text = instruction_text(product.extra["instruction"], chosen, rng)
+    return goal_record(product, text, list(product.extra["instruction_attributes"]), chosen, bound)
+
+
+def webshop_wording(goal: dict[str, Any], product: Product) -> dict[str, Any]:
+    """``goal`` worded as WebShop words every synthetic goal (and so every ToolBench test goal):
+    the instruction, then "with name: value, and ...", then the price clause."""
+    options = goal["goal_options"]
+    instruction = product.extra["instruction"]
+    text = f"{instruction} with " + ", and ".join(f"{k}: {v}" for k, v in options.items()) if options else instruction
+    bound = goal["price_upper"] if goal["price_upper"] != NO_BOUND else None
+    return {**goal, "instruction_text": text + price_clause(bound)}
 
 
 def _play(store: Shop, goal: dict[str, Any], actions: list[str]) -> tuple[Session, list[tuple[Page, str]]]:
@@ -152,6 +154,8 @@ def records(store: Shop) -> dict[str, list[dict[str, Any]]]:
         if played.reward.reward < 1.0:  # WebShop's colour rule reads "blueberry" as blue: no full match
             continue
         split = split_of[session] if session < len(split_of) else "train"
+        if split == "test":  # ToolBench's test goals all have WebShop's wording; train and demo vary it
+            goal = webshop_wording(goal, store.by_asin[goal["asin"]])
         record = {
             "id": f"webshop-{split}-{len(out[split]):04d}",
             "session": session,

@@ -65,11 +65,13 @@ def render_page(shop: Shop, state: Session, session_id: str) -> str:
     if state.page == "results":
         return render_template("results_page.html", total=len(state.hits), products=shop.results(state), **values)
     product = shop.by_asin[state.asin or ""]
+    values.update(rating=shop.rating(product), reviews=shop.reviews(product))
     if state.page == "item":
         sub_pages = SUB_PAGES if shop.show_attrs else SUB_PAGES[:3]
         return render_template("item_page.html", product=product, sub_pages=sub_pages, **values)
     if state.page == "done":
         reward = state.reward.reward if state.reward else 0.0
+        values["options_json"] = json.dumps(options, sort_keys=True)
         return render_template("done_page.html", product=product, reward=reward, **values)
     return render_template("sub_page.html", product=product, sub_page=state.page.capitalize(), **values)
 

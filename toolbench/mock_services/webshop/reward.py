@@ -25,16 +25,17 @@ from rapidfuzz import fuzz
 from toolbench.mock_services.webshop.catalog import BREADCRUMB, Product
 
 FUZZY_THRESHOLD = 85
-#: Colour words, specific before general: the first one found in an option value is its colour.
+#: Colour words, checked in alphabetical order as WebShop checks its own list: the first one found in an option
+#: value is its colour ("navy blue" is blue, "light pink" is light, "coconut cashew" is ash). The words are ours.
 COLORS = (
-    "off white", "ivory", "cream", "beige", "khaki", "tan", "camel", "brown", "chocolate", "coffee", "mocha",
-    "rose gold", "gold", "silver", "bronze", "copper", "champagne", "charcoal", "graphite", "gunmetal", "slate",
-    "light grey", "dark grey", "light gray", "dark gray", "grey", "gray", "black", "white", "clear", "transparent",
-    "navy blue", "royal blue", "sky blue", "light blue", "dark blue", "baby blue", "teal", "turquoise", "aqua", "cyan",
-    "blue", "mint", "olive", "army green", "forest green", "lime", "dark green", "light green", "green",
-    "burgundy", "wine red", "maroon", "dark red", "red", "coral", "salmon", "peach", "orange", "mustard", "yellow",
-    "lavender", "lilac", "violet", "purple", "magenta", "fuchsia", "hot pink", "light pink", "pink", "rose",
-    "multicolor", "rainbow", "natural", "walnut", "oak", "espresso", "cherry",
+    "amber", "aqua", "ash", "beige", "black", "blue", "blush", "bronze", "brown", "burgundy", "camel", "caramel",
+    "champagne", "charcoal", "cherry", "chocolate", "clear", "coffee", "copper", "coral", "cream", "crimson",
+    "cyan", "dark", "denim", "ebony", "espresso", "fuchsia", "gold", "gray", "green", "grey", "gunmetal", "indigo",
+    "ivory", "jade", "khaki", "lavender", "lemon", "light", "lilac", "lime", "magenta", "mahogany", "maroon",
+    "mauve", "mint", "mocha", "multicolor", "mustard", "natural", "navy", "neon", "nude", "oak", "ochre", "olive",
+    "orange", "peach", "pearl", "pewter", "pink", "plum", "purple", "rainbow", "red", "rose", "ruby", "rust",
+    "salmon", "sand", "sapphire", "scarlet", "silver", "sky", "slate", "smoke", "tan", "taupe", "teal",
+    "terracotta", "transparent", "turquoise", "violet", "walnut", "wheat", "white", "wine", "yellow",
 )  # fmt: skip
 
 Nouns = Callable[[str], list[str]]

@@ -6,11 +6,12 @@ Lucene's BM25 (k1 0.9, b 0.4) behind Anserini's English analyzer (Porter stemmin
 words). We rank with ``bm25s`` (its ``lucene`` variant, the same formula) and ``PyStemmer``'s Porter
 stemmer, both from PyPI with no Java: a query over 100,000 products takes milliseconds. Only
 products that share a term with the query are hits (as in Lucene), at most 50, best first; ties
-keep catalog order.
+in asin order (Anserini breaks ties by document id).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import bm25s
@@ -28,8 +29,15 @@ STOP_WORDS = [
     "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that",
     "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
 ]  # fmt: skip
-#: Lucene's standard tokenizer keeps one-character tokens ("8" of "size 8"); bm25s' default drops them.
-TOKEN_PATTERN = r"(?u)\b\w+\b"
+#: Tokens as Lucene's standard tokenizer cuts them for this text: numbers keep their decimal point or
+#: comma ("1.7", "80.00"), words their inner apostrophe, one-character tokens stay ("8" of "size 8").
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|\w+(?:['\u2019]\w+)*")
+
+
+def lucene_tokens(text: str) -> list[str]:
+    """The tokens of ``text``, with English possessives dropped ("women's" -> "women") as Anserini's
+    analyzer drops them before stop words and stemming."""
+    return [t[:-2] if t.endswith(("'s", "\u2019s")) else t for t in _TOKEN.findall(text)]
 
 
 def document_text(product: Product) -> str:
@@ -44,12 +52,14 @@ class SearchEngine:
 
     def __init__(self, products: Sequence[Product]) -> None:
         self.size = len(products)
-        self._tokenizer = Tokenizer(splitter=TOKEN_PATTERN, stopwords=STOP_WORDS, stemmer=Stemmer.Stemmer("porter"))
+        self._tokenizer = Tokenizer(splitter=lucene_tokens, stopwords=STOP_WORDS, stemmer=Stemmer.Stemmer("porter"))
         corpus = self._tokenizer.tokenize(
             [document_text(p) for p in products], update_vocab=True, show_progress=False, return_as="tuple"
         )
         self._index = bm25s.BM25(k1=K1, b=B, method="lucene")
         self._index.index(corpus, show_progress=False)
+        # Anserini breaks score ties by document id (the asin): each product's place in asin order.
+        self._asin_rank = np.argsort(np.argsort(np.array([p.asin for p in products], dtype=object), kind="stable"))
 
     def search(self, query: str, k: int = SEARCH_RETURN_N) -> list[int]:
         """Indexes of the (at most ``k``) products that best match ``query``; none when no term matches."""
@@ -62,6 +72,5 @@ class SearchEngine:
         matching = np.flatnonzero(scores > 0)
         if not len(matching):
             return []
-        # Best first; equal scores in catalog order (a stable sort of the negated scores).
-        order = matching[np.argsort(-scores[matching], kind="stable")]
+        order = matching[np.lexsort((self._asin_rank[matching], -scores[matching]))]  # best first, ties by asin
         return [int(i) for i in order[:k]]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolbench.mock_services.webshop.catalog import Product, purchase_price
+from toolbench.mock_services.webshop.catalog import Product, Review, purchase_price
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, Reward, get_reward
 from toolbench.mock_services.webshop.search import SEARCH_RETURN_N, SearchEngine
 
@@ -123,12 +123,20 @@ class InvalidAction(ValueError):
 class Shop:
     """The products, their search engine and the page logic shared by the env and the site."""
 
-    def __init__(self, products: Sequence[Product], show_attrs: bool = False, nouns: Nouns | None = None) -> None:
+    def __init__(
+        self,
+        products: Sequence[Product],
+        show_attrs: bool = False,
+        nouns: Nouns | None = None,
+        show_reviews: bool = False,
+    ) -> None:
         self.products = list(products)
         self.by_asin = {product.asin: product for product in self.products}
         self.index_of = {product.asin: index for index, product in enumerate(self.products)}
         self.engine = SearchEngine(self.products)
         self.show_attrs = show_attrs
+        # WebShop never loads its reviews file: every product shows "Rating: N.A." and no reviews.
+        self.show_reviews = show_reviews
         self.nouns = nouns or LexiconNouns(())
 
     # ------------------------------------------------------------------ actions
@@ -207,10 +215,29 @@ class Shop:
         else:
             elements.append(_button(PREV_PAGE))
             product = self.by_asin[session.asin or ""]
-            elements += self._item_elements(session, product) if kind == "item" else _sub_page(kind, product)
+            elements += self._item_elements(session, product) if kind == "item" else self._sub_page(kind, product)
         clickables = [e.text.lower() for e in elements if e.kind in ("button", "product")]
         clickables += [e.text for e in elements if e.kind == "option"]
         return Page(kind, tuple(elements), tuple(dict.fromkeys(clickables)), False)
+
+    def rating(self, product: Product) -> str:
+        return product.rating if self.show_reviews else "N.A."
+
+    def reviews(self, product: Product) -> tuple[Review, ...]:
+        return product.reviews if self.show_reviews else ()
+
+    def _sub_page(self, kind: str, product: Product) -> list[Element]:
+        if kind == "description":
+            return [_text(product.description)]
+        if kind == "features":
+            return [_text(bullet) for bullet in product.bullet_points]
+        if kind == "reviews":
+            return [
+                part
+                for r in self.reviews(product)
+                for part in (_text(f'"{r.title}"'), _text(str(r.score)), _text(r.body))
+            ]
+        return [_text(attribute) for attribute in product.attributes]
 
     def results(self, session: Session) -> list[Product]:
         start = (session.page_number - 1) * PRODUCT_WINDOW
@@ -234,7 +261,11 @@ class Shop:
         for name, values in product.options.items():
             elements.append(_text(name))
             elements += [Element("option", value, session.options.get(name) == value) for value in values]
-        elements += [_text(product.title), _text(f"Price: {product.price_tag}"), _text(f"Rating: {product.rating}")]
+        elements += [
+            _text(product.title),
+            _text(f"Price: {product.price_tag}"),
+            _text(f"Rating: {self.rating(product)}"),
+        ]
         shown = SUB_PAGES if self.show_attrs else SUB_PAGES[:3]
         elements += [_button(name) for name in shown]
         elements.append(_button(END_BUTTON))
@@ -251,7 +282,7 @@ class Shop:
             _text("asin"),
             _text(product.asin),
             _text("options"),
-            _text(json.dumps(session.options)),
+            _text(json.dumps(session.options, sort_keys=True)),
             _text("attrs"),
             _text(", ".join(product.attributes)),
             _text("category"),
@@ -275,13 +306,3 @@ def _button(text: str) -> Element:
 
 def _instruction(session: Session) -> list[Element]:
     return [_text("Instruction:"), _text(session.goal.instruction_text)]
-
-
-def _sub_page(kind: str, product: Product) -> list[Element]:
-    if kind == "description":
-        return [_text(product.description)]
-    if kind == "features":
-        return [_text(bullet) for bullet in product.bullet_points]
-    if kind == "reviews":
-        return [piece for r in product.reviews for piece in (_text(f'"{r.title}"'), _text(str(r.score)), _text(r.body))]
-    return [_text(attribute) for attribute in product.attributes]
