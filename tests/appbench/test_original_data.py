@@ -34,7 +34,9 @@ def test_every_gold_plan_parses(refdata):
     for kind in CEILINGS:
         for record in records(refdata, kind):
             output = record["output"]
-            text = "\n".join(f"{app}: [{call}]" for app, call in zip(output["used_app"], output["api_results"], strict=False))
+            text = "\n".join(
+                f"{app}: [{call}]" for app, call in zip(output["used_app"], output["api_results"], strict=False)
+            )
             calls = parse_plan(text)
             parsed += 1
             named = [re.search(r"= *(\w+)\(", call).group(1).lower() for call in output["api_results"]]

@@ -194,7 +194,9 @@ class PaperTally:
             if c("pred_args", 0)
             else 0.0,
             "complete_match": c("complete", 0) / self.samples if self.samples else 0.0,
-            "depend_argu_hit_f1": _f1(ratio("dep_arg_hits", "pred_dep_args", 1.0), ratio("dep_arg_hits", "gold_dep_args", 1.0)),
+            "depend_argu_hit_f1": _f1(
+                ratio("dep_arg_hits", "pred_dep_args", 1.0), ratio("dep_arg_hits", "gold_dep_args", 1.0)
+            ),
             # The original tests the dependent counts here, not the ones it divides by (kept; 0 for its crash).
             "non_depend_argu_hit_f1": _f1(
                 (non_dep_hits / pred_non_dep if pred_non_dep else 0.0) if c("pred_dep_args", 0) else 1.0,

@@ -143,7 +143,8 @@ def resolve(calls: list[Call]) -> list[Call]:
 def format_call(call: Call) -> str:
     """A call in AppBench's line format (arguments sorted, as AppBench's data has them)."""
     args = ", ".join(
-        f"#{name}={value.name}" if isinstance(value, Ref) else f"#{name}='{value}'" for name, value in sorted(call.args.items())
+        f"#{name}={value.name}" if isinstance(value, Ref) else f"#{name}='{value}'"
+        for name, value in sorted(call.args.items())
     )
     returns = ", ".join(call.returns)
     return f"{call.app}: [{returns + ' = ' if returns else ''}{call.api}({args})]"
