@@ -259,3 +259,71 @@ def test_test_goals_are_worded_as_webshop_words_them(tasks):
         if goal["goal_options"]:
             options = ", and ".join(f"{k}: {v}" for k, v in goal["goal_options"].items())
             assert f" with {options}" in goal["instruction_text"], goal["instruction_text"]
+
+
+def test_hostile_actions_are_answered_quickly_and_the_env_keeps_working(tasks):
+    import time
+
+    env = gym.make(ENV_ID, observation_mode="html").unwrapped
+    env.reset(options={"task_id": tasks[0].id})
+    started = time.perf_counter()
+    for action in ["[" * 131072, "search[" + "x[" * 65000, "search[" + "size " * 26000 + "]"]:
+        observation, reward, *_ = env.step(action)
+        assert reward == 0.0 and len(observation) < 200_000
+    assert time.perf_counter() - started < 5  # the first two took 77 s and 34 s with WebShop's own pattern
+    assert len(env._session.keywords) <= 1000  # a query is cut to 1,000 characters
+    observation, _, _, _, info = env.step('{"name": "search", "arguments": {"query": "perfume \\ud800"}}')
+    assert "not valid Unicode" in info["error"] and "internal error" not in observation
+    observation, *_ = env.step('{"name": "search", "arguments": {"query": "perfume [unisex]"}}')
+    assert "Total results" in observation  # a tool call's argument is the query as it is, brackets and all
+
+
+def test_program_mode_takes_tool_calls_and_says_what_it_did_not_play(tasks):
+    env = gym.make(ENV_ID, mode="program").unwrapped
+    task = tasks[0]
+    lines = env.oracle_actions(task)[0].splitlines()
+    calls = [json.dumps({"name": "search", "arguments": {"query": lines[0][7:-1]}})] + lines[1:] + ["click[next >]"]
+    observation, reward, *_ = play(env, task.id, ["\n".join(calls)])
+    assert reward == 1.0 and "(1 actions after the purchase were not played)" in observation
+    observation, reward, *_, info = play(env, task.id, ["search[tea]\n" * 201])
+    assert reward == 0.0 and "limit is 200" in info["error"]
+
+
+def test_toolbench_ids_name_demo_and_train_sessions_too(tmp_path):
+    path = tmp_path / "test.jsonl"
+    path.write_text('{"id": 150}\n{"id": 450}\n')
+    env = gym.make(ENV_ID, task_file=str(path)).unwrapped
+    by_session = {
+        t.get("session"): t.get("goal") for split in ("demo", "train") for t in toolbench.load_tasks("WebShop", split)
+    }
+    assert [t.get("goal") for t in env.tasks] == [by_session[150], by_session[450]]
+    path.write_text('{"id": 999999}\n')
+    with pytest.raises(ValueError, match="sessions"):
+        gym.make(ENV_ID, task_file=str(path))
+
+
+@pytest.mark.parametrize("count", [1.5, "5", True, 0])
+def test_num_products_must_be_a_whole_number_in_range(count):
+    with pytest.raises(ValueError, match="num_products"):
+        gym.make(ENV_ID, num_products=count)
+
+
+def test_a_users_catalog_with_lower_case_ids_and_button_named_options(tmp_path):
+    from toolbench.mock_services.webshop import generate
+
+    records, attributes = generate.catalog(3)
+    record = records[1] | {
+        "asin": records[1]["asin"].lower(),
+        "customization_options": {"Style": [{"value": "Buy Now"}, {"value": "plain"}]},
+    }
+    attributes = {record["asin"]: attributes[records[1]["asin"]]}
+    (tmp_path / "items.json").write_text(json.dumps([record]))
+    (tmp_path / "attrs.json").write_text(json.dumps(attributes))
+    env = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json").unwrapped
+    task = env.tasks[0]
+    env.reset(options={"task_id": task.id})
+    env.step(f"search[{record['name']}]")
+    observation, _, terminated, _, info = env.step(f"click[{record['asin']}]")
+    assert not terminated and "Buy Now" in observation
+    _, _, terminated, _, _ = env.step("click[buy now]")  # the option of that name, as WebShop's clickables have it
+    assert not terminated and env._session.options == {"style": "buy now"}

@@ -123,3 +123,20 @@ def test_bad_options_and_pages_are_ignored_not_errors(client):
     page = follow(client, "/item_page/fixed_0/B0DRIVE001", options=json.dumps({"size": "9000tb", "color": ["x"]}))
     assert not bs4.BeautifulSoup(page, "html.parser").find("input", checked=True)
     assert client.get("/search_results/fixed_0/1", query_string={"keywords": "x" * 100_000}).status_code in (200, 414)
+
+
+@pytest.mark.parametrize("url", ["/fixed_%C2%B2", "/fixed_" + "1" * 4301])
+def test_odd_session_numbers_are_session_names_not_errors(client, url):
+    assert client.get(url).status_code == 200  # not a goal number: a session whose goal a hash picks
+
+
+def test_deeply_nested_options_are_ignored(client):
+    assert client.get("/item_page/fixed_0/B0DRIVE001", query_string={"options": "[" * 1000}).status_code == 200
+    assert client.get("/done/fixed_0/B0DRIVE001", query_string={"options": "{" * 5000}).status_code == 200
+
+
+def test_the_attributes_page_exists_only_where_the_shop_shows_it():
+    hidden = create_app(small_shop(), [GOAL]).test_client()
+    assert hidden.get("/item_sub_page/fixed_0/B0DRIVE001/Attributes").status_code == 404
+    shown = create_app(small_shop(show_attrs=True), [GOAL]).test_client()
+    assert shown.get("/item_sub_page/fixed_0/B0DRIVE001/Attributes").status_code == 200

@@ -20,6 +20,7 @@ from toolbench.mock_services.webshop.shop import InvalidAction, Page, Session, S
 OBSERVATION_MODES = ("text", "text_rich", "html")
 SHIPPED_PRODUCTS = 1000
 PRODUCTS_FILE, ATTRIBUTES_FILE = "items_shuffle_1000.json", "items_ins_v2_1000.json"
+MAX_PROGRAM_ACTIONS = 200  # a WebShop episode takes about 15 actions; ToolBench allows 25
 METRICS = ("reward", "r_type", "r_att", "r_price", "full_match")  # r_option is in info too: None without goal options
 
 API_DOCS = """# Search the shop for a text query; from any page, go to the results page listing the products the search engine returns.
@@ -84,11 +85,13 @@ def _shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str, reviews: 
 
 
 @cache
-def _shipped_goals() -> tuple[dict[str, Any], ...]:
-    """Every shipped goal in session order (test: sessions 0 to 99, then train), for ToolBench's
-    records, which name a goal by its session number only."""
-    records = read_records(fixture_file("webshop", "test.jsonl")) + read_records(fixture_file("webshop", "train.jsonl"))
-    return tuple(sorted((r["goal"] | {"session": r["session"]} for r in records), key=lambda g: g["session"]))
+def _shipped_goals() -> dict[int, dict[str, Any]]:
+    """Every shipped goal by session number (test 0-99, demo, train), for ToolBench's records, which
+    name a goal by its session number only."""
+    records = [
+        r for split in ("test", "demo", "train") for r in read_records(fixture_file("webshop", f"{split}.jsonl"))
+    ]
+    return {int(r["session"]): r["goal"] for r in records}
 
 
 def goal_tasks(goals: list[dict[str, Any]], kind: str) -> list[Task]:
@@ -114,10 +117,10 @@ def human_goal_tasks(shop: Shop, path: str | Path) -> list[Task]:
     return goal_tasks(human_goals(shop.products, instructions), "human")
 
 
-def action_text(action: str) -> str:
-    """``search[...]``/``click[...]`` text from an action that may be a JSON tool call."""
+def tool_call(action: str) -> tuple[str, str] | None:
+    """``("search", query)`` or ``("click", button)`` for an action that is a JSON tool call, else None."""
     if not is_json_action(action):
-        return action.strip()
+        return None
     call = parse_tool_call(unfenced(action))
     key = {"search": "query", "click": "button"}.get(call.name)
     if key is None:
@@ -125,7 +128,11 @@ def action_text(action: str) -> str:
     value = call.arguments.get(key)
     if not isinstance(value, str):
         raise ToolCallError(f'{call.name} needs a string "{key}" argument')
-    return f"{call.name}[{value}]"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # "\ud800" in JSON decodes to a lone surrogate: not text
+        raise ToolCallError(f'the "{key}" argument is not valid Unicode text') from None
+    return call.name, value
 
 
 class WebShopEnv(ToolEnv):
@@ -210,8 +217,14 @@ class WebShopEnv(ToolEnv):
             raise ValueError(f"observation_mode must be one of {list(OBSERVATION_MODES)}, not {observation_mode!r}")
         if noun_tagger not in ("lexicon", "spacy"):
             raise ValueError(f"noun_tagger must be 'lexicon' or 'spacy', not {noun_tagger!r}")
-        if num_products is not None and not 1 <= int(num_products) <= generate.MAX_PRODUCTS:
-            raise ValueError(f"num_products must be from 1 to {generate.MAX_PRODUCTS:,}, not {num_products!r}")
+        if num_products is not None and (
+            isinstance(num_products, bool)
+            or not isinstance(num_products, int)
+            or not 1 <= num_products <= generate.MAX_PRODUCTS
+        ):
+            raise ValueError(
+                f"num_products must be an integer from 1 to {generate.MAX_PRODUCTS:,}, not {num_products!r}"
+            )
         if products_file is not None:
             source: tuple[Any, ...] = ("files", str(products_file), attributes_file and str(attributes_file))
             source += (num_products,)
@@ -250,10 +263,10 @@ class WebShopEnv(ToolEnv):
         except ValueError:
             raise ValueError(f"WebShop task {task.id!r} has no goal and no session number") from None
         goals = _shipped_goals()
-        if not 0 <= session < len(goals):
-            raise ValueError(f"WebShop has {len(goals)} shipped goals; session {session} is none of them")
+        if session not in goals:
+            raise ValueError(f"WebShop has shipped goals for sessions 0 to {max(goals)}; not {session}")
+        extra = {**task.extra, "session": session, "goal": dict(goals[session])}
         goal = goals[session]
-        extra = {**task.extra, "session": session, "goal": {k: v for k, v in goal.items() if k != "session"}}
         prompt = task.prompt or search_page_text(goal["instruction_text"])
         return Task(task.id, prompt, task.references, task.category, extra)
 
@@ -266,7 +279,10 @@ class WebShopEnv(ToolEnv):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
         if self._session is not None:
-            info["available_actions"] = self.available_actions()
+            try:
+                info["available_actions"] = self.available_actions()
+            except Exception:  # a catalog the page logic cannot show: the step's error says it, not a crash
+                info["available_actions"] = {"has_search_bar": True, "clickables": []}
         return observation, reward, terminated, truncated, info
 
     def _begin(self, task: Task) -> str:
@@ -277,35 +293,43 @@ class WebShopEnv(ToolEnv):
         assert self._session is not None
         if self.mode == "program":
             return self._program(action)
-        try:
-            text = action_text(action)
-        except ToolCallError as exc:
-            raise ActionError(str(exc)) from None
-        return self._one(text)
+        why = self._apply(action)
+        if why is not None:
+            return Outcome(f"Invalid action: {why}\n{self._observation()}", done=False, executable=False, error=why)
+        return self._purchase() if self._session.page == "done" else Outcome(self._observation(), done=False)
 
-    def _one(self, text: str) -> Outcome:
+    def _apply(self, action: str) -> str | None:
+        """Apply one action (text or JSON tool call) to the session; why it did nothing, or None."""
         assert self._session is not None
         try:
-            self.shop.act(self._session, text)
-        except InvalidAction as exc:
-            why = str(exc)
-            return Outcome(f"Invalid action: {why}\n{self._observation()}", done=False, executable=False, error=why)
-        if self._session.page == "done":
-            return self._purchase()
-        return Outcome(self._observation(), done=False)
+            call = tool_call(action)
+            if call is None:
+                self.shop.act(self._session, action.strip())
+            elif call[0] == "search":
+                self.shop.act_search(self._session, call[1])
+            else:
+                self.shop.act_click(self._session, call[1])
+        except (InvalidAction, ToolCallError) as exc:
+            return str(exc)
+        return None
 
     def _program(self, text: str) -> Outcome:
+        """The actions one per line, played in order; the page is rendered once, at the end."""
         assert self._session is not None
         lines = [line.strip() for line in unfenced(text).splitlines() if line.strip()]
         if not lines:
             raise ActionError("the program is empty: write one action per line, e.g. search[...] then click[...]")
+        if len(lines) > MAX_PROGRAM_ACTIONS:
+            raise ActionError(f"the program has {len(lines)} actions; the limit is {MAX_PROGRAM_ACTIONS}")
         for number, line in enumerate(lines, start=1):
-            outcome = self._one(line)
-            if outcome.error is not None:
-                return Outcome(
-                    f"line {number}: {outcome.observation}", done=True, executable=False, error=outcome.error
-                )
-            if outcome.done:
+            why = self._apply(line)
+            if why is not None:
+                observation = f"line {number}: Invalid action: {why}\n{self._observation()}"
+                return Outcome(observation, done=True, executable=False, error=why)
+            if self._session.page == "done":
+                outcome = self._purchase()
+                if number < len(lines):
+                    outcome.observation += f"\n({len(lines) - number} actions after the purchase were not played)"
                 return outcome
         return Outcome(self._observation() + "\n(no purchase was made)", done=True)
 

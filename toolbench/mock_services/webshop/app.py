@@ -5,7 +5,9 @@ the whole state (the search words, the page, the product and the chosen options)
 be bookmarked or opened twice; ``/fixed_<n>`` is a session for goal ``n`` (as in the original), any
 other session id picks a goal by a stable hash of the id. The pages are rendered from the same
 ``Shop`` logic the env uses, and their visible text is exactly the env's ``text`` observation.
-No page loads anything from the network.
+No page loads anything from the network. The done page shows the score of that purchase, and the
+site keeps no record of it (anyone may buy again): it is for people and browser agents to shop in,
+while runs are scored by the env.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from werkzeug.wrappers import Response
 
 from toolbench.core.seeding import stable_hash
 from toolbench.mock_services.webshop.reward import Goal
-from toolbench.mock_services.webshop.shop import SUB_PAGES, Session, Shop
+from toolbench.mock_services.webshop.shop import MAX_QUERY_CHARS, SUB_PAGES, Session, Shop
 
-MAX_QUERY_CHARS = 1000
+MAX_OPTIONS_CHARS = 4096  # the options JSON in a URL: a product's few choices fit many times over
 
 
 def create_app(shop: Shop, goals: Sequence[Goal]) -> Flask:
@@ -36,8 +38,9 @@ def create_app(shop: Shop, goals: Sequence[Goal]) -> Flask:
 
 def goal_for(session_id: str, goals: Sequence[Goal]) -> Goal:
     """``fixed_<n>``: goal ``n``; anything else: a goal chosen by a stable hash of the id."""
-    if session_id.startswith("fixed_") and session_id[6:].isdigit():
-        index = int(session_id[6:])
+    number = session_id[6:]
+    if session_id.startswith("fixed_") and number.isascii() and number.isdecimal() and len(number) <= 9:
+        index = int(number)
         if index >= len(goals):
             abort(404, f"there are {len(goals)} goals; {session_id} names none of them")
         return goals[index]
@@ -123,7 +126,7 @@ def _pages(shop: Shop, goals: list[Goal]) -> Blueprint:
 
     @pages.route("/item_sub_page/<session_id>/<asin>/<sub_page>")
     def sub_page(session_id: str, asin: str, sub_page: str) -> str:
-        if sub_page not in SUB_PAGES:
+        if sub_page not in SUB_PAGES or (sub_page == "Attributes" and not shop.show_attrs):
             abort(404, f"no page {sub_page}")
         state = session(session_id, *search_args(), asin=asin)
         state.page = sub_page.lower()
@@ -140,9 +143,12 @@ def _pages(shop: Shop, goals: list[Goal]) -> Blueprint:
 
 def _chosen_options(offered: dict[str, tuple[str, ...]]) -> dict[str, str]:
     """The ``options`` query argument (JSON), keeping only values the product offers."""
+    text = request.args.get("options") or "{}"
+    if len(text) > MAX_OPTIONS_CHARS:
+        return {}
     try:
-        chosen = json.loads(request.args.get("options") or "{}")
-    except ValueError:
+        chosen = json.loads(text)
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(chosen, dict):
         return {}

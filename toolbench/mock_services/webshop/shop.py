@@ -13,7 +13,6 @@ test parses it as WebShop does, with BeautifulSoup).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +26,8 @@ SEP = " [SEP] "
 BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, END_BUTTON = "Back to Search", "Next >", "< Prev", "Buy Now"
 SUB_PAGES = ("Description", "Features", "Reviews", "Attributes")
 SCORE_LABEL = "Your score (min 0.0, max 1.0)"
-_ACTION = re.compile(r"(.+)\[(.+)\]")  # WebShop's own pattern: greedy, anchored at the start only
+#: The longest query a search takes (the rest is cut): longer ones only cost time and page size.
+MAX_QUERY_CHARS = 1000
 
 
 @dataclass
@@ -111,9 +111,16 @@ def search_page_text(instruction: str) -> str:
 
 
 def parse_action(action: str) -> tuple[str, str | None]:
-    """WebShop's split of ``name[argument]``; no brackets: the whole text and None."""
-    match = _ACTION.match(action)
-    return (match.group(1), match.group(2)) if match else (action, None)
+    """WebShop's split of ``name[argument]`` (its ``(.+)\\[(.+)\\]`` matched from the start: within the
+    first line, the argument runs from the last ``[`` to the last ``]``, both parts non-empty); no
+    match: the whole text and None. Found with two scans, not the pattern, which takes quadratic time
+    on text with many ``[`` and no ``]``."""
+    line = action.split("\n", 1)[0]
+    close = line.rfind("]")
+    opening = line.rfind("[", 1, close - 1) if close > 1 else -1
+    if opening < 1:
+        return action, None
+    return line[:opening], line[opening + 1 : close]
 
 
 class InvalidAction(ValueError):
@@ -133,6 +140,7 @@ class Shop:
         self.products = list(products)
         self.by_asin = {product.asin: product for product in self.products}
         self.index_of = {product.asin: index for index, product in enumerate(self.products)}
+        self._asin_of = {product.asin.lower(): product.asin for product in self.products}
         self.engine = SearchEngine(self.products)
         self.show_attrs = show_attrs
         # WebShop never loads its reviews file: every product shows "Rating: N.A." and no reviews.
@@ -147,23 +155,36 @@ class Shop:
         name, argument = parse_action(action)
         if argument is None:
             raise InvalidAction("an action is search[query] or click[button text]")
-        argument = argument.lower()
         if name == "search":
-            if not argument.strip():
-                raise InvalidAction("search[...] needs words to search for")
-            self.search(session, argument)
-            return
-        if name != "click":
+            self.act_search(session, argument)
+        elif name == "click":
+            self.act_click(session, argument)
+        else:
             raise InvalidAction(f"unknown action {name[:40]!r}: an action is search[query] or click[button text]")
-        page = self.page(session)
-        if argument == "search":
+
+    def act_search(self, session: Session, query: str) -> None:
+        """``search[query]``, from any page; raises ``InvalidAction`` for an empty query."""
+        if session.page == "done":
+            raise InvalidAction("the purchase is made; the episode is over")
+        if not query.strip():
+            raise InvalidAction("search[...] needs words to search for")
+        self.search(session, query.lower())
+
+    def act_click(self, session: Session, target: str) -> None:
+        """``click[target]`` (lower-cased): a button, product or option of the current page."""
+        if session.page == "done":
+            raise InvalidAction("the purchase is made; the episode is over")
+        target = target.lower()
+        if target == "search":
             raise InvalidAction("to search, write search[your query]")
-        if argument not in page.clickables:
+        page = self.page(session)
+        if target not in page.clickables:
             shown = ", ".join(page.clickables) or "none"
-            raise InvalidAction(f"there is no {argument[:80]!r} to click on this page (you can click: {shown})")
-        self.click(session, argument)
+            raise InvalidAction(f"there is no {target[:80]!r} to click on this page (you can click: {shown})")
+        self.click(session, target)
 
     def search(self, session: Session, keywords: str) -> None:
+        keywords = keywords[:MAX_QUERY_CHARS]
         session.page, session.keywords, session.page_number = "results", keywords, 1
         session.hits = tuple(self.engine.search(keywords, SEARCH_RETURN_N))
         session.asin, session.options = None, {}
@@ -177,21 +198,19 @@ class Shop:
             session.page_number += 1
         elif page == "results" and target == PREV_PAGE.lower():
             session.page_number -= 1
-        elif page == "results":
-            session.page, session.asin, session.options = "item", target.upper(), {}
+        elif page == "results":  # a product's id, as the page shows it (lower-cased in the action)
+            session.page, session.asin, session.options = "item", self._asin_of[target], {}
             if session.asin not in session.visited:
                 session.visited.append(session.asin)
+        elif page == "item" and self.by_asin[session.asin or ""].option_of(target) is not None:
+            # An option value wins over a button of the same text, as in WebShop's clickables.
+            session.options[self.by_asin[session.asin or ""].option_of(target) or ""] = target
         elif page == "item" and target == PREV_PAGE.lower():
             session.page, session.asin, session.options = "results", None, {}
         elif page == "item" and target == END_BUTTON.lower():
             self.buy(session)
         elif page == "item" and target in (name.lower() for name in SUB_PAGES):
             session.page = target
-        elif page == "item":
-            product = self.by_asin[session.asin or ""]
-            option = product.option_of(target)
-            if option is not None:
-                session.options[option] = target
         elif target == PREV_PAGE.lower():  # from a sub-page back to the product
             session.page = "item"
 
