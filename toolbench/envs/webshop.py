@@ -103,7 +103,7 @@ def goal_tasks(goals: list[dict[str, Any]], kind: str) -> list[Task]:
             (),
             goal["category"],
             {"session": n, "goal": goal},
-        )  # fmt: skip
+        )
         for n, goal in enumerate(goals)
     ]
 
