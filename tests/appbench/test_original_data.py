@@ -55,3 +55,18 @@ def test_the_paper_parsers_quirks():
     assert call_parts("x = f(#a='1', #b)")[1] == {"#a": ""}  # a piece without "=" empties the one before
     assert plan_lines("no app here = getweather(#city='x')") == ([], [])
     assert plan_lines("Weather: [t = getweather(#city='x')]") == (["Weather"], ["t = getweather(#city='x')"])
+
+
+def test_every_record_gives_a_gold_plan_that_scores_itself(refdata):
+    from toolbench.mock_services.apps.plan import Ref
+    from toolbench.mock_services.apps.records import gold_calls
+    from toolbench.mock_services.apps.scoring import score_plan
+
+    total = succeeded = unresolved = 0
+    for kind in CEILINGS:
+        for record in records(refdata, kind):
+            calls = gold_calls(record["output"])  # apps paired by ownership where the record lists fewer
+            total += 1
+            succeeded += score_plan(calls, calls, record["output"]["user_aware_arguments"]).succ
+            unresolved += any(isinstance(v, Ref) and v.source is None for c in calls for v in c.args.values())
+    assert total == 801 and unresolved == 1 and succeeded == 801
