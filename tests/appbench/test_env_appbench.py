@@ -1,0 +1,114 @@
+"""The AppBench env (not yet registered: its task sets come with the generator): plans run on the
+apps' back-ends and are scored as graphs; interactive calls; hostile plans; state."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.episodes import play
+from toolbench.core.tasks import Task
+from toolbench.envs.appbench import AppBenchEnv
+
+PLAN = """Restaurants: [restaurant_name, has_seating_outdoors, has_vegetarian_options, phone_number, rating, address, price_range, location, category = findrestaurants(#category='American', #location='San Francisco')]
+Weather: [precipitation, humidity, wind, temperature, city, date = getweather(#city='San Francisco', #date='2019-03-08')]
+Restaurants: [restaurant_name, date, time, has_seating_outdoors, has_vegetarian_options, phone_number, rating, address, number_of_seats, price_range, location, category = reserverestaurant(#date='2019-03-08', #location=location, #restaurant_name=restaurant_name, #time='19:00')]
+Rents: [destination, ride_type, ride_fare, wait_time, number_of_seats = getride(#destination=address, #number_of_seats='2', #ride_type='Pool')]"""
+SAID = {"category": "American", "location": "San Francisco", "city": "San Francisco", "date": "2019-03-08",
+        "time": "19:00", "number_of_seats": "2", "ride_type": "Pool"}  # fmt: skip
+
+
+def task() -> Task:
+    lines = PLAN.splitlines()
+    output = {
+        "used_app": [line.split(":", 1)[0] for line in lines],
+        "api_results": [line.split(": [", 1)[1][:-1] for line in lines],
+        "user_aware_arguments": SAID,
+    }
+    instruction = "Book an American place in San Francisco for 7pm next Friday, check the weather, then get a Pool ride there for 2."
+    return Task("mine-0", instruction, (PLAN,), "MM", {"output": output})
+
+
+@pytest.fixture
+def env():
+    return AppBenchEnv(tasks=[task()])
+
+
+def test_the_gold_plan_runs_and_succeeds(env):
+    observation, reward, terminated, _, info = play(env, "mine-0", [PLAN])
+    assert terminated and reward == 1.0 and info["succ"] == 1.0 and info["executed"] and info["f1_app"] == 1.0
+    assert "4. Rents.getride: destination=" in observation and "error" not in observation
+    assert env.apps.bookings  # the reservation exists afterwards
+
+
+def test_independent_calls_may_swap_but_dependencies_must_hold(env):
+    lines = PLAN.splitlines()
+    _, reward, *_ = play(env, "mine-0", ["\n".join([lines[1], lines[0], lines[2], lines[3]])])
+    assert reward == 1.0
+    wrong = PLAN.replace("#destination=address", "#destination='1 Market Street'")
+    _, reward, *_, info = play(env, "mine-0", [wrong])
+    assert reward == 0.0 and info["succ"] == 0.0
+
+
+def test_a_call_through_the_wrong_app_is_refused(env):
+    observation, reward, *_, info = play(env, "mine-0", [PLAN.replace("Rents: [destination", "Travel: [destination")])
+    assert "getride belongs to Rents, not Travel" in observation and reward == 0.0 and not info["executed"]
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        "import os\nos.system('id')",
+        "Weather: [t = getweather(#city=__import__('os'))]",
+        "Weather: [t = getweather(#city='x')]\n" * 10_000,
+        "A: [x = one(#k=y)]\nA: [y = two(#k=x)]",
+        "W: [t = getweather(#city='" + "x" * 1_000_000 + "')]",
+        "\x00\xff\x01",
+    ],
+)
+def test_hostile_plans_are_error_observations(env, plan):
+    observation, reward, terminated, _, info = play(env, "mine-0", [plan])
+    assert observation.startswith("Error:") and reward == 0.0 and terminated and not info["executable"]
+    _, reward, *_ = play(env, "mine-0", [PLAN])
+    assert reward == 1.0  # nothing leaked into the next episode
+
+
+def test_interactive_calls_json_or_lines_then_finish():
+    env = AppBenchEnv(tasks=[task()], mode="interactive")
+    env.reset(options={"task_id": "mine-0"})
+    lines = PLAN.splitlines()
+    call = {"name": "Restaurants__findrestaurants", "arguments": {"category": "American", "location": "San Francisco"}}
+    observation, *_ = env.step(json.dumps(call))
+    assert observation.startswith("1. Restaurants.findrestaurants: restaurant_name=")
+    for line in lines[1:]:
+        observation, reward, terminated, *_ = env.step(line)
+        assert not terminated and "error" not in observation
+    state = env.get_state()
+    _, reward, terminated, _, info = env.step("finish()")
+    assert terminated and reward == 1.0
+    other = AppBenchEnv(tasks=[task()], mode="interactive")
+    other.reset(options={"task_id": "mine-0"})
+    other.set_state(state)
+    assert other.apps.bookings == env.apps.bookings
+    _, reward, *_ = other.step("finish()")
+    assert reward == 1.0
+
+
+def test_docs_and_tools_follow_the_prompting(env):
+    env.reset(options={"task_id": "mine-0"})
+    assert {t["function"]["name"].split("__")[0] for t in env.tools()} == {"Restaurants", "Weather", "Rents"}
+    flat = AppBenchEnv(tasks=[task()], prompting="flat")
+    flat.reset(options={"task_id": "mine-0"})
+    assert len(flat.tools()) == 33 and "Hotels.bookhouse" in flat.api_docs()
+    with pytest.raises(ValueError, match="prompting"):
+        AppBenchEnv(tasks=[task()], prompting="deep")
+
+
+def test_the_released_records_load_and_their_gold_plans_succeed(refdata):
+    env = AppBenchEnv(task_file=str(refdata / "appbench" / "data" / "test" / "test_sm.json"))
+    assert len(env.tasks) == 200 and env.tasks[0].category == "SM"
+    rewards = [play(env, t.id, env.oracle_actions(t))[1] for t in env.tasks]
+    assert sum(rewards) == 200
+    paper = AppBenchEnv(task_file=str(refdata / "appbench" / "data" / "test" / "test_sm.json"), scorer="paper")
+    assert play(paper, paper.tasks[0].id, paper.oracle_actions(paper.tasks[0]))[1] == 1.0

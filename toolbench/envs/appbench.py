@@ -1,0 +1,256 @@
+"""toolbench/AppBench-v0: plan API calls across 15 mobile apps, run on the apps' back-ends and scored as a graph."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.tasks import Task, read_task_file
+from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
+from toolbench.mock_services.apps.backend import AppError, Apps
+from toolbench.mock_services.apps.paper import PaperTally
+from toolbench.mock_services.apps.plan import Call, PlanError, Ref, format_call, parse_plan
+from toolbench.mock_services.apps.records import gold_calls, gold_plan_text, resolve_with_user_values
+from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, Api, apis, by_app
+from toolbench.mock_services.apps.scoring import score_plan
+
+FINISH = "finish()"
+METRICS = ("f1_app", "f1_api", "succ", "executed")
+PROMPTINGS = ("hierarchical", "flat")
+SCORERS = ("ours", "paper")
+TODAY = "2019-03-01"
+
+
+def api_doc(api: Api) -> str:
+    """One API in the docs: what it does, its arguments and what it returns, and the line to call it."""
+    required = ", ".join(f"#{name} ({kind})" for name, kind in api.required) or "none"
+    optional = ", ".join(f"#{name} ({kind}, default {default})" for name, kind, default in api.optional) or "none"
+    return (
+        f"# {api.app}.{api.name}: {api.description} Required: {required}. Optional: {optional}. "
+        f"Returns: {', '.join(api.returns)}.\n"
+        f"{api.app}: [{', '.join(api.returns)} = {api.name}(...)]"
+    )
+
+
+def docs_for(apps: list[str]) -> str:
+    rules = (
+        "# Write one call per line: App: [r1, r2 = api(#arg='value', #arg2=r1)]. Quote every value you "
+        f"know ('2', 'True', '{TODAY}', '19:00'); write a name a call returned, unquoted, to use its value. "
+        f"Only an API's own app may call it. Today is {TODAY}."
+    )
+    return "\n\n".join([rules, *(api_doc(api) for app in apps for api in by_app()[app].values())])
+
+
+def tool_schema(api: Api) -> dict[str, Any]:
+    properties = {name: {"type": "string", "description": kind} for name, kind in api.arguments().items()}
+    return {
+        "type": "function",
+        "function": {
+            "name": api.key,
+            "description": f"{api.app}: {api.description} Returns {', '.join(api.returns)}.",
+            "parameters": {"type": "object", "properties": properties, "required": [n for n, _ in api.required]},
+        },
+    }
+
+
+class AppBenchEnv(ToolEnv):
+    """Plan API calls across mobile apps for one instruction; the plan runs on the apps' back-ends.
+
+    ## Description
+    AppBench (2024): an instruction such as "find a Korean restaurant in San Jose for Friday, then
+    book a ride there for two" needs calls to several apps, where later calls use values earlier
+    ones return. Each API belongs to one app, and only that app may call it.
+
+    ## Action Space
+    Text. ``mode="program"``: the whole plan, one call per line, ``App: [r1, r2 = api(#arg='value',
+    #arg2=r1)]``; it is parsed, never executed as code. ``mode="interactive"``: one call per step,
+    as that line or a JSON tool call of ``info["tools"]`` (``<App>__<api>``); ``finish()`` ends.
+
+    ## Observation Space
+    Text: the instruction; then each call's returned values or why it failed.
+
+    ## Rewards
+    ``succ`` (1 when the plan is the gold plan as an execution graph, else 0), paid at the end;
+    ``info`` has ``f1_app``, ``f1_api`` (per-item matching), ``executed`` (every call ran) and,
+    with ``scorer="paper"``, AppBench's own scorer's verdict as the reward.
+
+    ## Starting State
+    A fresh set of app back-ends (no bookings); the task's instruction.
+
+    ## Episode End
+    Program mode: after the plan. Interactive: at ``finish()`` or ``max_steps`` (default 12).
+
+    ## Arguments
+    ``gym.make("toolbench/AppBench-v0", mode="program", prompting="hierarchical", scorer="ours",
+    task_file=None)``. ``prompting="flat"`` documents all 15 apps; ``"hierarchical"`` the task's apps.
+    ``task_file``: our JSONL, or AppBench's ``test_ss/sm/ms/mm.json``.
+    """
+
+    task_name = "AppBench"
+    fixture_slug = "appbench"
+    modes = ("program", "interactive")
+    splits = ("test", "train", "demo")
+    default_max_steps = 12
+    metric_names = METRICS
+    finishing_action = FINISH
+
+    def __init__(self, prompting: str = "hierarchical", scorer: str = "ours", **kwargs: Any) -> None:
+        if prompting not in PROMPTINGS:
+            raise ValueError(f"prompting must be one of {list(PROMPTINGS)}, not {prompting!r}")
+        if scorer not in SCORERS:
+            raise ValueError(f"scorer must be one of {list(SCORERS)}, not {scorer!r}")
+        self.prompting, self.scorer = prompting, scorer
+        super().__init__(**kwargs)
+        self.apps = Apps()
+        self._calls: list[Call] = []
+        self._results: list[dict[str, str] | None] = []
+
+    # ------------------------------------------------------------------ tasks
+    @classmethod
+    def read_tasks(cls, path: str | Path, id_prefix: str) -> list[Task]:
+        """Our JSONL, or AppBench's ``test_<kind>.json`` (a JSON list of ``{"input", "output"}``)."""
+        if Path(path).suffix != ".json":
+            return read_task_file(path, id_prefix)
+        records = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(records, list):
+            raise ValueError(f"{path}: an AppBench test file holds a JSON list of records")
+        kind = Path(path).stem.rsplit("_", 1)[-1].upper()
+        return [
+            Task(f"{id_prefix}-{n:04d}", str(r["input"]), (gold_plan_text(r["output"]),), kind, {"output": r["output"]})
+            for n, r in enumerate(records)
+        ]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        observation, info = super().reset(seed=seed, options=options)
+        info["apps"] = dict(APP_DESCRIPTIONS)
+        return observation, info
+
+    def _begin(self, task: Task) -> str:
+        self.apps.reset()
+        self._calls, self._results = [], []
+        return task.prompt
+
+    def _act(self, action: str) -> Outcome:
+        if "\x00" in action:
+            raise ActionError("the action is not text (it holds NUL bytes)")
+        if self.mode == "program":
+            try:
+                calls = resolve_with_user_values(parse_plan(action), self._said())
+            except PlanError as exc:
+                raise ActionError(str(exc)) from None
+            if not calls:
+                raise ActionError("the plan is empty: write one call per line, App: [r1 = api(#arg='value')]")
+            lines = [self._run(call) for call in calls]
+            return self._scored("\n".join(lines))
+        text = action.strip()
+        if text in (FINISH, "finish", "Finish()"):
+            return self._scored("Finished.")
+        try:
+            call = self._interactive_call(text)
+        except (PlanError, ToolCallError) as exc:
+            raise ActionError(str(exc)) from None
+        line = self._run(call)
+        return Outcome(line, done=False, error=None if self._results[-1] is not None else line)
+
+    def _interactive_call(self, text: str) -> Call:
+        """One call from a JSON tool call or a plan line, its references tied to earlier calls."""
+        if is_json_action(text):
+            tool = parse_tool_call(unfenced(text))
+            app, _, name = tool.name.partition("__")
+            args = {k: str(v) for k, v in tool.arguments.items()}
+            returns = by_app().get(app, {}).get(name)
+            call = Call(app, name.lower(), returns.returns if returns else (), dict(args), text)
+        else:
+            calls = parse_plan(text)
+            if len(calls) != 1:
+                raise PlanError(f"send one call per step (got {len(calls)}); {FINISH} ends the episode")
+            call = calls[0]
+        return resolve_with_user_values([*self._calls, call], self._said())[-1]
+
+    def _run(self, call: Call) -> str:
+        """Run one call on the back-ends (references replaced by the values earlier calls returned)."""
+        number = len(self._calls) + 1
+        self._calls.append(call)
+        args: dict[str, str] = {}
+        for name, value in call.args.items():
+            if isinstance(value, Ref):
+                earlier = self._results[value.source] if value.source is not None else None
+                if earlier is None or value.name not in earlier:
+                    self._results.append(None)
+                    return f"{number}. {call.app}.{call.api}: error: #{name} needs {value.name}, which no call returned"
+                value = earlier[value.name]
+            args[name] = value
+        try:
+            result = self.apps.call(call.app, call.api, args)
+        except AppError as exc:
+            self._results.append(None)
+            return f"{number}. {call.app}.{call.api}: error: {exc}"
+        self._results.append(result)
+        shown = ", ".join(f"{key}={value!r}" for key, value in result.items())
+        return f"{number}. {call.app}.{call.api}: {shown}"
+
+    def _said(self) -> dict[str, Any]:
+        """What the instruction states (AppBench's user-aware arguments): a reference to one of these
+        that no earlier call returns stands for the user's value, as in AppBench's own gold plans."""
+        assert self.task is not None
+        return dict((self.task.get("output") or {}).get("user_aware_arguments") or {})
+
+    # ------------------------------------------------------------------ scoring
+    def _scored(self, observation: str) -> Outcome:
+        assert self.task is not None
+        output = self.task.get("output") or {}
+        gold = gold_calls(output)
+        said = output.get("user_aware_arguments") or {}
+        ours = score_plan(self._calls, gold, said)
+        executed = bool(self._calls) and all(result is not None for result in self._results)
+        paper = PaperTally()
+        complete = paper.add("\n".join(format_call(call) for call in self._calls), output)
+        metrics = {
+            "f1_app": ours.f1_app,
+            "f1_api": ours.f1_api,
+            "succ": float(ours.succ),
+            "executed": executed,
+            "paper_complete_match": complete,
+        }
+        succ = complete if self.scorer == "paper" else ours.succ
+        return Outcome(observation, done=True, score=float(succ), success=succ, executable=executed, metrics=metrics)
+
+    def _on_truncation(self, last: Outcome) -> Outcome | None:
+        return self._scored(last.observation)
+
+    # ------------------------------------------------------------------ contract hooks
+    def _task_apps(self) -> list[str]:
+        assert self.task is not None
+        used = set((self.task.get("output") or {}).get("used_app") or [])
+        return [app for app in APP_DESCRIPTIONS if app in used] or list(APP_DESCRIPTIONS)
+
+    def api_docs(self) -> str:
+        if self.prompting == "flat" or self.task is None:
+            return docs_for(list(APP_DESCRIPTIONS))
+        return docs_for(self._task_apps())
+
+    def tools(self) -> list[dict[str, Any]] | None:
+        chosen = set(APP_DESCRIPTIONS) if self.prompting == "flat" or self.task is None else set(self._task_apps())
+        return [tool_schema(api) for api in apis() if api.app in chosen]
+
+    def oracle_actions(self, task: Task) -> list[str]:
+        reference = task.references[0] if task.references else ""
+        if self.mode == "program":
+            return [reference]
+        return [*(line for line in reference.splitlines() if line.strip()), FINISH]
+
+    def _get_backend_state(self) -> Any:
+        return {
+            "apps": self.apps.snapshot(),
+            "calls": [format_call(call) for call in self._calls],
+            "results": list(self._results),
+        }
+
+    def _set_backend_state(self, state: Any) -> None:
+        self.apps.restore(state["apps"])
+        calls = parse_plan("\n".join(state["calls"])) if state["calls"] else []
+        self._calls = resolve_with_user_values(calls, self._said())
+        self._results = list(state["results"])
