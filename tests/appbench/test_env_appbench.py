@@ -112,3 +112,12 @@ def test_the_released_records_load_and_their_gold_plans_succeed(refdata):
     assert sum(rewards) == 200
     paper = AppBenchEnv(task_file=str(refdata / "appbench" / "data" / "test" / "test_sm.json"), scorer="paper")
     assert play(paper, paper.tasks[0].id, paper.oracle_actions(paper.tasks[0]))[1] == 1.0
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "1" * 400 + ".5", "-" + "0" * 40])
+def test_absurd_numbers_are_call_errors_not_internal_errors(value):
+    env = AppBenchEnv(tasks=[task()], mode="interactive")
+    env.reset(options={"task_id": "mine-0"})
+    call = {"name": "Rents__getride", "arguments": {"destination": "x", "number_of_seats": value, "ride_type": "Pool"}}
+    observation, reward, terminated, _, info = env.step(json.dumps(call))
+    assert "too long" in observation and "internal error" not in observation and not terminated

@@ -81,6 +81,8 @@ def convert(name: str, kind: str, text: str) -> Any:
         if not text:
             raise AppError(f"{name} is empty")
         return text
+    if len(text) > 32:  # no number, date or time is this long (and int() refuses 4,300 digits)
+        raise AppError(f"{name}={text[:20]!r}... is too long for a {kind}")
     if kind == "int" and _INT.fullmatch(text):
         return int(text)
     if kind == "float" and _FLOAT.fullmatch(text):
