@@ -121,3 +121,15 @@ def test_absurd_numbers_are_call_errors_not_internal_errors(value):
     call = {"name": "Rents__getride", "arguments": {"destination": "x", "number_of_seats": value, "ride_type": "Pool"}}
     observation, reward, terminated, _, info = env.step(json.dumps(call))
     assert "too long" in observation and "internal error" not in observation and not terminated
+
+
+def test_hierarchical_interactive_shows_apps_first_and_apis_after_select_apps():
+    env = AppBenchEnv(tasks=[task()], mode="interactive")
+    _, info = env.reset(options={"task_id": "mine-0"})
+    assert "select_apps" in info["api_docs"] and "findrestaurants" not in info["api_docs"]
+    assert set(info["apps"]) >= {"Restaurants", "Rents", "Weather"} and len(info["apps"]) == 15
+    observation, _, _, _, info = env.step("select_apps(['Restaurants', 'Rents'])")
+    assert "Restaurants.findrestaurants" in observation and "Rents.getride" in observation
+    assert "Weather.getweather" not in observation and info["error"] is None
+    _, _, _, _, info = env.step("select_apps(['Bank'])")
+    assert "unknown apps" in info["error"]

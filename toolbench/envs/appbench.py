@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,27 @@ def docs_for(apps: list[str]) -> str:
         f"Only an API's own app may call it. Today is {TODAY}."
     )
     return "\n\n".join([rules, *(api_doc(api) for app in apps for api in by_app()[app].values())])
+
+
+SELECT_RULE = (
+    "# First choose the apps the task needs: select_apps(['App1', 'App2']) shows their APIs. Then make one "
+    f"call per step, App: [r1 = api(#arg='value')], and end with {FINISH}."
+)
+
+
+def selected_apps(text: str) -> list[str] | None:
+    """The apps of a ``select_apps([...])`` action (or its JSON tool call), else None."""
+    if is_json_action(text):
+        try:
+            call = parse_tool_call(unfenced(text))
+        except ToolCallError:
+            return None
+        apps = call.arguments.get("apps")
+        return [str(app) for app in apps] if call.name == "select_apps" and isinstance(apps, list) else None
+    match = re.fullmatch(r"select_apps\(\s*\[(.*)\]\s*\)", text, flags=re.DOTALL)
+    if match is None:
+        return None
+    return [name.strip().strip("'\"") for name in match.group(1).split(",") if name.strip()]
 
 
 def tool_schema(api: Api) -> dict[str, Any]:
@@ -104,6 +126,7 @@ class AppBenchEnv(ToolEnv):
         self.prompting, self.scorer = prompting, scorer
         super().__init__(**kwargs)
         self.apps = Apps()
+        self._selected: list[str] = []
         self._calls: list[Call] = []
         self._results: list[dict[str, str] | None] = []
 
@@ -130,7 +153,7 @@ class AppBenchEnv(ToolEnv):
 
     def _begin(self, task: Task) -> str:
         self.apps.reset()
-        self._calls, self._results = [], []
+        self._calls, self._results, self._selected = [], [], []
         return task.prompt
 
     def _act(self, action: str) -> Outcome:
@@ -148,6 +171,14 @@ class AppBenchEnv(ToolEnv):
         text = action.strip()
         if text in (FINISH, "finish", "Finish()"):
             return self._scored("Finished.")
+        chosen = selected_apps(text)
+        if chosen is not None:  # the hierarchical setting's first step: the chosen apps' APIs are shown
+            unknown = [app for app in chosen if app not in APP_DESCRIPTIONS]
+            if unknown or not chosen:
+                why = f"unknown apps {unknown}; the apps are {', '.join(APP_DESCRIPTIONS)}" if unknown else "no apps"
+                raise ActionError(f"select_apps: {why}")
+            self._selected = chosen
+            return Outcome(docs_for(chosen), done=False)
         try:
             call = self._interactive_call(text)
         except (PlanError, ToolCallError) as exc:
@@ -230,6 +261,9 @@ class AppBenchEnv(ToolEnv):
     def api_docs(self) -> str:
         if self.prompting == "flat" or self.task is None:
             return docs_for(list(APP_DESCRIPTIONS))
+        if self.mode == "interactive":  # the apps first; their APIs after select_apps([...])
+            listed = "\n".join(f"# {app}: {what}" for app, what in APP_DESCRIPTIONS.items())
+            return f"{SELECT_RULE}\n\n{listed}"
         return docs_for(self._task_apps())
 
     def tools(self) -> list[dict[str, Any]] | None:
