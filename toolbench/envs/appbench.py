@@ -12,8 +12,8 @@ from toolbench.core.tasks import Task, read_task_file
 from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
 from toolbench.mock_services.apps.backend import AppError, Apps
 from toolbench.mock_services.apps.paper import PaperTally
-from toolbench.mock_services.apps.plan import Call, PlanError, Ref, format_call, parse_plan
-from toolbench.mock_services.apps.records import gold_calls, gold_plan_text, resolve_with_user_values
+from toolbench.mock_services.apps.plan import MAX_LINE_CHARS, Call, PlanError, Ref, format_call, parse_plan, resolve
+from toolbench.mock_services.apps.records import gold_calls, gold_plan_text
 from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, Api, apis, by_app
 from toolbench.mock_services.apps.scoring import score_plan
 
@@ -65,8 +65,50 @@ def selected_apps(text: str) -> list[str] | None:
     return [name.strip().strip("'\"") for name in match.group(1).split(",") if name.strip()]
 
 
+FINISH_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "finish",
+        "description": "End the episode: the calls made so far are the plan.",
+        "parameters": {"type": "object", "properties": {}},
+    },
+}
+
+
+def _is_finish_call(text: str) -> bool:
+    if not is_json_action(text):
+        return False
+    try:
+        return parse_tool_call(unfenced(text)).name == "finish"
+    except ToolCallError:
+        return False
+
+
+def _json_value(name: str, value: Any) -> str | Ref:
+    """A JSON tool call's argument: text (numbers and booleans as AppBench writes them), or
+    ``{"ref": "address"}`` for a value an earlier call returned."""
+    if isinstance(value, dict) and set(value) == {"ref"} and isinstance(value["ref"], str):
+        return Ref(value["ref"])
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (int, float)) and abs(value) < 1e15:
+        return str(value)
+    if not isinstance(value, str):
+        raise ToolCallError(f'{name}: give text, a number, true/false, or {{"ref": "<returned name>"}}')
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolCallError(f"{name}: the value is not valid Unicode text") from None
+    if len(value) > MAX_LINE_CHARS:
+        raise ToolCallError(f"{name}: the value is {len(value)} characters long; the limit is {MAX_LINE_CHARS}")
+    return value
+
+
 def tool_schema(api: Api) -> dict[str, Any]:
-    properties = {name: {"type": "string", "description": kind} for name, kind in api.arguments().items()}
+    properties = {
+        name: {"description": f"{kind}, or {{'ref': name}} for a value an earlier call returned"}
+        for name, kind in api.arguments().items()
+    }
     return {
         "type": "function",
         "function": {
@@ -87,16 +129,21 @@ class AppBenchEnv(ToolEnv):
 
     ## Action Space
     Text. ``mode="program"``: the whole plan, one call per line, ``App: [r1, r2 = api(#arg='value',
-    #arg2=r1)]``; it is parsed, never executed as code. ``mode="interactive"``: one call per step,
-    as that line or a JSON tool call of ``info["tools"]`` (``<App>__<api>``); ``finish()`` ends.
+    #arg2=r1)]``; it is parsed, never executed as code; a bare name must be a value an earlier call
+    returns. ``mode="interactive"``: one call per step, as that line or a JSON tool call of
+    ``info["tools"]`` (``<App>__<api>``; ``{"ref": "address"}`` for a returned value); a refused
+    call is feedback and not part of the plan; ``finish()`` (or the ``finish`` tool) ends. With
+    ``prompting="hierarchical"``, ``select_apps(['App', ...])`` first shows those apps' APIs.
 
     ## Observation Space
     Text: the instruction; then each call's returned values or why it failed.
 
     ## Rewards
     ``succ`` (1 when the plan is the gold plan as an execution graph, else 0), paid at the end;
-    ``info`` has ``f1_app``, ``f1_api`` (per-item matching), ``executed`` (every call ran) and,
-    with ``scorer="paper"``, AppBench's own scorer's verdict as the reward.
+    ``info`` has ``f1_app``, ``f1_api`` (per-item matching) and ``executed`` (every call ran).
+    ``scorer="paper"`` pays AppBench's own verdict instead (``paper_complete_match``), bugs
+    included, to compare with published numbers; it is not a training reward (its substring
+    matching passes empty values).
 
     ## Starting State
     A fresh set of app back-ends (no bookings); the task's instruction.
@@ -161,7 +208,7 @@ class AppBenchEnv(ToolEnv):
             raise ActionError("the action is not text (it holds NUL bytes)")
         if self.mode == "program":
             try:
-                calls = resolve_with_user_values(parse_plan(action), self._said())
+                calls = resolve(parse_plan(action))
             except PlanError as exc:
                 raise ActionError(str(exc)) from None
             if not calls:
@@ -169,7 +216,7 @@ class AppBenchEnv(ToolEnv):
             lines = [self._run(call) for call in calls]
             return self._scored("\n".join(lines))
         text = action.strip()
-        if text in (FINISH, "finish", "Finish()"):
+        if text in (FINISH, "finish", "Finish()") or _is_finish_call(text):
             return self._scored("Finished.")
         chosen = selected_apps(text)
         if chosen is not None:  # the hierarchical setting's first step: the chosen apps' APIs are shown
@@ -184,22 +231,29 @@ class AppBenchEnv(ToolEnv):
         except (PlanError, ToolCallError) as exc:
             raise ActionError(str(exc)) from None
         line = self._run(call)
-        return Outcome(line, done=False, error=None if self._results[-1] is not None else line)
+        if self._results[-1] is None:  # a refused call is feedback, not part of the plan
+            self._calls.pop()
+            self._results.pop()
+            return Outcome(line, done=False, executable=False, error=line)
+        return Outcome(line, done=False)
 
     def _interactive_call(self, text: str) -> Call:
         """One call from a JSON tool call or a plan line, its references tied to earlier calls."""
         if is_json_action(text):
             tool = parse_tool_call(unfenced(text))
             app, _, name = tool.name.partition("__")
-            args = {k: str(v) for k, v in tool.arguments.items()}
-            returns = by_app().get(app, {}).get(name)
-            call = Call(app, name.lower(), returns.returns if returns else (), dict(args), text)
+            api = by_app().get(app, {}).get(name.lower())
+            if api is None:
+                raise ToolCallError(f"unknown tool {tool.name[:80]!r}: the tools are named <App>__<api>")
+            call = Call(
+                app, api.name, api.returns, {k.lower(): _json_value(k, v) for k, v in tool.arguments.items()}, ""
+            )
         else:
             calls = parse_plan(text)
             if len(calls) != 1:
                 raise PlanError(f"send one call per step (got {len(calls)}); {FINISH} ends the episode")
             call = calls[0]
-        return resolve_with_user_values([*self._calls, call], self._said())[-1]
+        return resolve([*self._calls, call])[-1]
 
     def _run(self, call: Call) -> str:
         """Run one call on the back-ends (references replaced by the values earlier calls returned)."""
@@ -223,12 +277,6 @@ class AppBenchEnv(ToolEnv):
         shown = ", ".join(f"{key}={value!r}" for key, value in result.items())
         return f"{number}. {call.app}.{call.api}: {shown}"
 
-    def _said(self) -> dict[str, Any]:
-        """What the instruction states (AppBench's user-aware arguments): a reference to one of these
-        that no earlier call returns stands for the user's value, as in AppBench's own gold plans."""
-        assert self.task is not None
-        return dict((self.task.get("output") or {}).get("user_aware_arguments") or {})
-
     # ------------------------------------------------------------------ scoring
     def _scored(self, observation: str) -> Outcome:
         assert self.task is not None
@@ -237,16 +285,16 @@ class AppBenchEnv(ToolEnv):
         said = output.get("user_aware_arguments") or {}
         ours = score_plan(self._calls, gold, said)
         executed = bool(self._calls) and all(result is not None for result in self._results)
-        paper = PaperTally()
-        complete = paper.add("\n".join(format_call(call) for call in self._calls), output)
-        metrics = {
+        metrics: dict[str, Any] = {
             "f1_app": ours.f1_app,
             "f1_api": ours.f1_api,
             "succ": float(ours.succ),
-            "executed": executed,
-            "paper_complete_match": complete,
+            "executed": float(executed),
         }
-        succ = complete if self.scorer == "paper" else ours.succ
+        succ = ours.succ
+        if self.scorer == "paper":  # AppBench's verdict, bugs and all: for comparing with its numbers
+            succ = PaperTally().add("\n".join(format_call(call) for call in self._calls), output)
+            metrics["paper_complete_match"] = succ
         return Outcome(observation, done=True, score=float(succ), success=succ, executable=executed, metrics=metrics)
 
     def _on_truncation(self, last: Outcome) -> Outcome | None:
@@ -268,23 +316,47 @@ class AppBenchEnv(ToolEnv):
 
     def tools(self) -> list[dict[str, Any]] | None:
         chosen = set(APP_DESCRIPTIONS) if self.prompting == "flat" or self.task is None else set(self._task_apps())
-        return [tool_schema(api) for api in apis() if api.app in chosen]
+        schemas = [tool_schema(api) for api in apis() if api.app in chosen]
+        if self.mode == "interactive":
+            schemas.append(FINISH_TOOL)
+        return schemas
 
     def oracle_actions(self, task: Task) -> list[str]:
-        reference = task.references[0] if task.references else ""
+        """The gold plan; a reference in it that only the user answers (a few released records) is
+        written as the user's value."""
+        output = task.get("output")
+        reference = "\n".join(format_call(c) for c in gold_calls(output)) if output else (task.references or [""])[0]
         if self.mode == "program":
             return [reference]
         return [*(line for line in reference.splitlines() if line.strip()), FINISH]
 
     def _get_backend_state(self) -> Any:
+        calls = [
+            {
+                "app": call.app,
+                "api": call.api,
+                "returns": list(call.returns),
+                "args": {k: [v.name, v.source] if isinstance(v, Ref) else v for k, v in call.args.items()},
+            }
+            for call in self._calls
+        ]
         return {
             "apps": self.apps.snapshot(),
-            "calls": [format_call(call) for call in self._calls],
+            "calls": calls,
             "results": list(self._results),
+            "selected": self._selected,
         }
 
     def _set_backend_state(self, state: Any) -> None:
         self.apps.restore(state["apps"])
-        calls = parse_plan("\n".join(state["calls"])) if state["calls"] else []
-        self._calls = resolve_with_user_values(calls, self._said())
+        self._calls = [
+            Call(
+                c["app"],
+                c["api"],
+                tuple(c["returns"]),
+                {k: Ref(v[0], v[1]) if isinstance(v, list) else v for k, v in c["args"].items()},
+            )  # fmt: skip
+            for c in state["calls"]
+        ]
         self._results = list(state["results"])
+        self._selected = list(state.get("selected", []))
