@@ -11,6 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_agent  # noqa: E402
+import bench_appbench  # noqa: E402
 import bench_code_tasks  # noqa: E402
 import bench_episodes  # noqa: E402
 import bench_rest_tasks  # noqa: E402
@@ -28,6 +29,7 @@ BENCHMARKS = {
     "code_tasks": bench_code_tasks.main,
     "virtualhome": bench_virtualhome.main,
     "webshop": bench_webshop.main,
+    "appbench": bench_appbench.main,
 }
 
 

@@ -57,6 +57,7 @@ TASKS: tuple[TaskSpec, ...] = (
     TaskSpec(
         "WebShop", "toolbench.envs.webshop:WebShopEnv", ("interactive", "program"), ("test", "train", "demo"), "webshop"
     ),
+    TaskSpec("AppBench", "toolbench.envs.appbench:AppBenchEnv", BOTH, ("test", "train", "demo"), "appbench"),
 )
 
 

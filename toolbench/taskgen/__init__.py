@@ -42,7 +42,9 @@ def spread(total: int, categories: list[str]) -> list[str]:
 
 GENERATORS: dict[str, Callable[..., Files]] = {}
 #: The generator modules; each registers itself with ``@generator`` when imported.
-MODULES = ("openweather", "catapi", "home_search", "trip_booking", "tabletop", "sheets", "virtualhome", "webshop")
+MODULES = (
+    "openweather", "catapi", "home_search", "trip_booking", "tabletop", "sheets", "virtualhome", "webshop", "appbench",
+)  # fmt: skip
 
 
 def load_generators() -> dict[str, Callable[[], Files]]:
