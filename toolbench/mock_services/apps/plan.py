@@ -15,7 +15,9 @@ AppBench's own data): a quote closes a value only where the argument list goes o
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 MAX_CALLS = 50
 MAX_LINE_CHARS = 2000
@@ -121,20 +123,25 @@ def parse_plan(text: str) -> list[Call]:
     return calls
 
 
-def resolve(calls: list[Call]) -> list[Call]:
-    """The calls with each reference tied to the nearest earlier call that returns its name;
-    raises ``PlanError`` for a reference no earlier call returns."""
+def resolve(calls: list[Call], said: Mapping[str, Any] | None = None, strict: bool = True) -> list[Call]:
+    """The calls with each reference tied to the nearest earlier call that returns its name; raises
+    ``PlanError`` for a reference no earlier call returns. For gold plans only: with ``said`` (what
+    the user stated, by argument name), such a reference becomes the user's value; not ``strict``,
+    one the user never stated either is left unresolved."""
     resolved = []
     for index, call in enumerate(calls):
         args: dict[str, str | Ref] = {}
         for name, value in call.args.items():
             if isinstance(value, Ref):
                 source = next((j for j in range(index - 1, -1, -1) if value.name in calls[j].returns), None)
-                if source is None:
+                if source is not None:
+                    value = Ref(value.name, source)
+                elif said is not None and (name in said or value.name in said):
+                    value = str(said.get(name, said.get(value.name)))
+                elif strict:
                     raise PlanError(
                         f"call {index + 1} ({call.api}): #{name}={value.name} names a value no earlier call returns"
                     )
-                value = Ref(value.name, source)
             args[name] = value
         resolved.append(Call(call.app, call.api, call.returns, args, call.line))
     return resolved

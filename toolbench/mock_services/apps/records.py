@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolbench.mock_services.apps.plan import Call, PlanError, Ref, parse_plan
+from toolbench.mock_services.apps.plan import Call, parse_plan, resolve
 from toolbench.mock_services.apps.registry import owners
 
 
@@ -31,32 +31,7 @@ def gold_plan_text(output: Mapping[str, Any]) -> str:
     return "\n".join(f"{app}: [{call}]" for app, call in zip(apps, calls, strict=True))
 
 
-def resolve_with_user_values(calls: list[Call], said: Mapping[str, Any], strict: bool = True) -> list[Call]:
-    """``plan.resolve``, except that a reference no earlier call answers becomes the user's value
-    for it (by argument name, then by the referenced name); if there is none, ``PlanError`` (or,
-    not ``strict``, the reference is left unresolved: one released record names such a value)."""
-    resolved = []
-    for index, call in enumerate(calls):
-        args: dict[str, str | Ref] = {}
-        for name, value in call.args.items():
-            if isinstance(value, Ref):
-                source = next((j for j in range(index - 1, -1, -1) if value.name in calls[j].returns), None)
-                if source is not None:
-                    value = Ref(value.name, source)
-                elif name in said or value.name in said:
-                    value = str(said.get(name, said.get(value.name)))
-                elif not strict:
-                    pass
-                else:
-                    raise PlanError(
-                        f"call {index + 1} ({call.api}): #{name}={value.name} names a value no earlier call returns"
-                    )
-            args[name] = value
-        resolved.append(Call(call.app, call.api, call.returns, args, call.line))
-    return resolved
-
-
 def gold_calls(output: Mapping[str, Any]) -> list[Call]:
     """The record's gold plan, parsed and resolved."""
     said = output.get("user_aware_arguments") or {}
-    return resolve_with_user_values(parse_plan(gold_plan_text(output)), said, strict=False)
+    return resolve(parse_plan(gold_plan_text(output)), said, strict=False)
