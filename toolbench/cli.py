@@ -124,6 +124,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         tasks = [args.task]
     if args.task_file and not Path(args.task_file).is_file():
         return fail(f"--task-file {args.task_file!r}: no such file")
+    if args.scorer is not None and tasks != ["AppBench"]:
+        return fail("--scorer applies to --task AppBench only")
+    env_options = {"scorer": args.scorer} if args.scorer else {}
     folder = None
     try:
         settings = _model_settings(args)
@@ -140,6 +143,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 "seed": args.seed,
                 "task_file": str(Path(args.task_file).resolve()) if args.task_file else None,
                 "model": _result_settings(settings),
+                **({"scorer": args.scorer} if args.scorer else {}),
             }
             about = {"endpoint": os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL} if settings else {}
             folder = RunFolder.open(
@@ -161,6 +165,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             frames_dir=folder.frames_dir if folder and not args.no_frames else None,
             diagnostics=folder is not None,  # the run's records show Sheets' expected cells
             plan=plan,
+            env_options=env_options,
         )
     except RunInterrupted as stop:
         if folder:
@@ -362,6 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--no-frames", action="store_true", help="do not save camera frames in --out")
     evaluation.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     evaluation.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    evaluation.add_argument(
+        "--scorer", choices=("ours", "paper"), default=None, help="AppBench: our scorer or the paper's (its table too)"
+    )
     model = evaluation.add_argument_group("openai:MODEL agents (defaults per task, as in ToolBench's harness)")
     model.add_argument(
         "--prompt", choices=PROMPT_SETTINGS, default=None, help="ToolBench's prompt settings (default fewshot)"

@@ -292,7 +292,7 @@ def test_permission(apps):
         ("Flights__searchonewayflight", {"seating_class": "Cargo"}, ("Economy",)),
         ("Flights__searchroundtripflights", {"return_date": "2019-03-02"}, ("before departure_date",)),
         ("Payment__makepayment", {"receiver": "Stranger"}, ("not among your contacts",)),
-        ("Payment__makepayment", {"amount": "0"}, ("more than 0",)),
+        ("Payment__makepayment", {"amount": "0"}, ("from 0.01",)),
         ("Payment__makepayment", {"amount": "4000"}, ("has only",)),
         ("Media__playmovie", {"subtitle_language": "Klingon"}, ("subtitles in",)),
         ("Buses__findbus", {"to_city": "Denver"}, ("no bus runs",)),
@@ -462,3 +462,16 @@ def test_the_world_builds_quickly():
     start = time.perf_counter()
     world.build_world.__wrapped__()
     assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize(
+    ("app", "api", "args", "why"),
+    [
+        ("Hotels", "searchhouse", {"where_to": "Paris", "number_of_adults": "-3"}, "number_of_adults"),
+        ("Payment", "requestpayment", {"receiver": "Amara", "amount": "0.004"}, "from 0.01"),
+        ("Weather", "getweather", {"city": "Paris", "date": "٢٠١٩-03-05"}, "YYYY-MM-DD"),
+    ],
+)
+def test_edge_values_the_red_team_found_are_refused(app, api, args, why):
+    with pytest.raises(AppError, match=why):
+        Apps().call(app, api, args)

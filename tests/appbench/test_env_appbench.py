@@ -176,3 +176,18 @@ def test_the_paper_scorer_is_only_the_reward_when_asked_and_stays_fast():
     started = time.perf_counter()
     play(paper, "mine-0", [slow])
     assert time.perf_counter() - started < 2  # 2.45 s before: the paper parser's pattern was quadratic
+
+
+def test_the_eval_summary_has_micro_f1_and_with_the_paper_scorer_its_table(capsys):
+    from toolbench.cli import main
+    from toolbench.eval.harness import evaluate
+
+    report, _ = evaluate("oracle", ["AppBench"], limit=40, env_options={"scorer": "paper"})
+    row = report["tasks"]["AppBench"]
+    assert row["micro_f1_app"] == 1.0 and row["succ"] == 1.0
+    assert {"paper_app_hit_f1", "paper_complete_match", "paper_argu_hit_f1", "paper_app_exact_match"} <= row.keys()
+    assert row["paper_app_hit_f1"] < 1.0  # the paper's one-hit matching caps multi-call tasks
+    plain, _ = evaluate("random", ["AppBench"], limit=40)
+    assert "paper_app_hit_f1" not in plain["tasks"]["AppBench"] and plain["tasks"]["AppBench"]["micro_f1_app"] < 0.3
+    assert main(["eval", "--agent", "oracle", "--task", "CatAPI", "--scorer", "paper"]) == 2
+    assert "--scorer applies to --task AppBench only" in capsys.readouterr().err

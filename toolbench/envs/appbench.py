@@ -15,7 +15,7 @@ from toolbench.mock_services.apps.paper import PaperTally
 from toolbench.mock_services.apps.plan import MAX_LINE_CHARS, Call, PlanError, Ref, format_call, parse_plan, resolve
 from toolbench.mock_services.apps.records import gold_calls, gold_plan_text
 from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, Api, apis, by_app
-from toolbench.mock_services.apps.scoring import score_plan
+from toolbench.mock_services.apps.scoring import f1, score_plan
 
 FINISH = "finish()"
 METRICS = ("f1_app", "f1_api", "succ", "executed")
@@ -290,12 +290,37 @@ class AppBenchEnv(ToolEnv):
             "f1_api": ours.f1_api,
             "succ": float(ours.succ),
             "executed": float(executed),
+            # For the split's micro F1 (``summarize_episodes``): hits, predicted, gold.
+            "counts": {
+                "app": [ours.app_hits, ours.app_predicted, ours.app_gold],
+                "api": [ours.api_hits, ours.api_predicted, ours.api_gold],
+            },
         }
         succ = ours.succ
         if self.scorer == "paper":  # AppBench's verdict, bugs and all: for comparing with its numbers
-            succ = PaperTally().add("\n".join(format_call(call) for call in self._calls), output)
+            tally = PaperTally()
+            succ = tally.add("\n".join(format_call(call) for call in self._calls), output)
             metrics["paper_complete_match"] = succ
+            metrics["paper_counts"] = dict(tally.counts)
         return Outcome(observation, done=True, score=float(succ), success=succ, executable=executed, metrics=metrics)
+
+    @staticmethod
+    def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
+        """Split-level metrics from the episodes' final infos: micro F1 over all apps and APIs, and
+        with ``scorer="paper"`` AppBench's own corpus-level table (``paper_*``)."""
+        summary: dict[str, float] = {}
+        counted = [info["counts"] for info in infos if isinstance(info.get("counts"), dict)]
+        for kind in ("app", "api"):
+            hits, predicted, gold = (sum(c[kind][i] for c in counted) for i in range(3))
+            summary[f"micro_f1_{kind}"] = f1(hits, predicted, gold)
+        papers = [info["paper_counts"] for info in infos if isinstance(info.get("paper_counts"), dict)]
+        if papers:
+            tally = PaperTally(samples=len(papers))
+            for counts in papers:
+                for name, value in counts.items():
+                    tally.counts[name] = tally.counts.get(name, 0) + int(value)
+            summary.update({f"paper_{name}": value for name, value in tally.scores().items()})
+        return summary
 
     def _on_truncation(self, last: Outcome) -> Outcome | None:
         return self._scored(last.observation)

@@ -94,9 +94,15 @@ def _json_safe(value: Any) -> Any:
 
 
 def make_env(
-    spec: TaskSpec, split: str, mode: str | None, task_file: str | None = None, diagnostics: bool = False
+    spec: TaskSpec,
+    split: str,
+    mode: str | None,
+    task_file: str | None = None,
+    diagnostics: bool = False,
+    options: tuple[tuple[str, Any], ...] = (),
 ) -> ToolEnv:
-    kwargs: dict[str, Any] = {"mode": mode, "disable_env_checker": True, "diagnostics": diagnostics}
+    """The raw env of a run; ``options`` are the task's own ``gym.make`` arguments (AppBench's ``scorer``)."""
+    kwargs: dict[str, Any] = {"mode": mode, "disable_env_checker": True, "diagnostics": diagnostics, **dict(options)}
     if task_file:
         kwargs["task_file"] = task_file
     else:
@@ -188,19 +194,21 @@ class _Job:
     frames_dir: str | None
     task_ids: tuple[str, ...]
     diagnostics: bool = False
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 # A worker process keeps its env and its agent from one job to the next: the agent's count of
 # failed model calls in a row (its breaker) must not start again with every job.
-_worker_envs: dict[tuple[str, str, str, str | None, bool], ToolEnv] = {}
+_worker_envs: dict[tuple[Any, ...], ToolEnv] = {}
 _worker_agents: dict[tuple[str, int, ModelSettings | None], Any] = {}
 
 
 def _run_job(job: _Job) -> tuple[list[EpisodeResult], str | None]:
     """Play a job's episodes (in a worker process); returns them and, if the agent stopped the run, why."""
-    env_key = (job.task_name, job.split, job.mode, job.task_file, job.diagnostics)
+    env_key = (job.task_name, job.split, job.mode, job.task_file, job.diagnostics, job.options)
     if env_key not in _worker_envs:
-        _worker_envs[env_key] = make_env(find_task(job.task_name), job.split, job.mode, job.task_file, job.diagnostics)
+        spec = find_task(job.task_name)
+        _worker_envs[env_key] = make_env(spec, job.split, job.mode, job.task_file, job.diagnostics, job.options)
     agent_key = (job.agent, job.seed, job.settings)
     if agent_key not in _worker_agents:
         _worker_agents[agent_key] = make_agent(job.agent, seed=job.seed, settings=job.settings)
@@ -226,6 +234,9 @@ def summarize(results: Sequence[EpisodeResult], mode: str) -> dict[str, Any]:
     }
     for name in results[0].metrics if results else []:
         summary[name] = sum(r.metrics[name] for r in results) / n
+    corpus = getattr(find_task(results[0].task).env_class(), "summarize_episodes", None) if results else None
+    if corpus is not None:  # a task's split-level metrics (AppBench's micro F1 and its paper's table)
+        summary.update(corpus([r.info for r in results]))
     usage = [r.agent_log.get("usage") for r in results if r.agent_log.get("usage")]
     if usage:
         summary["total_tokens"] = sum(u.get("total_tokens", 0) for u in usage)
@@ -327,6 +338,7 @@ def evaluate(
     frames_dir: str | Path | None = None,
     diagnostics: bool = False,
     plan: Sequence[PlannedTask] | None = None,
+    env_options: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[EpisodeResult]]:
     """Run ``agent`` on each task's split; returns the JSON report and every episode's result.
     ``diagnostics`` lets envs put expected values in their info (for run records, not for agents).
@@ -345,7 +357,8 @@ def evaluate(
     episodes: list[EpisodeResult] = []
     earlier = {(e.task, e.task_id): e for e in finished}
     # One agent (so one breaker) for the whole run, or one pool whose workers keep theirs.
-    players = _Players(agent, seed, settings, task_file, frames_dir, workers, diagnostics)
+    options = tuple(sorted((env_options or {}).items()))
+    players = _Players(agent, seed, settings, task_file, frames_dir, workers, diagnostics, options)
     try:
         for planned in plan:
             spec = planned.spec
@@ -389,9 +402,10 @@ class _Players:
         frames_dir: str | Path | None,
         workers: int,
         diagnostics: bool = False,
+        options: tuple[tuple[str, Any], ...] = (),
     ) -> None:
         self.agent, self.seed, self.settings, self.task_file = agent, seed, settings, task_file
-        self.diagnostics = diagnostics
+        self.diagnostics, self.options = diagnostics, options
         self.frames_dir = str(frames_dir) if frames_dir else None
         self.runner = make_agent(agent, seed=seed, settings=settings) if workers <= 1 else None
         self.pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
@@ -410,7 +424,7 @@ class _Players:
         size = 1 if self.agent.startswith("openai:") else max(1, math.ceil(len(todo) / (self.workers * 4)))
         jobs = [
             _Job(spec.name, split, mode, self.agent, self.seed, self.settings, self.task_file, self.frames_dir,
-                 tuple(todo[i : i + size]), self.diagnostics)
+                 tuple(todo[i : i + size]), self.diagnostics, self.options)
             for i in range(0, len(todo), size)
         ]  # fmt: skip
         stopped = None
@@ -431,7 +445,7 @@ class _Players:
     def _play_here(
         self, spec: TaskSpec, split: str, mode: str, todo: list[str], keep: Callable[[list[EpisodeResult]], None]
     ) -> str | None:
-        env = make_env(spec, split, mode, self.task_file, self.diagnostics)
+        env = make_env(spec, split, mode, self.task_file, self.diagnostics, self.options)
         frames = Path(self.frames_dir) if self.frames_dir else None
         try:
             for task_id in todo:

@@ -69,10 +69,11 @@ class AppError(ValueError):
 # Argument checking and result rendering
 # ---------------------------------------------------------------------------------------------------------------
 
-_INT = re.compile(r"[+-]?\d+")
-_FLOAT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_TIME = re.compile(r"(\d{1,2}):(\d{2})")
+# ASCII digits only: "٣" is a digit to Python's \d, not to a booking form.
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_TIME = re.compile(r"([0-9]{1,2}):([0-9]{2})")
 
 
 def convert(name: str, kind: str, text: str) -> Any:
@@ -283,6 +284,8 @@ class Apps:
     def _hotels_searchhouse(self, v: Values) -> Values:
         city = self._city(v["where_to"], "searchhouse")
         adults = v["number_of_adults"]
+        if adults is not None:
+            adults = _count("number_of_adults", adults)
         for house in self.world.houses:
             if (
                 house.city == city.name
@@ -804,8 +807,8 @@ class Apps:
 
     @staticmethod
     def _amount(value: float, api: str) -> float:
-        if not 0 < value <= 10_000:
-            raise AppError(f"{api}: amount={money(value)} must be more than 0 and at most 10000")
+        if not 0.01 <= value <= 10_000:
+            raise AppError(f"{api}: amount={value} must be from 0.01 to 10000")
         return value
 
     def _payment_requestpayment(self, v: Values) -> Values:

@@ -105,6 +105,10 @@ def _same(a: str, b: str) -> bool:
     return a == b or a in b or b in a
 
 
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 1.0
+
+
 def _f1(precision: float, recall: float) -> float:
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
@@ -131,6 +135,7 @@ class PaperTally:
         self._add("gold_apps", len(gold["used_app"]))
         app_em, app_hits = match_evaluate(pred_apps, list(gold["used_app"]))
         self._add("app_hits", app_hits)
+        self._add("app_em", app_em)
         parsed = [call_parts(call) for call in pred_calls]
         gold_parsed = [call_parts(call) for call in gold["api_results"]]
         pred_names = [p[0] if p is not None else "" for p in parsed]
@@ -139,6 +144,7 @@ class PaperTally:
         self._add("gold_apis", len(gold_names))
         api_em, api_hits = match_evaluate(pred_names, gold_names)
         self._add("api_hits", api_hits)
+        self._add("api_em", api_em)
         predicted = {p[0]: p[1] for p in (call_parts(c.replace("\\", "")) for c in pred_calls) if p is not None}
         expected = {g[0]: g[1] for g in gold_parsed if g is not None}
         self._add("pred_args", sum(len(args) for args in predicted.values()))
@@ -155,6 +161,8 @@ class PaperTally:
                 dependent = "'" not in gold_value
                 deps += dependent
                 if key not in predicted[name]:
+                    self._add("key_missing", 1)  # the appendix's key errors, and value errors below
+                    self._add("dep_key_missing", dependent)
                     continue
                 value = predicted[name][key].lower()
                 if value.strip("'") in PLACE_NAMES:
@@ -168,6 +176,8 @@ class PaperTally:
                 elif before is not None and _same(before, value):
                     self._add("pred_dep_args", dependent)
                 else:
+                    self._add("value_missing", 1)
+                    self._add("dep_value_missing", dependent)
                     continue
                 hits += 1
                 dep_hits += dependent
@@ -175,6 +185,7 @@ class PaperTally:
             self._add("dep_arg_hits", dep_hits)
             self._add("gold_dep_args", deps)
             calls_right += hits == len(gold_args)
+            self._add("calls_right", hits == len(gold_args))
         complete = bool(app_em and api_em and calls_right == len(expected))
         self._add("complete", complete)
         return complete
@@ -189,7 +200,16 @@ class PaperTally:
         pred_non_dep = c("pred_args", 0) - c("pred_dep_args", 0)
         gold_non_dep = c("gold_args", 0) - c("gold_dep_args", 0)
         non_dep_hits = c("arg_hits", 0) - c("dep_arg_hits", 0)
+        per_sample = float(self.samples or 1)
         return {
+            # The appendix's exact matches (commented out in AppBench's code, computed as it would).
+            "app_exact_match": c("app_em", 0) / per_sample,
+            "api_exact_match": c("api_em", 0) / per_sample,
+            "argu_exact_match": ratio("calls_right", "pred_apis"),
+            "dep_key_missing": ratio("dep_key_missing", "pred_dep_args", 1.0),
+            "dep_value_missing": ratio("dep_value_missing", "pred_dep_args", 1.0),
+            "non_dep_key_missing": _share(c("key_missing", 0) - c("dep_key_missing", 0), pred_non_dep),
+            "non_dep_value_missing": _share(c("value_missing", 0) - c("dep_value_missing", 0), pred_non_dep),
             "app_hit_f1": _f1(ratio("app_hits", "pred_apps"), ratio("app_hits", "gold_apps")),
             "api_hit_f1": _f1(ratio("api_hits", "pred_apis"), ratio("api_hits", "gold_apis")),
             "argu_hit_f1": _f1(ratio("arg_hits", "pred_args"), ratio("arg_hits", "gold_args"))
