@@ -250,6 +250,7 @@ class WebShopEnv(ToolEnv):
         super().__init__(**kwargs)
         self.observation_mode = observation_mode
         self._session: Session | None = None
+        self._page: Page | None = None  # the session's current page, laid out once per change
         self._app: Any = None
 
     # ------------------------------------------------------------------ tasks
@@ -265,8 +266,8 @@ class WebShopEnv(ToolEnv):
         goals = _shipped_goals()
         if session not in goals:
             raise ValueError(f"WebShop has shipped goals for sessions 0 to {max(goals)}; not {session}")
-        extra = {**task.extra, "session": session, "goal": dict(goals[session])}
         goal = goals[session]
+        extra = {**task.extra, "session": session, "goal": dict(goal)}
         prompt = task.prompt or search_page_text(goal["instruction_text"])
         return Task(task.id, prompt, task.references, task.category, extra)
 
@@ -286,7 +287,7 @@ class WebShopEnv(ToolEnv):
         return observation, reward, terminated, truncated, info
 
     def _begin(self, task: Task) -> str:
-        self._session = Session(goal=Goal.from_record(task.get("goal") or {}))
+        self._session, self._page = Session(goal=Goal.from_record(task.get("goal") or {})), None
         return self._observation()
 
     def _act(self, action: str) -> Outcome:
@@ -301,6 +302,7 @@ class WebShopEnv(ToolEnv):
     def _apply(self, action: str) -> str | None:
         """Apply one action (text or JSON tool call) to the session; why it did nothing, or None."""
         assert self._session is not None
+        self._page = None  # the action may change the session
         try:
             call = tool_call(action)
             if call is None:
@@ -346,8 +348,11 @@ class WebShopEnv(ToolEnv):
 
     # ------------------------------------------------------------------ observations
     def page(self) -> Page:
+        """The current page (the observation and the available actions both read it)."""
         assert self._session is not None
-        return self.shop.page(self._session)
+        if self._page is None:
+            self._page = self.shop.page(self._session)
+        return self._page
 
     def available_actions(self) -> dict[str, Any]:
         """WebShop's ``get_available_actions``: whether search works here, and what can be clicked."""
@@ -387,7 +392,7 @@ class WebShopEnv(ToolEnv):
 
     def _set_backend_state(self, state: Any) -> None:
         assert self.task is not None
-        self._session = Session(goal=Goal.from_record(self.task.get("goal") or {}))
+        self._session, self._page = Session(goal=Goal.from_record(self.task.get("goal") or {})), None
         if state is not None:
             self._session.restore(state)
             if self._session.page == "done":
