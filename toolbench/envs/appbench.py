@@ -174,6 +174,7 @@ class AppBenchEnv(ToolEnv):
         super().__init__(**kwargs)
         self.apps = Apps()
         self._selected: list[str] = []
+        self._gold: dict[str, list[Call]] = {}  # each task's gold plan, parsed once
         self._calls: list[Call] = []
         self._results: list[dict[str, str] | None] = []
 
@@ -281,7 +282,7 @@ class AppBenchEnv(ToolEnv):
     def _scored(self, observation: str) -> Outcome:
         assert self.task is not None
         output = self.task.get("output") or {}
-        gold = gold_calls(output)
+        gold = self._gold_calls(self.task)
         said = output.get("user_aware_arguments") or {}
         ours = score_plan(self._calls, gold, said)
         executed = bool(self._calls) and all(result is not None for result in self._results)
@@ -321,6 +322,11 @@ class AppBenchEnv(ToolEnv):
                     tally.counts[name] = tally.counts.get(name, 0) + int(value)
             summary.update({f"paper_{name}": value for name, value in tally.scores().items()})
         return summary
+
+    def _gold_calls(self, task: Task) -> list[Call]:
+        if task.id not in self._gold:
+            self._gold[task.id] = gold_calls(task.get("output") or {})
+        return self._gold[task.id]
 
     def _on_truncation(self, last: Outcome) -> Outcome | None:
         return self._scored(last.observation)
