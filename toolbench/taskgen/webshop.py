@@ -37,9 +37,10 @@ SIZES = {"test": 100, "demo": 300}
 SHORT_DEMOS = 200
 
 
-def shop() -> Shop:
-    records, attributes = generate.catalog(PRODUCTS)
-    return Shop(load_products(records, attributes), nouns=LexiconNouns(generate.noun_lexicon()))
+def shop(catalog: tuple[list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None) -> Shop:
+    """The shop over the shipped catalog (``generate.catalog(PRODUCTS)``, made here unless given)."""
+    products, attributes = catalog or generate.catalog(PRODUCTS)
+    return Shop(load_products(products, attributes), nouns=LexiconNouns(generate.noun_lexicon()))
 
 
 def _option_phrase(name: str, value: str, rng: random.Random) -> str:
@@ -204,7 +205,7 @@ def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
 @generator("webshop")
 def generate_files() -> Files:
     products, attributes = generate.catalog(PRODUCTS)
-    out = records(shop())
+    out = records(shop((products, attributes)))
     assert len(out["test"]) == SIZES["test"] and len(out["demo"]) == SIZES["demo"], {k: len(v) for k, v in out.items()}
     return {
         "items_shuffle_1000.json": json.dumps(products, ensure_ascii=False, indent=0) + "\n",
