@@ -44,6 +44,7 @@ GENERATORS: dict[str, Callable[..., Files]] = {}
 #: The generator modules; each registers itself with ``@generator`` when imported.
 MODULES = (
     "openweather", "catapi", "home_search", "trip_booking", "tabletop", "sheets", "virtualhome", "webshop", "appbench",
+    "rapidapi",
 )  # fmt: skip
 
 

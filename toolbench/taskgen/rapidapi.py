@@ -1,0 +1,284 @@
+"""RapidAPI hub tasks in ToolBench's query format, with solution paths and answer facts.
+
+A task asks one to three questions of one tool (G1), of two or three tools of one category (G2) or
+of one collection (G3). Each question comes from an API's asker (``catalog.askers``), which also
+names the calls that answer it; the calls are played on the hub here, so the solution path and the
+answer facts are what the hub returns. A call depends on an earlier one when it uses a value that
+call returned (an id from a search).
+
+Splits follow ToolBench's test sets. Seven categories and one tool in each of twenty other
+categories are held out of ``train``: ``G1_category`` and ``G2_category`` use only the held-out
+categories, ``G1_tool`` only the held-out tools, and the ``*_instruction`` sets use tools ``train``
+uses too (with instructions no train task has). About one task in ten is unsolvable: it asks about
+something that does not exist, or for a field no API returns; its right ending says so.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+from toolbench.mock_services.rapidapi.catalog import CATEGORIES, COLLECTIONS, api_record, askers, hub
+from toolbench.mock_services.rapidapi.domains import DOMAINS, Question
+from toolbench.mock_services.rapidapi.hub import Tool, call
+from toolbench.mock_services.rapidapi.world import build_world
+from toolbench.taskgen import Files, generator, jsonl, rng_for
+
+TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
+SIZES = {"G1_instruction": 150, "G1_category": 150, "G1_tool": 150, "G2_instruction": 120, "G2_category": 120,
+         "G3_instruction": 100, "train": 1000, "demo": 30}  # fmt: skip
+HELD_OUT_CATEGORIES = 7
+HELD_OUT_TOOLS = 20
+UNSOLVABLE_SHARE = 0.1
+MAX_APIS_PER_TOOL = 4  # of a G2/G3 task's tools beyond the ones it needs (ToolBench samples a few per tool)
+
+OPENINGS = (
+    "", "I'm putting together some notes. ", "Quick question for a project. ", "Help me out, please. ",
+    "I'm planning my week. ", "My team asked me to check a few things. ", "For a report I'm writing: ",
+)  # fmt: skip
+CONNECTORS = (" Also, ", " And ", " Then, ", " Besides that, ")
+MISSING_FIELDS = ("official phone number", "number of social media followers", "founding charter", "tax identifier")
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _resolve(body: Any, path: str) -> Any:
+    for part in path.split("."):
+        body = body[int(part)] if isinstance(body, list) else body[part]
+    return body
+
+
+def _fact(value: Any) -> str | None:
+    """A value as an answer fact; yes/no values are left out (an answer states them in words too
+    many ways to check), as are empty ones."""
+    if isinstance(value, bool) or value is None or value == "":
+        return None
+    if isinstance(value, float):
+        return f"{value:g}" if abs(value) < 1e15 else str(int(value))
+    return str(value)
+
+
+class Player:
+    """Plays a task's calls on a fresh hub session, keeping each tool's state apart."""
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+        self.responses: list[Any] = []
+
+    def play(self, tool: Tool, api_name: str, arguments: dict[str, Any]) -> tuple[int, Any]:
+        api = tool.api(api_name)
+        assert api is not None, (tool.name, api_name)
+        status, body = call(tool, api, arguments, self.state.setdefault(tool.standard_name, {}))
+        self.responses.append(body)
+        return status, body
+
+
+def _depends(arguments: dict[str, Any], earlier: list[Any]) -> list[int]:
+    """The earlier calls whose responses hold one of these argument values (an id they returned)."""
+    needles = [str(v) for v in arguments.values() if isinstance(v, str) and len(str(v)) >= 3]
+    return [n for n, body in enumerate(earlier) if any(f'"{needle}"' in json.dumps(body) for needle in needles)]
+
+
+def _steps(questions: list[tuple[Tool, Question]]) -> tuple[list[dict[str, Any]], list[str], bool]:
+    """Play the questions' calls: the solution path, the answer facts, and whether every call worked."""
+    player, path, facts, worked = Player(), [], [], True
+    for tool, question in questions:
+        for api_name, arguments in question.calls:
+            status, body = player.play(tool, api_name, arguments)
+            worked &= status == 200
+            path.append(
+                {
+                    "function": tool.function(tool.api(api_name)),  # type: ignore[arg-type]
+                    "tool_name": tool.name,
+                    "api_name": api_name,
+                    "arguments": arguments,
+                    "depends_on": _depends(arguments, player.responses[:-1]),
+                }
+            )
+        if worked:
+            last = player.responses[-1]
+            facts += [f for f in (_fact(_resolve(last, key)) for key in question.facts) if f is not None]
+    return path, facts, worked
+
+
+def _api_list(tools: list[Tool], needed: set[tuple[str, str]], r: random.Random, per_tool: int) -> list[dict[str, Any]]:
+    records = []
+    for tool in tools:
+        chosen = [api for api in tool.apis if (tool.name, api.name) in needed]
+        others = [api for api in tool.apis if (tool.name, api.name) not in needed]
+        r.shuffle(others)
+        chosen += others[: max(0, per_tool - len(chosen))]
+        records += [api_record(tool, api) for api in sorted(chosen, key=tool.apis.index)]
+    return records
+
+
+def _questions(r: random.Random, tools: list[Tool], count: int) -> list[tuple[Tool, Question]] | None:
+    """``count`` questions spread over ``tools`` (each tool at least one), none asked twice."""
+    world = build_world()
+    picked: list[tuple[Tool, Question]] = []
+    used: set[tuple[str, str]] = set()
+    order = list(tools) + [r.choice(tools) for _ in range(max(0, count - len(tools)))]
+    for tool in order:
+        options = [key for key in sorted(askers(tool)) if (tool.name, key.split(".")[0]) not in used]
+        if not options:
+            return None
+        key = r.choice(options)
+        used.add((tool.name, key.split(".")[0]))  # one question per service or table of a tool
+        picked.append((tool, askers(tool)[key](r, world)))
+    return picked
+
+
+def _unsolvable(r: random.Random, tool: Tool) -> tuple[str, list[tuple[Tool, Question]], str] | None:
+    """A question the tool cannot answer: about an id that does not exist, or a field no API has."""
+    tables = [api.key.split(".")[0] for api in tool.apis if api.key.endswith(".get") and api.key.split(".")[0] in DOMAINS]
+    if not tables:
+        return None
+    table = r.choice(tables)
+    domain = DOMAINS[table]
+    get = next(api.name for api in tool.apis if api.key == f"{table}.get")
+    if r.random() < 0.5:
+        fake = f"{domain.noun[:2]}{r.randint(10**7, 10**8 - 1)}x"
+        field = r.choice(domain.ask_fields)
+        text = f"what is the {field.replace('_', ' ')} of the {domain.noun} with id {fake}?"
+        return text, [(tool, Question(text, ((get, {domain.id_param: fake}),), ()))], "no such item"
+    row = r.choice(build_world().rows(table))
+    text = f"what is the {r.choice(MISSING_FIELDS)} of the {domain.noun} with id {row['id']}?"
+    return text, [(tool, Question(text, ((get, {domain.id_param: row["id"]}),), ()))], "the tools do not have it"
+
+
+def _finish(answer: str) -> dict[str, Any]:
+    return {"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": answer}}
+
+
+def oracle_answer(facts: list[str], solvable: bool) -> str:
+    if not solvable:
+        return "I'm sorry, but I cannot answer this: the tools do not have that information."
+    return "Here is what I found: " + "; ".join(facts) + "."
+
+
+def make_task(r: random.Random, group: str, tools: list[Tool], query_id: int, unsolvable: bool) -> dict[str, Any] | None:
+    """One task record in ToolBench's query format, plus our solution path and answer facts."""
+    reason = ""
+    if unsolvable:
+        made = _unsolvable(r, tools[0])
+        if made is None:
+            return None
+        text, questions, reason = made
+        query = r.choice(OPENINGS) + _cap(text)
+    else:
+        count = len(tools) if group != "G1" else r.choice((1, 2, 2, 3))
+        asked = _questions(r, tools, count)
+        if asked is None:
+            return None
+        questions = asked
+        parts = [q.text for _, q in questions]
+        query = r.choice(OPENINGS) + _cap(parts[0]) + "".join(r.choice(CONNECTORS) + p for p in parts[1:])
+    path, facts, worked = _steps(questions)
+    if unsolvable == worked and reason != "the tools do not have it":
+        return None  # a question meant to fail that worked, or one meant to work that failed
+    if not unsolvable and not facts:
+        return None
+    needed = {(step["tool_name"], step["api_name"]) for step in path}
+    per_tool = 8 if group == "G1" else MAX_APIS_PER_TOOL
+    actions = [{"name": step["function"], "arguments": step["arguments"]} for step in path]
+    actions.append(_finish(oracle_answer(facts, not unsolvable)))
+    return {
+        "query": query,
+        "query_id": query_id,
+        "api_list": _api_list(tools, needed, r, per_tool),
+        "relevant APIs": [[tool_name, api_name] for tool_name, api_name in dict.fromkeys(
+            (step["tool_name"], step["api_name"]) for step in path)],
+        "solvable": not unsolvable,
+        "unsolvable_reason": reason,
+        "answer_facts": facts,
+        "solution": path,
+        "completion": [json.dumps(action, ensure_ascii=False) for action in actions],
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------------- splits
+def held_out() -> tuple[list[str], set[str]]:
+    """The categories and tools ``train`` never uses."""
+    r = rng_for("rapidapi", "held-out")
+    categories = sorted(CATEGORIES)
+    r.shuffle(categories)
+    out_categories = sorted(categories[:HELD_OUT_CATEGORIES])
+    out_tools = {CATEGORIES[c][1][-1] for c in categories[HELD_OUT_CATEGORIES : HELD_OUT_CATEGORIES + HELD_OUT_TOOLS]}
+    return out_categories, out_tools
+
+
+def _tools_of(category: str, exclude: set[str]) -> list[Tool]:
+    return [t for t in hub().tools if t.category == category and t.name not in exclude]
+
+
+def _pickers() -> dict[str, Callable[[random.Random], tuple[str, list[Tool]]]]:
+    out_categories, out_tools = held_out()
+    seen_categories = [c for c in CATEGORIES if c not in out_categories]
+
+    def g1(categories: list[str], exclude: set[str]) -> Callable[[random.Random], tuple[str, list[Tool]]]:
+        return lambda r: ("G1", [r.choice(_tools_of(r.choice(categories), exclude))])
+
+    def g2(categories: list[str], exclude: set[str]) -> Callable[[random.Random], tuple[str, list[Tool]]]:
+        def pick(r: random.Random) -> tuple[str, list[Tool]]:
+            tools = _tools_of(r.choice(categories), exclude)
+            return "G2", r.sample(tools, min(len(tools), r.choice((2, 2, 3))))
+
+        return pick
+
+    def g3(r: random.Random) -> tuple[str, list[Tool]]:
+        name = r.choice(sorted(COLLECTIONS))
+        tools = [t for t in hub().tools if name in t.collections and t.name not in out_tools]
+        tools = [t for t in tools if t.category not in out_categories]
+        categories = sorted({t.category for t in tools})
+        chosen = r.sample(categories, min(len(categories), r.choice((2, 3))))
+        return "G3", [r.choice([t for t in tools if t.category == c]) for c in chosen]
+
+    held_tools = sorted((t for t in hub().tools if t.name in out_tools), key=lambda t: t.name)
+    train_g1, train_g2 = g1(seen_categories, out_tools), g2(seen_categories, out_tools)
+
+    def g1_tool(r: random.Random) -> tuple[str, list[Tool]]:
+        return "G1", [r.choice(held_tools)]
+
+    def train(r: random.Random) -> tuple[str, list[Tool]]:
+        return r.choice((train_g1, train_g1, train_g2, g3))(r)
+    return {
+        "G1_instruction": train_g1,
+        "G1_category": g1(out_categories, set()),
+        "G1_tool": g1_tool,
+        "G2_instruction": train_g2,
+        "G2_category": g2(out_categories, set()),
+        "G3_instruction": g3,
+        "train": train,
+        "demo": train,
+    }
+
+
+def build_split(split: str, taken: set[str]) -> list[dict[str, Any]]:
+    """A split's records; ``taken`` holds the queries of earlier splits (no query repeats)."""
+    r = rng_for("rapidapi", split)
+    pick = _pickers()[split]
+    records: list[dict[str, Any]] = []
+    base = {name: 10_000 * (n + 1) for n, name in enumerate((*TEST_SETS, "train", "demo"))}[split]
+    while len(records) < SIZES[split]:
+        unsolvable = r.random() < UNSOLVABLE_SHARE
+        group, tools = pick(r)
+        record = make_task(r, group, tools, base + len(records), unsolvable)
+        if record is None or record["query"] in taken:
+            continue
+        taken.add(record["query"])
+        record = {"id": f"rapidapi-{split}-{len(records):04d}", "category": split, **record}
+        records.append(record)
+    return records
+
+
+@generator("rapidapi")
+def generate() -> Files:
+    taken: set[str] = set()
+    files: Files = {}
+    for split in ("train", "demo", *TEST_SETS):  # train first: the test sets' queries are new to it
+        files[f"{split}.jsonl"] = jsonl(build_split(split, taken))
+    return files
