@@ -27,6 +27,8 @@ class TaskSpec:
     modes: tuple[str, ...]
     splits: tuple[str, ...]
     fixture_slug: str
+    #: Splits made of other splits' files (RapidAPI's ``test`` is its six test sets).
+    composite: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def env_id(self) -> str:
@@ -38,6 +40,9 @@ class TaskSpec:
 
     def count(self, split: str) -> int:
         """How many tasks a shipped split holds (its JSONL lines), without loading them."""
+        parts = dict(self.composite).get(split)
+        if parts:
+            return sum(self.count(part) for part in parts)
         with open(fixture_file(self.fixture_slug, f"{split}.jsonl"), encoding="utf-8") as handle:
             return sum(1 for line in handle if line.strip())
 
@@ -46,6 +51,7 @@ PROGRAM = ("program",)
 BOTH = ("program", "interactive")
 TEST_DEMO = ("test", "demo")
 TEST_DEMO_TRAIN = ("test", "demo", "train")
+RAPIDAPI_TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
 TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv", PROGRAM, TEST_DEMO, "openweather"),
     TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv", PROGRAM, TEST_DEMO, "catapi"),
@@ -58,6 +64,14 @@ TASKS: tuple[TaskSpec, ...] = (
         "WebShop", "toolbench.envs.webshop:WebShopEnv", ("interactive", "program"), ("test", "train", "demo"), "webshop"
     ),
     TaskSpec("AppBench", "toolbench.envs.appbench:AppBenchEnv", BOTH, ("test", "train", "demo"), "appbench"),
+    TaskSpec(
+        "RapidAPI",
+        "toolbench.envs.rapidapi:RapidAPIEnv",
+        ("interactive",),
+        ("test", *RAPIDAPI_TEST_SETS, "train", "demo"),
+        "rapidapi",
+        (("test", RAPIDAPI_TEST_SETS),),
+    ),
 )
 
 

@@ -134,7 +134,9 @@ def _questions(r: random.Random, tools: list[Tool], count: int) -> list[tuple[To
 
 def _unsolvable(r: random.Random, tool: Tool) -> tuple[str, list[tuple[Tool, Question]], str] | None:
     """A question the tool cannot answer: about an id that does not exist, or a field no API has."""
-    tables = [api.key.split(".")[0] for api in tool.apis if api.key.endswith(".get") and api.key.split(".")[0] in DOMAINS]
+    tables = [
+        api.key.split(".")[0] for api in tool.apis if api.key.endswith(".get") and api.key.split(".")[0] in DOMAINS
+    ]
     if not tables:
         return None
     table = r.choice(tables)
@@ -160,7 +162,9 @@ def oracle_answer(facts: list[str], solvable: bool) -> str:
     return "Here is what I found: " + "; ".join(facts) + "."
 
 
-def make_task(r: random.Random, group: str, tools: list[Tool], query_id: int, unsolvable: bool) -> dict[str, Any] | None:
+def make_task(
+    r: random.Random, group: str, tools: list[Tool], query_id: int, unsolvable: bool
+) -> dict[str, Any] | None:
     """One task record in ToolBench's query format, plus our solution path and answer facts."""
     reason = ""
     if unsolvable:
@@ -245,6 +249,7 @@ def _pickers() -> dict[str, Callable[[random.Random], tuple[str, list[Tool]]]]:
 
     def train(r: random.Random) -> tuple[str, list[Tool]]:
         return r.choice((train_g1, train_g1, train_g2, g3))(r)
+
     return {
         "G1_instruction": train_g1,
         "G1_category": g1(out_categories, set()),

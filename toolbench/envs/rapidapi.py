@@ -1,0 +1,283 @@
+"""toolbench/RapidAPI-v0: ToolLLM's multi-step function calling over an offline RapidAPI hub."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.tasks import Task, fixture_file, read_records
+from toolbench.mock_services.rapidapi.catalog import hub
+from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
+from toolbench.mock_services.rapidapi.hub import call, reply
+from toolbench.mock_services.rapidapi.original import OriginalBackend, read_query_file
+from toolbench.mock_services.rapidapi.passrule import judge
+from toolbench.mock_services.rapidapi.steps import FINAL_ANSWER, GAVE_UP, INPUT_ERROR, NO_FUNCTION, read_finish, route
+
+TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
+METRICS = ("passed", "facts_found", "facts_total")
+OK, HTTP_ERROR = 0, 12
+MAX_CALLS_PER_ACTION = 8
+PARSE_ERROR = {"error": "Tool input parse error...\n", "response": ""}
+
+
+def _calls_of(action: str) -> list[tuple[str, Any]]:
+    """The (name, arguments) of each call an action holds: ``{"name", "arguments"}``, an OpenAI
+    ``tool_calls`` entry, a list of either, or ``{"tool_calls": [...]}``. Arguments stay as given (a
+    JSON string is parsed later, as ToolBench's server parses ``tool_input``)."""
+    try:
+        data = json.loads(action)
+    except (ValueError, RecursionError):
+        raise ActionError(
+            'an action is a tool call as JSON: {"name": "<function>", "arguments": {...}} (or a list of them)'
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("tool_calls"), list):
+        data = data["tool_calls"]
+    items = data if isinstance(data, list) else [data]
+    if not items:
+        raise ActionError("the action holds no tool call")
+    if len(items) > MAX_CALLS_PER_ACTION:
+        raise ActionError(f"at most {MAX_CALLS_PER_ACTION} calls per action, got {len(items)}")
+    calls = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("function"), dict):
+            item = item["function"]
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise ActionError('each tool call needs a "name" (a function of info["tools"]) and "arguments"')
+        calls.append((item["name"], item.get("arguments", {})))
+    return calls
+
+
+def _arguments(raw: Any) -> dict[str, Any] | None:
+    """Arguments as an object (None when they are not one), from an object or its JSON text."""
+    if isinstance(raw, dict):
+        return raw
+    if raw is None or raw == "":
+        return {}
+    if not isinstance(raw, str):
+        return None
+    try:
+        parsed = json.loads(raw, strict=False)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _task(record: dict[str, Any], default_id: str) -> Task:
+    query = record.get("query")
+    if isinstance(query, list):
+        query = query[0] if query else ""
+    extra = {k: v for k, v in record.items() if k not in ("id", "category", "completion")}
+    return Task(
+        str(record.get("id", default_id)),
+        str(query or ""),
+        tuple(record.get("completion") or ()),
+        record.get("category"),
+        extra,
+    )
+
+
+class RapidAPIEnv(ToolEnv):
+    """Answer a user's request by calling RapidAPI tools, then end with ``Finish``.
+
+    ## Description
+    ToolLLM (Qin et al. 2024): instructions that need one tool (G1), several tools of a category
+    (G2) or of a collection (G3), called with OpenAI-style function calling. Here the tools are the
+    hub's (``mock_services/rapidapi``: 215 tools, 1,245 APIs, 49 categories, one shared world), so
+    every call has a correct, repeatable answer. ``query_file=`` plays ToolBench's own query files
+    instead, answered from StableToolBench's cache (``cache_dir=``) or a schema simulator.
+
+    ## Action Space
+    Text: a tool call as JSON, ``{"name": "<function>", "arguments": {...}}`` (arguments may be a
+    JSON string), an OpenAI ``tool_calls`` entry, or a list of calls (run in order, at most 8).
+    Functions are named as ToolBench names them (``<api>_for_<tool>``, 64 characters at most) and
+    routed as ToolBench routes them (the first function whose name ends with the called name).
+    ``Finish`` with ``return_type`` ``give_answer`` (and ``final_answer``) or
+    ``give_up_and_restart`` ends the episode.
+
+    ## Observation Space
+    The query; then, per call, ToolBench's observation: the JSON of ``{"error", "response"}``, cut
+    at 1,024 characters with ``...`` (one line per call).
+
+    ## Rewards
+    1.0 when the ending passes, paid at the end. A solvable task passes when the final answer
+    states every answer fact (numbers at the answer's precision, words in order, case, accents and
+    date formats aside); an unsolvable one when the agent gives up or says it cannot be done.
+    ``info`` has ``passed``, ``facts_found``, ``facts_total``, ``status_code`` (ToolBench's: 0 ok,
+    1 no such function, 2 input error, 3 final answer, 4 gave up, 12 an HTTP error) and the
+    functions called and failed. Original queries have no facts: ``passed`` is ``None``.
+
+    ## Starting State
+    A fresh hub session (no files, messages, payments or carts); the query.
+
+    ## Episode End
+    ``Finish`` with an answer or giving up, or ``max_steps`` (default 20; no answer then).
+
+    ## Arguments
+    ``gym.make("toolbench/RapidAPI-v0", split="G1_instruction", query_file=None, ids_file=None,
+    cache_dir=None)``. Splits: the six test sets, ``test`` (all six), ``train`` and ``demo``.
+    """
+
+    task_name = "RapidAPI"
+    fixture_slug = "rapidapi"
+    modes = ("interactive",)
+    splits = ("test", *TEST_SETS, "train", "demo")
+    default_max_steps = 20
+    metric_names = METRICS
+    finishing_action = FINISH
+
+    def __init__(
+        self,
+        query_file: str | Path | None = None,
+        ids_file: str | Path | None = None,
+        cache_dir: str | Path | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.cache_dir = cache_dir
+        if query_file is not None:
+            split = Path(query_file).stem
+            records = read_query_file(query_file, ids_file)
+            kwargs["tasks"] = [
+                _task({**r, "category": split, "original": True}, f"{split}-{n}") for n, r in enumerate(records)
+            ]
+            kwargs["split"] = split
+        super().__init__(**kwargs)
+        self._functions: dict[str, tuple[str, str, str]] = {}  # function -> (category, tool, api)
+        self._backend: OriginalBackend | None = None
+        self._state: dict[str, Any] = {}
+        self._called: list[str] = []
+        self._failed: list[str] = []
+
+    # ------------------------------------------------------------------ tasks
+    @classmethod
+    def load_split(cls, split: str) -> list[Task]:
+        names = TEST_SETS if split == "test" else (split,)
+        return [
+            _task(record, f"rapidapi-{name}-{n}")
+            for name in names
+            for n, record in enumerate(read_records(fixture_file(cls.fixture_slug, f"{name}.jsonl")))
+        ]
+
+    @classmethod
+    def read_tasks(cls, path: str | Path, id_prefix: str) -> list[Task]:
+        """Our JSONL, or one of ToolBench's query files (a JSON list)."""
+        if Path(path).suffix == ".json":
+            return [_task({**r, "original": True}, f"{id_prefix}-{n}") for n, r in enumerate(read_query_file(path))]
+        return [_task(record, f"{id_prefix}-{n}") for n, record in enumerate(read_records(path))]
+
+    # ------------------------------------------------------------------ episode
+    def _begin(self, task: Task) -> str:
+        self._state, self._called, self._failed = {}, [], []
+        api_list = task.get("api_list") or []
+        self._functions = {}
+        for entry in api_list:
+            function = api_function({"name": entry["api_name"], **entry}, entry["tool_name"])["function"]["name"]
+            self._functions.setdefault(function, (entry["category_name"], entry["tool_name"], entry["api_name"]))
+        self._backend = OriginalBackend(api_list, self.cache_dir) if task.get("original") else None
+        return task.prompt
+
+    def _act(self, action: str) -> Outcome:
+        lines, codes = [], []
+        for name, raw in _calls_of(action):
+            if name == FINISH:
+                text = raw if isinstance(raw, str) else json.dumps(raw)
+                ending = read_finish(text)
+                if ending.status in (FINAL_ANSWER, GAVE_UP):
+                    return self._scored(
+                        "\n".join([*lines, self._finish_line(ending.status)]), ending.answer, ending.status
+                    )
+                lines.append(observation(ending.error, ""))
+                codes.append(INPUT_ERROR)
+                continue
+            text, code = self._call(name, raw)
+            lines.append(text)
+            codes.append(code)
+        failed = [c for c in codes if c != OK]
+        error = None if not failed else f"status {failed[-1]}"
+        return Outcome("\n".join(lines), done=False, executable=not failed, error=error,
+                       metrics={"status_code": codes[-1], "status_codes": codes})  # fmt: skip
+
+    def _call(self, name: str, raw: Any) -> tuple[str, int]:
+        function = route(name, list(self._functions))
+        if function is None:
+            self._failed.append(name[:80])
+            return observation(f"No such function name: {name[:200]}", ""), NO_FUNCTION
+        self._called.append(function)
+        arguments = _arguments(raw)
+        if arguments is None:
+            self._failed.append(function)
+            return observation(PARSE_ERROR["error"], ""), INPUT_ERROR
+        category, tool_name, api_name = self._functions[function]
+        if self._backend is not None:
+            body, _ = self._backend.call(category, tool_name, api_name, arguments)
+            return observation(str(body.get("error", "")), body.get("response", "")), OK
+        tool = hub().tool(tool_name)
+        api = tool.api(api_name) if tool else None
+        if tool is None or api is None:
+            self._failed.append(function)
+            return observation("", {"message": "API doesn't exists"}), HTTP_ERROR
+        status, body = call(tool, api, arguments, self._state.setdefault(tool.standard_name, {}))
+        answer = reply(status, body)
+        if status != 200:
+            self._failed.append(function)
+        return observation(answer["error"], answer["response"]), OK if status == 200 else HTTP_ERROR
+
+    @staticmethod
+    def _finish_line(status: int) -> str:
+        if status == GAVE_UP:
+            return observation("", "chose to give up and restart")
+        return observation("", "successfully giving the final answer.")
+
+    # ------------------------------------------------------------------ scoring
+    def _scored(self, text: str, answer: str | None, status: int) -> Outcome:
+        assert self.task is not None
+        metrics: dict[str, Any] = {"status_code": status, "apis_called": list(self._called),
+                                   "apis_failed": list(self._failed), "final_answer": answer}  # fmt: skip
+        if self.task.get("original"):  # scored by the ToolEval judge, not here
+            metrics.update(passed=None, facts_found=None, facts_total=None)
+            return Outcome(text, done=True, metrics=metrics)
+        verdict = judge(
+            answer, status == GAVE_UP, list(self.task.get("answer_facts") or []), bool(self.task.get("solvable", True))
+        )
+        metrics.update(passed=verdict.passed, facts_found=verdict.facts_found, facts_total=verdict.facts_total)
+        return Outcome(text, done=True, score=float(verdict.passed), success=verdict.passed, metrics=metrics)
+
+    def _on_truncation(self, last: Outcome) -> Outcome | None:
+        return self._scored(last.observation, None, last.metrics.get("status_code", OK))
+
+    # ------------------------------------------------------------------ contract hooks
+    def tools(self) -> list[dict[str, Any]] | None:
+        if self.task is None:
+            return [finish_function()]
+        schemas = [
+            api_function({"name": e["api_name"], "description": e.get("api_description", ""), **e}, e["tool_name"])
+            for e in self.task.get("api_list") or []
+        ]
+        return [*schemas, finish_function()]
+
+    def api_docs(self) -> str:
+        if self.task is None:
+            return ""
+        tools: dict[str, str] = {}
+        for entry in self.task.get("api_list") or []:
+            tool = hub().tool(entry["tool_name"]) if not self.task.get("original") else None
+            tools.setdefault(entry["tool_name"], tool.description if tool else entry.get("tool_description", ""))
+        listed = "\n".join(f"{n}. {name}: {about}" for n, (name, about) in enumerate(tools.items(), start=1))
+        return (
+            "Call the functions to handle the user's request; end with Finish (give_answer with the whole "
+            f"answer, or give_up_and_restart). The tools:\n{listed}"
+        )
+
+    def oracle_actions(self, task: Task) -> list[str]:
+        return list(task.references)
+
+    def _get_backend_state(self) -> Any:
+        return {"state": copy.deepcopy(self._state), "called": list(self._called), "failed": list(self._failed)}
+
+    def _set_backend_state(self, state: Any) -> None:
+        if self.task is not None:
+            self._begin(self.task)
+        self._state = copy.deepcopy(state["state"])
+        self._called, self._failed = list(state["called"]), list(state["failed"])
