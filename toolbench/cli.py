@@ -331,6 +331,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     url = f"http://{args.host}:{server.server_port}"
     if args.service == "webshop":  # a website: the address of a shopping session for one goal
         print(f"serving webshop; open {url}/fixed_{args.goal} (goal {args.goal}; /fixed_<n> for goal n); Ctrl-C stops")
+    elif args.service == "rapidapi":  # StableToolBench's env posts here; its toolbench_key only names a session
+        print(f"serving rapidapi (StableToolBench's virtual protocol): POST {url}/virtual; Ctrl-C stops")
     else:
         print(f"serving {args.service} on {url} (API key: {service_api_key(args.service, args.api_key)}); Ctrl-C stops")
     sys.stdout.flush()

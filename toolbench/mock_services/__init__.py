@@ -36,6 +36,12 @@ def _webshop(api_key: str | None) -> Flask:
     return webshop.create_demo_app()  # a website for people and browser agents: no key
 
 
+def _rapidapi(api_key: str | None) -> Flask:
+    from toolbench.mock_services.rapidapi import virtual
+
+    return virtual.create_app()  # StableToolBench's toolbench_key only separates sessions: no key
+
+
 def _demo_key(name: str) -> str:
     from toolbench.mock_services import catapi, openweather
 
@@ -48,6 +54,7 @@ SERVICES: dict[str, Callable[[str | None], Flask]] = {
     "catapi": _catapi,
     "sheets": _sheets,
     "webshop": _webshop,
+    "rapidapi": _rapidapi,
 }
 
 

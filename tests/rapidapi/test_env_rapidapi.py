@@ -1,0 +1,278 @@
+"""toolbench/RapidAPI-v0: oracle and random play, the pass rule, hostile calls, determinism, state,
+the hub's size and ids shared across tools, and ToolBench's original query files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+
+import toolbench  # noqa: F401  (registers the env ids)
+from tests.episodes import play
+from toolbench.agents.random_agent import RandomAgent
+from toolbench.envs.rapidapi import TEST_SETS, RapidAPIEnv
+from toolbench.mock_services.rapidapi.catalog import CATEGORIES, hub, tool_json
+from toolbench.mock_services.rapidapi.hub import call
+from toolbench.mock_services.rapidapi.passrule import judge, states
+from toolbench.taskgen.rapidapi import held_out
+
+
+@pytest.fixture(scope="module")
+def env() -> RapidAPIEnv:
+    return gym.make("toolbench/RapidAPI-v0", split="test").unwrapped
+
+
+def finish(answer: str, kind: str = "give_answer") -> str:
+    return json.dumps({"name": "Finish", "arguments": {"return_type": kind, "final_answer": answer}})
+
+
+def first(env: RapidAPIEnv, solvable: bool = True, at_least: int = 2):
+    return next(
+        t
+        for t in env.tasks
+        if t.get("solvable") == solvable and len(t.get("answer_facts") or []) >= (at_least if solvable else 0)
+    )
+
+
+# ---------------------------------------------------------------------- the hub
+def test_hub_has_the_size_and_categories_the_issue_asks_for():
+    assert len(hub().tools) >= 200 and hub().api_count() >= 1000
+    assert len(CATEGORIES) == 49 and {t.category for t in hub().tools} == set(CATEGORIES)
+    record = tool_json(hub().tool("WeatherNow"))
+    assert record["api_list"] and {"name", "url", "method", "required_parameters", "optional_parameters",
+                                   "template_response"} <= set(record["api_list"][0])  # fmt: skip
+
+
+def test_an_id_from_one_tool_works_in_another_and_filters_and_pages_work():
+    teams = [t for t in hub().tools if t.category == "Sports" and any(a.key == "teams.search" for a in t.apis)]
+    players = [t for t in hub().tools if any(a.key == "players.children" for a in t.apis)]
+    one, two = teams[0], next(t for t in players if t is not teams[0])
+    search = next(a for a in one.apis if a.key == "teams.search")
+    status, found = call(one, search, {"query": "Falcons"}, {})
+    team_id = found["results"][0]["id"]
+    children = next(a for a in two.apis if a.key == "players.children")
+    status, squad = call(two, children, {"team_id": team_id, "limit": 2, "page": 2}, {})
+    assert status == 200 and squad["total"] == 6 and len(squad["results"]) == 2
+    assert all(row["team_id"] == team_id for row in squad["results"])
+    assert call(two, children, {"team_id": "nope"}, {}) == (404, {"message": "No team with id 'nope'"})
+    assert call(two, children, {}, {})[0] == 400
+    assert call(two, children, {"team_id": team_id, "page": "two"}, {})[0] == 400
+
+
+# ---------------------------------------------------------------------- play
+def test_oracle_passes_every_test_task_and_random_almost_none(env):
+    assert {t.category for t in env.tasks} == set(TEST_SETS)
+    unsolvable = [t for t in env.tasks if not t.get("solvable")]
+    assert 0.05 * len(env.tasks) < len(unsolvable) < 0.2 * len(env.tasks)
+    for task in env.tasks:
+        *_, info = play(env, task.id, env.oracle_actions(task))
+        assert info["passed"] is True, (task.id, info)
+    agent = RandomAgent(seed=1)
+    passed = sum(bool(play(env, t.id, agent.script(env, t))[4]["passed"]) for t in env.tasks)
+    assert passed < 0.1 * len(env.tasks)
+
+
+def test_held_out_categories_and_tools_are_unseen_in_train():
+    categories, tools = held_out()
+    train = gym.make("toolbench/RapidAPI-v0", split="train").unwrapped
+    used = {(e["category_name"], e["tool_name"]) for t in train.tasks for e in t.get("api_list")}
+    assert not {c for c, _ in used} & set(categories) and not {n for _, n in used} & tools
+    assert all(t.get("solution") for t in train.tasks)
+    test = gym.make("toolbench/RapidAPI-v0", split="G1_category").unwrapped
+    assert all(e["category_name"] in categories for t in test.tasks for e in t.get("api_list"))
+    test = gym.make("toolbench/RapidAPI-v0", split="G1_tool").unwrapped
+    assert all(e["tool_name"] in tools for t in test.tasks for e in t.get("api_list"))
+    queries = {t.prompt for t in train.tasks}
+    assert not queries & {t.prompt for t in gym.make("toolbench/RapidAPI-v0", split="test").unwrapped.tasks}
+
+
+def test_missing_fact_fails_reworded_answer_passes_giving_up_fails(env):
+    task = first(env)
+    facts = task.get("answer_facts")
+    calls = env.oracle_actions(task)[:-1]
+    *_, info = play(env, task.id, [*calls, finish(" and ".join(facts[1:]))])
+    assert info["passed"] is False and info["facts_found"] == len(facts) - 1
+    *_, info = play(env, task.id, [*calls, finish("Well, in reverse order: " + ", ".join(reversed(facts)) + ".")])
+    assert info["passed"] is True
+    *_, info = play(env, task.id, [*calls, finish("", "give_up_and_restart")])
+    assert info["passed"] is False and info["status_code"] == 4
+    unsolvable = first(env, solvable=False)
+    *_, info = play(env, unsolvable.id, [finish("", "give_up_and_restart")])
+    assert info["passed"] is True
+    *_, info = play(env, unsolvable.id, [finish("The answer is 42.")])
+    assert info["passed"] is False
+
+
+@pytest.mark.parametrize(
+    "answer, fact, found",
+    [
+        ("It costs 1,234.50 dollars", "1234.5", True),
+        ("about 23.5 degrees", "23.456", True),
+        ("about 24 degrees", "23.456", False),
+        ("there are 201 of them", "202", False),
+        ("three teams", "3", True),
+        ("UTC+5:30", "+05:30", True),
+        ("on March 8, 2026", "2026-03-08", True),
+        ("on 8th March 2026", "2026-03-08", True),
+        ("the SOUTH KOREAN won (₩)", "South Korean Won", True),
+        ("symbol ₩", "₩", True),
+        ("Sao Paulo", "São Paulo", True),
+        ("Korean", "South Korean Won", False),
+    ],
+)
+def test_fact_rules(answer, fact, found):
+    assert states(answer, fact) is found
+
+
+def test_judge_rules():
+    assert judge("I can't find that product.", False, [], False).passed
+    assert not judge(None, False, ["x"], True).passed
+    assert not judge("x", True, ["x"], True).passed
+
+
+# ---------------------------------------------------------------------- hostile calls
+@pytest.mark.parametrize(
+    "action, code",
+    [
+        ('{"name": "no_such_thing", "arguments": {}}', 1),
+        ("not json at all", None),
+        ('{"name": "%s", "arguments": "{broken"}', 2),
+        ('{"name": "%s", "arguments": {"query": {"nested": 1}}}', 12),
+        ('{"name": "%s", "arguments": {"query": "' + "a" * 1_000_000 + '"}}', None),
+        ("[" * 10_000 + "]" * 10_000, None),
+        ('{"name": "%s", "arguments": "' + "\\u0000\\udcff" + '"}', 2),
+        ('{"name": "Finish", "arguments": {"final_answer": "x"}}', 2),
+    ],
+)
+def test_hostile_calls_get_error_observations_and_the_env_keeps_working(env, action, code):
+    task = first(env)
+    env.reset(options={"task_id": task.id})
+    function = json.loads(env.oracle_actions(task)[0])["name"]
+    observation, reward, terminated, _, info = env.step(action.replace("%s", function) if "%s" in action else action)
+    assert reward == 0.0 and not terminated and info["error"]
+    if code is not None:
+        assert info["status_code"] == code and json.loads(observation.splitlines()[-1].removesuffix("..."))["error"]
+    *_, info = play(env, task.id, env.oracle_actions(task))
+    assert info["passed"] is True
+
+
+def test_several_calls_in_one_action_and_openai_tool_calls(env):
+    task = first(env)
+    calls = [json.loads(a) for a in env.oracle_actions(task)[:-1]]
+    entries = [{"id": f"c{n}", "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+               for n, c in enumerate(calls)]  # fmt: skip
+    env.reset(options={"task_id": task.id})
+    observation, *_, info = env.step(json.dumps({"tool_calls": entries}))
+    assert len(observation.splitlines()) == len(calls) and info["status_codes"] == [0] * len(calls)
+    observation, reward, terminated, _, info = env.step(env.oracle_actions(task)[-1])
+    assert terminated and reward == 1.0
+
+
+def test_observations_are_truncated_as_toolbench_truncates(env):
+    task = next(t for t in env.tasks if any("list" in e["api_name"].lower() for e in t.get("api_list")))
+    env.reset(options={"task_id": task.id})
+    for function in (f["function"]["name"] for f in env.tools()):
+        observation, *_ = env.step(json.dumps({"name": function, "arguments": {"limit": 50}}))
+        assert len(observation) <= 1024 + 3
+
+
+# ---------------------------------------------------------------------- determinism and state
+SCRIPT = """
+import json, gymnasium as gym, toolbench
+env = gym.make("toolbench/RapidAPI-v0", split="G2_instruction").unwrapped
+out = []
+for task in env.tasks[:40]:
+    env.reset(options={"task_id": task.id})
+    out += [env.step(action)[0] for action in env.oracle_actions(task)]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_same_calls_give_byte_identical_observations_in_two_processes():
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", SCRIPT],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": ""},
+        ).stdout  # fmt: skip
+        for seed in ("1", "2")
+    ]
+    assert runs[0] == runs[1] and len(json.loads(runs[0])) > 40
+
+
+def test_state_snapshots_branch_a_stateful_episode(env):
+    storage = next(t for t in hub().tools if t.category == "Storage")
+    train = gym.make("toolbench/RapidAPI-v0", split="train").unwrapped
+    task = next(t for t in train.tasks if any(e["tool_name"] == storage.name for e in t.get("api_list")))
+    train.reset(options={"task_id": task.id})
+    functions = {f["function"]["name"] for f in train.tools()}
+    upload = next(f for f in functions if f.startswith(storage.function(storage.apis[0]).split("_for_")[0]))
+    listing = storage.function(next(a for a in storage.apis if a.key == "storage.list"))
+    if listing not in functions:
+        pytest.skip("this task's API list has no file listing")
+    before = train.get_state()
+    train.step(json.dumps({"name": upload, "arguments": {"name": "a.txt", "content": "hi"}}))
+    after = train.get_state()
+    assert json.loads(train.step(json.dumps({"name": listing}))[0])["response"]["count"] == 1
+    train.set_state(before)
+    assert json.loads(train.step(json.dumps({"name": listing}))[0])["response"]["count"] == 0
+    train.set_state(after)
+    assert json.loads(train.step(json.dumps({"name": listing}))[0])["response"]["count"] == 1
+    train.reset(options={"task_id": task.id})  # no state leaks into the next episode
+    assert json.loads(train.step(json.dumps({"name": listing}))[0])["response"]["count"] == 0
+
+
+# ---------------------------------------------------------------------- ToolBench's own queries
+SOLVABLE = "toolllm/StableToolBench/solvable_queries/test_instruction"
+
+
+def test_the_765_solvable_queries_play_a_scripted_call(refdata):
+    total = 0
+    for name in TEST_SETS:
+        env = gym.make("toolbench/RapidAPI-v0", query_file=refdata / SOLVABLE / f"{name}.json").unwrapped
+        for task in env.tasks:
+            env.reset(options={"task_id": task.id})
+            tool = env.tools()[0]["function"]
+            arguments = {
+                key: value.get("example_value", "x") for key, value in tool["parameters"]["properties"].items()
+            }
+            observation, _, _, _, info = env.step(json.dumps({"name": tool["name"], "arguments": arguments}))
+            assert info["status_code"] == 0 and observation.startswith('{"error": "", "response": ')
+            *_, info = env.step(finish("done"))
+            assert info["passed"] is None
+            total += 1
+    assert total == 765
+
+
+SIMULATED = """
+import json, sys, gymnasium as gym, toolbench
+env = gym.make("toolbench/RapidAPI-v0", query_file=sys.argv[1]).unwrapped
+out = []
+for task in env.tasks[:30]:
+    env.reset(options={"task_id": task.id})
+    for tool in env.tools()[:-1]:
+        out.append(env.step(json.dumps({"name": tool["function"]["name"], "arguments": {"q": "x"}}))[0])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_the_schema_simulator_is_byte_identical_in_two_processes(refdata):
+    path = str(refdata / SOLVABLE / "G1_instruction.json")
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", SIMULATED, path],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": ""},
+        ).stdout  # fmt: skip
+        for seed in ("3", "4")
+    ]
+    assert runs[0] == runs[1] and len(json.loads(runs[0])) > 30
