@@ -14,6 +14,7 @@ import bench_agent  # noqa: E402
 import bench_appbench  # noqa: E402
 import bench_code_tasks  # noqa: E402
 import bench_episodes  # noqa: E402
+import bench_rapidapi  # noqa: E402
 import bench_rest_tasks  # noqa: E402
 import bench_sheets_api  # noqa: E402
 import bench_tabletop  # noqa: E402
@@ -30,6 +31,7 @@ BENCHMARKS = {
     "virtualhome": bench_virtualhome.main,
     "webshop": bench_webshop.main,
     "appbench": bench_appbench.main,
+    "rapidapi": bench_rapidapi.main,
 }
 
 
