@@ -15,6 +15,7 @@ import bench_appbench  # noqa: E402
 import bench_code_tasks  # noqa: E402
 import bench_episodes  # noqa: E402
 import bench_rapidapi  # noqa: E402
+import bench_rapidapi_serve  # noqa: E402
 import bench_rest_tasks  # noqa: E402
 import bench_sheets_api  # noqa: E402
 import bench_tabletop  # noqa: E402
@@ -32,6 +33,7 @@ BENCHMARKS = {
     "webshop": bench_webshop.main,
     "appbench": bench_appbench.main,
     "rapidapi": bench_rapidapi.main,
+    "rapidapi_serve": bench_rapidapi_serve.main,
 }
 
 
