@@ -66,7 +66,7 @@ def _arguments(raw: Any) -> dict[str, Any] | None:
 
 
 def _task(record: dict[str, Any], default_id: str) -> Task:
-    query = record.get("query")
+    query = record.get("query", record.get("prompt"))
     if isinstance(query, list):
         query = query[0] if query else ""
     extra = {k: v for k, v in record.items() if k not in ("id", "category", "completion")}

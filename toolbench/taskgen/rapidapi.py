@@ -20,11 +20,12 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.rapidapi.catalog import CATEGORIES, COLLECTIONS, api_record, askers, hub
 from toolbench.mock_services.rapidapi.domains import DOMAINS, Question
 from toolbench.mock_services.rapidapi.hub import Tool, call
 from toolbench.mock_services.rapidapi.world import build_world
-from toolbench.taskgen import Files, generator, jsonl, rng_for
+from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
 
 TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
 SIZES = {"G1_instruction": 150, "G1_category": 150, "G1_tool": 150, "G2_instruction": 120, "G2_category": 120,
@@ -278,6 +279,30 @@ def build_split(split: str, taken: set[str]) -> list[dict[str, Any]]:
         record = {"id": f"rapidapi-{split}-{len(records):04d}", "category": split, **record}
         records.append(record)
     return records
+
+
+@aligner("rapidapi")
+def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
+    """``count`` fresh train-like tasks from another random stream (``prompt`` is the query), never
+    a shipped query."""
+    r = rng_for("rapidapi", "align", seed)
+    pick = _pickers()["train"]
+    seen = {json.loads(line)["query"] for split in (*TEST_SETS, "train", "demo") for line in _fixture_lines(split)}
+    records: list[dict[str, Any]] = []
+    while len(records) < count:
+        group, tools = pick(r)
+        record = make_task(r, group, tools, 900_000 + len(records), r.random() < UNSOLVABLE_SHARE)
+        if record is None or record["query"] in seen:
+            continue
+        seen.add(record["query"])
+        records.append({"id": f"rapidapi-align-{seed}-{len(records):04d}", "prompt": record["query"], **record})
+    return records
+
+
+def _fixture_lines(split: str) -> list[str]:
+    return [
+        line for line in fixture_file("rapidapi", f"{split}.jsonl").read_text(encoding="utf-8").splitlines() if line
+    ]
 
 
 @generator("rapidapi")
