@@ -30,6 +30,7 @@ from werkzeug.exceptions import HTTPException
 
 from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.functions import change_name, standardize
+from toolbench.mock_services.rapidapi.gateway import add_gateway
 from toolbench.mock_services.rapidapi.hub import Api, Tool, call, reply
 from toolbench.mock_services.rapidapi.original import ResponseCache, standard_category
 
@@ -162,6 +163,8 @@ def create_app(cache_dir: str | Path | None = None) -> Flask:
             return _json(body)
         except RecursionError:  # a tool_input object nested almost to the parser's limit
             return _json({"error": "Invalid request: tool_input nests too deeply", "response": ""}, 422)
+
+    add_gateway(app, sessions, _json)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:  # 404, 405, 413 ... as JSON, in the protocol's shape
