@@ -12,6 +12,7 @@ name, description, host, and ``api_list`` entries with url, method, parameters a
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -19,7 +20,9 @@ from typing import Any
 from toolbench.mock_services.rapidapi.domains import ASKERS, DOMAINS, Question, domain_apis
 from toolbench.mock_services.rapidapi.functions import function_name, standardize
 from toolbench.mock_services.rapidapi.hub import Api, Tool, call
-from toolbench.mock_services.rapidapi.services import ASKS, SERVICES
+from toolbench.mock_services.rapidapi.questions import ASKS
+from toolbench.mock_services.rapidapi.services import SERVICES
+from toolbench.mock_services.rapidapi.world import build_world
 
 # category: (its groups, its tools' names)
 CATEGORIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -281,10 +284,6 @@ def askers(tool: Tool) -> dict[str, Any]:
 
 
 def _complete(asker: Any, names: dict[str, str]) -> bool:
-    import random
-
-    from toolbench.mock_services.rapidapi.world import build_world
-
     try:
         question: Question = asker(random.Random(0), build_world())
     except KeyError:
