@@ -271,3 +271,22 @@ print(json.dumps(out))
 def test_the_schema_simulator_is_byte_identical_in_two_processes(refdata):
     runs = run_twice(SIMULATED, str(refdata / SOLVABLE / "G1_instruction.json"))
     assert runs[0] == runs[1] and len(json.loads(runs[0])) > 30
+
+
+def test_eval_reports_pass_rates_per_test_set_and_runs_original_queries(refdata, tmp_path):
+    from toolbench.cli import main
+
+    assert main(["eval", "--agent", "oracle", "--task", "RapidAPI", "--limit", "12", "--out", str(tmp_path / "a")]) == 0
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    row = summary["tasks"]["RapidAPI"] if "tasks" in summary else summary["RapidAPI"]
+    assert row["pass_solvable"] == 1.0 and any(key.startswith("pass_G1") for key in row)
+    query_file = str(refdata / SOLVABLE / "G3_instruction.json")
+    assert (
+        main(
+            ["eval", "--agent", "random", "--task", "RapidAPI", "--task-file", query_file, "--out", str(tmp_path / "b")]
+        )
+        == 0
+    )
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    row = summary["tasks"]["RapidAPI"] if "tasks" in summary else summary["RapidAPI"]
+    assert row["n"] == 61 and row["passed"] is None

@@ -242,7 +242,25 @@ class RapidAPIEnv(ToolEnv):
             answer, status == GAVE_UP, list(self.task.get("answer_facts") or []), bool(self.task.get("solvable", True))
         )
         metrics.update(passed=verdict.passed, facts_found=verdict.facts_found, facts_total=verdict.facts_total)
+        # For the split's pass rates per test set (``summarize_episodes``).
+        solvable = bool(self.task.get("solvable", True))
+        metrics["verdict"] = {"passed": verdict.passed, "solvable": solvable, "test_set": self.task.category}
         return Outcome(text, done=True, score=float(verdict.passed), success=verdict.passed, metrics=metrics)
+
+    @staticmethod
+    def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
+        """Pass rates per ToolBench test set (read from the task ids), and of the solvable and
+        unsolvable tasks, over the episodes this env could judge."""
+        groups: dict[str, list[bool]] = {}
+        for info in infos:
+            verdict = info.get("verdict")
+            if not isinstance(verdict, dict) or verdict.get("passed") is None:
+                continue
+            if verdict.get("test_set") in TEST_SETS:
+                groups.setdefault(f"pass_{verdict['test_set']}", []).append(bool(verdict["passed"]))
+            kind = "pass_solvable" if verdict.get("solvable") else "pass_unsolvable"
+            groups.setdefault(kind, []).append(bool(verdict["passed"]))
+        return {key: sum(values) / len(values) for key, values in sorted(groups.items())}
 
     def _on_truncation(self, last: Outcome) -> Outcome | None:
         return self._scored(last.observation, None, last.metrics.get("status_code", OK))

@@ -41,7 +41,7 @@ class EpisodeResult:
     score: float
     executable: bool
     error: str | None
-    metrics: dict[str, float]
+    metrics: dict[str, float | None]
     steps: int
     actions: list[str] = field(default_factory=list)
     observations: list[str] = field(default_factory=list)
@@ -156,7 +156,9 @@ def run_episode(env: ToolEnv, agent: Any, task_id: str, frames_dir: Path | None 
         observations.append(observation)
         if terminated or truncated:
             break
-    metrics = {name: float(info.get(name, 0.0)) for name in env.metric_names}
+    # A metric an env cannot compute here is None (RapidAPI's pass on an original query awaits a judge).
+    metrics = {name: None if info.get(name) is None and name in info else float(info.get(name, 0.0))
+               for name in env.metric_names}  # fmt: skip
     extra = {k: v for k, v in info.items() if k not in _INFO_KEYS_KEPT_OUT and k not in metrics}
     log = agent.episode_log() if hasattr(agent, "episode_log") else {}
     return EpisodeResult(
@@ -233,7 +235,8 @@ def summarize(results: Sequence[EpisodeResult], mode: str) -> dict[str, Any]:
         "executable_rate": sum(r.executable for r in results) / n if n else 0.0,
     }
     for name in results[0].metrics if results else []:
-        summary[name] = sum(r.metrics[name] for r in results) / n
+        values = [r.metrics[name] for r in results if r.metrics.get(name) is not None]
+        summary[name] = sum(values) / len(values) if values else None
     corpus = getattr(find_task(results[0].task).env_class(), "summarize_episodes", None) if results else None
     if corpus is not None:  # a task's split-level metrics (AppBench's micro F1 and its paper's table)
         summary.update(corpus([r.info for r in results]))
@@ -479,7 +482,7 @@ def format_table(report: dict[str, Any]) -> str:
                 f"{row['success_rate']:.3f}",
                 f"{row['score']:.3f}",
                 f"{row['executable_rate']:.3f}",
-                *(f"{row[m]:.3f}" if m in row else "-" for m in metric_names),
+                *(f"{row[m]:.3f}" if row.get(m) is not None else "-" for m in metric_names),
             ]
         )
     lines = [f"agent: {report['agent']}   split: {report['split']}", *text_table(header, rows)]
