@@ -135,28 +135,53 @@ def test_judge_rules():
 
 # ---------------------------------------------------------------------- hostile calls
 @pytest.mark.parametrize(
-    "action, code",
+    "action, code, said",
     [
-        ('{"name": "no_such_thing", "arguments": {}}', 1),
-        ("not json at all", None),
-        ('{"name": "%s", "arguments": "{broken"}', 2),
-        ('{"name": "%s", "arguments": {"query": {"nested": 1}}}', 12),
-        ('{"name": "%s", "arguments": {"query": "' + "a" * 1_000_000 + '"}}', None),
-        ("[" * 10_000 + "]" * 10_000, None),
-        ('{"name": "%s", "arguments": "' + "\\u0000\\udcff" + '"}', 2),
-        ('{"name": "Finish", "arguments": {"final_answer": "x"}}', 2),
+        ('{"name": "no_such_thing", "arguments": {}}', 1, "No such function name"),
+        ("not json at all", None, None),
+        ('{"name": "%s", "arguments": "{broken"}', 0, "Tool input parse error"),
+        ('{"name": "%s", "arguments": {"query": {"nested": 1}}}', 11, "Message error..."),
+        ('{"name": "%s", "arguments": {"query": "' + "a" * 1_000_000 + '"}}', None, None),
+        ("[" * 10_000 + "]" * 10_000, None, None),
+        ('{"name": "%s", "arguments": "' + "\\u0000\\udcff" + '"}', 0, "Tool input parse error"),
+        ('{"name": "Finish", "arguments": {"final_answer": "x"}}', 2, "must have"),
+        ('{"name": "Finish", "arguments": {"return_type": "maybe"}}', 2, "not a valid choice"),
     ],
 )
-def test_hostile_calls_get_error_observations_and_the_env_keeps_working(env, action, code):
+def test_hostile_calls_get_error_observations_and_the_env_keeps_working(env, action, code, said):
     task = first(env)
     env.reset(options={"task_id": task.id})
     function = json.loads(env.oracle_actions(task)[0])["name"]
     observation, reward, terminated, _, info = env.step(action.replace("%s", function) if "%s" in action else action)
     assert reward == 0.0 and not terminated and info["error"]
     if code is not None:
-        assert info["status_code"] == code and json.loads(observation.splitlines()[-1].removesuffix("..."))["error"]
+        assert info["status_code"] == code and said in observation
     *_, info = play(env, task.id, env.oracle_actions(task))
     assert info["passed"] is True
+
+
+def test_finish_is_read_as_toolbench_reads_it(env):
+    task = first(env)
+    facts = task.get("answer_facts")
+    calls = env.oracle_actions(task)[:-1]
+    broken = '{"return_type": "give_answer", "final_answer": "It is "' + '" and "'.join(facts) + '" for sure"}'
+    *_, info = play(env, task.id, [*calls, json.dumps({"name": "Finish", "arguments": broken})])
+    assert info["status_code"] == 3 and info["passed"] is True
+    observation, *_ = play(env, task.id, [*calls, finish("done")])
+    assert observation.endswith('{"response":"successfully giving the final answer."}')
+    observation, *_ = play(env, task.id, [finish("", "give_up_and_restart")])
+    assert observation == '{"response":"chose to give up and restart"}'
+
+
+def test_toolbench_response_format_sends_text(env):
+    task = first(env)
+    raw = gym.make("toolbench/RapidAPI-v0", split="test", response_format="toolbench").unwrapped
+    raw.reset(options={"task_id": task.id})
+    env.reset(options={"task_id": task.id})
+    action = env.oracle_actions(task)[0]
+    as_json = json.loads(env.step(action)[0].removesuffix("..."))["response"]
+    as_text = raw.step(action)[0]
+    assert isinstance(as_json, dict) and as_text.startswith('{"error": "", "response": "{\'')
 
 
 def test_several_calls_in_one_action_and_openai_tool_calls(env):

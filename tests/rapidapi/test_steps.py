@@ -32,5 +32,8 @@ def test_finish_outcomes():
     assert read_finish(multiline).answer == "line one\nline two"
     broken = '{"return_type": "give_answer", "final_answer": "Paris has 2.1 million people" '  # no closing brace
     assert read_finish(broken).status == FINAL_ANSWER  # not JSON: the fields are found in the text
-    assert read_finish(broken).answer == "Paris has 2.1 million people"
+    assert read_finish(broken).answer == 'Paris has 2.1 million people" '  # ToolBench keeps the whole tail
+    quoted = '{"return_type": "give_answer", "final_answer": "see "The Tide" (give_up_and_restart is not it)"}'
+    assert read_finish(quoted).status == FINAL_ANSWER and '"The Tide"' in read_finish(quoted).answer
+    assert read_finish('{"return_type": "give_answer", "final_answer": 42}').answer == "42"
     assert read_finish("[" * 10_000).status == INPUT_ERROR

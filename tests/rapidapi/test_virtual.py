@@ -67,7 +67,7 @@ def test_a_hub_api_answers_with_the_hubs_data(client):
         if expected_status == 200:
             assert answer == {"error": "", "response": expected_body}
         else:
-            assert answer["error"].startswith(str(expected_status)) and answer["response"] == expected_body
+            assert answer == {"error": "Message error...", "response": expected_body}
     current = ask(client, "WeatherNow", "Current Weather", {"city": "London"})
     assert current["error"] == "" and current["response"]["location"]["name"] == "London"
 
@@ -115,12 +115,12 @@ def test_sessions_keep_the_latest_keys():
 def test_an_unknown_id_gets_the_apis_404(client):
     tool = next(t for t in hub().tools if t.category == "Storage" and t.api("Download File") is not None)
     answer = ask(client, tool.name, "Download File", {"file_id": "file_9999"})
-    assert answer["error"] == "404 Not Found" and "file_9999" in json.dumps(answer["response"])
+    assert answer["error"] == "Message error..." and "file_9999" in json.dumps(answer["response"])
 
 
 def test_a_missing_required_argument_gets_the_apis_400(client):
     answer = ask(client, "WeatherNow", "Current Weather", {})
-    assert answer == {"error": "400 Bad Request", "response": {"message": "Missing required parameter 'city'"}}
+    assert answer == {"error": "Message error...", "response": {"message": "Missing required parameter 'city'"}}
 
 
 @pytest.mark.parametrize("tool_input", ['{"city": "London"', "[1, 2]", "5", '"London"', "city=London", "null"])
@@ -207,7 +207,7 @@ def test_deep_nesting_does_not_crash(client):
     for _ in range(800):
         nested = {"a": nested}
     answer = post(client, payload("Weather", "weathernow", "current_weather", {"city": nested}))
-    assert answer["error"] == "400 Bad Request"
+    assert answer["error"] == "Message error..."
     response = client.post("/virtual", json=payload("Data", "real_tool", "get_stuff", {"q": nested}))
     assert response.status_code in (200, 422) and response.is_json
 

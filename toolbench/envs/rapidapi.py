@@ -11,14 +11,26 @@ from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.tasks import Task, fixture_file, read_records
 from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
-from toolbench.mock_services.rapidapi.hub import call, reply
+from toolbench.mock_services.rapidapi.hub import MESSAGE_ERROR, call
 from toolbench.mock_services.rapidapi.original import OriginalBackend, read_query_file
 from toolbench.mock_services.rapidapi.passrule import judge
-from toolbench.mock_services.rapidapi.steps import FINAL_ANSWER, GAVE_UP, INPUT_ERROR, NO_FUNCTION, read_finish, route
+from toolbench.mock_services.rapidapi.steps import (
+    ANSWERED_OBSERVATION,
+    FINAL_ANSWER,
+    GAVE_UP,
+    GAVE_UP_OBSERVATION,
+    INPUT_ERROR,
+    NO_FUNCTION,
+    read_finish,
+    route,
+    status_of,
+)
 
 TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
 METRICS = ("passed", "facts_found", "facts_total")
-OK, HTTP_ERROR = 0, 12
+OK = 0
+TOOLBENCH_RESPONSE_LIMIT = 2048
+RESPONSE_FORMATS = ("json", "toolbench")
 MAX_CALLS_PER_ACTION = 8
 PARSE_ERROR = {"error": "Tool input parse error...\n", "response": ""}
 
@@ -99,15 +111,18 @@ class RapidAPIEnv(ToolEnv):
 
     ## Observation Space
     The query; then, per call, ToolBench's observation: the JSON of ``{"error", "response"}``, cut
-    at 1,024 characters with ``...`` (one line per call).
+    at 1,024 characters with ``...`` (one line per call). ``response`` is the API's JSON answer; with
+    ``response_format="toolbench"`` it is that answer's Python text cut at 2,048 characters, as
+    ToolBench's service sends it. An API's error answer (a 4xx) has ``error`` ``"Message error..."``.
 
     ## Rewards
     1.0 when the ending passes, paid at the end. A solvable task passes when the final answer
     states every answer fact (numbers at the answer's precision, words in order, case, accents and
     date formats aside); an unsolvable one when the agent gives up or says it cannot be done.
-    ``info`` has ``passed``, ``facts_found``, ``facts_total``, ``status_code`` (ToolBench's: 0 ok,
-    1 no such function, 2 input error, 3 final answer, 4 gave up, 12 an HTTP error) and the
-    functions called and failed. Original queries have no facts: ``passed`` is ``None``.
+    ``info`` has ``passed``, ``facts_found``, ``facts_total``, ``status_code`` (ToolBench's: 0 the
+    service answered, 1 no such function, 2 a Finish input error, 3 final answer, 4 gave up, 6-11
+    the service's errors, 11 for an API's error answer), ``http_status`` of each hub call, and at
+    the end the functions called and failed. Original queries have no facts: ``passed`` is ``None``.
 
     ## Starting State
     A fresh hub session (no files, messages, payments or carts); the query.
@@ -117,7 +132,8 @@ class RapidAPIEnv(ToolEnv):
 
     ## Arguments
     ``gym.make("toolbench/RapidAPI-v0", split="G1_instruction", query_file=None, ids_file=None,
-    cache_dir=None)``. Splits: the six test sets, ``test`` (all six), ``train`` and ``demo``.
+    cache_dir=None, response_format="json")``. Splits: the six test sets, ``test`` (all six),
+    ``train`` and ``demo``.
     """
 
     task_name = "RapidAPI"
@@ -133,9 +149,13 @@ class RapidAPIEnv(ToolEnv):
         query_file: str | Path | None = None,
         ids_file: str | Path | None = None,
         cache_dir: str | Path | None = None,
+        response_format: str = "json",
         **kwargs: Any,
     ) -> None:
+        if response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"response_format must be one of {list(RESPONSE_FORMATS)}, not {response_format!r}")
         self.cache_dir = cache_dir
+        self.response_format = response_format
         if query_file is not None:
             split = Path(query_file).stem
             records = read_query_file(query_file, ids_file)
@@ -149,6 +169,7 @@ class RapidAPIEnv(ToolEnv):
         self._state: dict[str, Any] = {}
         self._called: list[str] = []
         self._failed: list[str] = []
+        self._http: list[int] = []
 
     # ------------------------------------------------------------------ tasks
     @classmethod
@@ -169,7 +190,7 @@ class RapidAPIEnv(ToolEnv):
 
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
-        self._state, self._called, self._failed = {}, [], []
+        self._state, self._called, self._failed, self._http = {}, [], [], []
         api_list = task.get("api_list") or []
         self._functions = {}
         for entry in api_list:
@@ -179,27 +200,29 @@ class RapidAPIEnv(ToolEnv):
         return task.prompt
 
     def _act(self, action: str) -> Outcome:
-        lines, codes = [], []
+        lines, codes, http = [], [], len(self._http)
+        failed_before = len(self._failed)
         for name, raw in _calls_of(action):
             if name == FINISH:
-                text = raw if isinstance(raw, str) else json.dumps(raw)
-                ending = read_finish(text)
+                ending = read_finish(raw if isinstance(raw, str) else json.dumps(raw))
                 if ending.status in (FINAL_ANSWER, GAVE_UP):
-                    return self._scored(
-                        "\n".join([*lines, self._finish_line(ending.status)]), ending.answer, ending.status
-                    )
-                lines.append(observation(ending.error, ""))
+                    said = ANSWERED_OBSERVATION if ending.status == FINAL_ANSWER else GAVE_UP_OBSERVATION
+                    return self._scored("\n".join([*lines, said]), ending.answer, ending.status)
+                lines.append(ending.error)
                 codes.append(INPUT_ERROR)
                 continue
             text, code = self._call(name, raw)
             lines.append(text)
             codes.append(code)
-        failed = [c for c in codes if c != OK]
-        error = None if not failed else f"status {failed[-1]}"
-        return Outcome("\n".join(lines), done=False, executable=not failed, error=error,
-                       metrics={"status_code": codes[-1], "status_codes": codes})  # fmt: skip
+        failed = self._failed[failed_before:]
+        error = None if not failed and all(c == OK for c in codes) else f"a call failed: {(failed or ['Finish'])[-1]}"
+        metrics = {"status_code": codes[-1], "status_codes": codes, "http_status": self._http[http:]}
+        return Outcome("\n".join(lines), done=False, executable=error is None, error=error, metrics=metrics)
 
     def _call(self, name: str, raw: Any) -> tuple[str, int]:
+        """One API call: its observation and ToolBench's status code. As in ToolBench, a call the
+        service answered is status 0 even when the API refused it, except that an API's error answer
+        comes as ``"Message error..."`` (status 11); its HTTP status is in ``info["http_status"]``."""
         function = route(name, list(self._functions))
         if function is None:
             self._failed.append(name[:80])
@@ -208,27 +231,32 @@ class RapidAPIEnv(ToolEnv):
         arguments = _arguments(raw)
         if arguments is None:
             self._failed.append(function)
-            return observation(PARSE_ERROR["error"], ""), INPUT_ERROR
+            return observation(PARSE_ERROR["error"], ""), OK
         category, tool_name, api_name = self._functions[function]
         if self._backend is not None:
             body, _ = self._backend.call(category, tool_name, api_name, arguments)
-            return observation(str(body.get("error", "")), body.get("response", "")), OK
+            code = status_of(body.get("error"))
+            if code != OK:
+                self._failed.append(function)
+            return observation(str(body.get("error", "")), self._shown(body.get("response", ""))), code
         tool = hub().tool(tool_name)
         api = tool.api(api_name) if tool else None
         if tool is None or api is None:
             self._failed.append(function)
-            return observation("", {"message": "API doesn't exists"}), HTTP_ERROR
+            return observation("", self._shown({"message": "API doesn't exists"})), OK
         status, body = call(tool, api, arguments, self._state.setdefault(tool.standard_name, {}))
-        answer = reply(status, body)
+        self._http.append(status)
         if status != 200:
             self._failed.append(function)
-        return observation(answer["error"], answer["response"]), OK if status == 200 else HTTP_ERROR
+            return observation(MESSAGE_ERROR, self._shown(body)), status_of(MESSAGE_ERROR)
+        return observation("", self._shown(body)), OK
 
-    @staticmethod
-    def _finish_line(status: int) -> str:
-        if status == GAVE_UP:
-            return observation("", "chose to give up and restart")
-        return observation("", "successfully giving the final answer.")
+    def _shown(self, body: Any) -> Any:
+        """A response as this env shows it: the JSON value, or with ``response_format="toolbench"``
+        its Python text cut at 2,048 characters, as ToolBench's service sends it."""
+        if self.response_format == "toolbench" and not isinstance(body, str):
+            return str(body)[:TOOLBENCH_RESPONSE_LIMIT]
+        return body
 
     # ------------------------------------------------------------------ scoring
     def _scored(self, text: str, answer: str | None, status: int) -> Outcome:

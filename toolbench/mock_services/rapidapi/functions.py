@@ -75,7 +75,7 @@ def api_function(api: Mapping[str, Any], tool_name: str) -> dict[str, Any]:
                 "type": TYPES.get(str(parameter.get("type", "")).upper(), "string"),
                 "description": str(parameter.get("description") or "")[:MAX_DESCRIPTION],
             }
-            if str(parameter.get("default", "") or ""):
+            if "default" in parameter and len(str(parameter["default"])) != 0:  # 0 and False are examples too
                 entry["example_value"] = parameter["default"]
             properties[key] = entry
             names.append(key)

@@ -168,16 +168,11 @@ def call(tool: Tool, api: Api, arguments: Mapping[str, Any], state: dict[str, An
         return exc.status, exc.body
 
 
+MESSAGE_ERROR = "Message error..."
+
+
 def reply(status: int, body: Any) -> dict[str, Any]:
-    """An answer in ToolBench's ``{"error", "response"}`` shape: ``error`` is empty for a 200, else
-    the HTTP status line (``"404 Not Found"``) with the API's error body as the response."""
-    if status == 200:
-        return {"error": "", "response": body}
-    reason = {
-        400: "Bad Request",
-        402: "Payment Required",
-        404: "Not Found",
-        409: "Conflict",
-        507: "Insufficient Storage",
-    }
-    return {"error": f"{status} {reason.get(status, 'Error')}", "response": body}
+    """An answer in ToolBench's ``{"error", "response"}`` shape: ``error`` is empty for a 200; an
+    API's error answer is ``"Message error..."`` (as ToolBench's service marks it; its env reads
+    status 11) with the API's error body as the response."""
+    return {"error": "" if status == 200 else MESSAGE_ERROR, "response": body}
