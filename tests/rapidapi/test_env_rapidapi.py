@@ -121,6 +121,12 @@ def test_missing_fact_fails_reworded_answer_passes_giving_up_fails(env):
         ("symbol ₩", "₩", True),
         ("Sao Paulo", "São Paulo", True),
         ("Korean", "South Korean Won", False),
+        ("about 2.75 million people", "2750123", True),
+        ("about 3 million people", "2750123", False),
+        ("it fell \u22123.5 %", "-3.5", True),
+        ("roughly 4", "3.6", False),
+        ("it is in the United Kingdom", ["GB", "United Kingdom"], True),
+        ("it is in Britain", ["GB", "United Kingdom"], False),
     ],
 )
 def test_fact_rules(answer, fact, found):
@@ -129,6 +135,9 @@ def test_fact_rules(answer, fact, found):
 
 def test_judge_rules():
     assert judge("I can't find that product.", False, [], False).passed
+    assert judge("There is no event with id e999.", False, [], False).passed
+    assert judge("That ID appears to be invalid.", False, [], False).passed
+    assert not judge("The event is on 2026-03-08.", False, [], False).passed
     assert not judge(None, False, ["x"], True).passed
     assert not judge("x", True, ["x"], True).passed
 

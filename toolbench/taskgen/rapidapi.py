@@ -24,6 +24,7 @@ from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.rapidapi.catalog import CATEGORIES, COLLECTIONS, api_record, askers, hub
 from toolbench.mock_services.rapidapi.domains import DOMAINS, Question
 from toolbench.mock_services.rapidapi.hub import Tool, call
+from toolbench.mock_services.rapidapi.passrule import states
 from toolbench.mock_services.rapidapi.world import build_world
 from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
 
@@ -53,13 +54,18 @@ def _resolve(body: Any, path: str) -> Any:
     return body
 
 
-def _fact(value: Any) -> str | None:
+def _fact(value: Any) -> str | list[str] | None:
     """A value as an answer fact; yes/no values are left out (an answer states them in words too
-    many ways to check), as are empty ones."""
+    many ways to check), as are empty ones. A country or currency code may be stated by its name."""
     if isinstance(value, bool) or value is None or value == "":
         return None
     if isinstance(value, float):
         return f"{value:g}" if abs(value) < 1e15 else str(int(value))
+    world = build_world()
+    for table in ("countries", "currencies"):
+        named = world.get(table, value) if isinstance(value, str) and value.isupper() else None
+        if named is not None:
+            return [value, named["name"]]
     return str(value)
 
 
@@ -84,7 +90,7 @@ def _depends(arguments: dict[str, Any], earlier: list[Any]) -> list[int]:
     return [n for n, body in enumerate(earlier) if any(f'"{needle}"' in json.dumps(body) for needle in needles)]
 
 
-def _steps(questions: list[tuple[Tool, Question]]) -> tuple[list[dict[str, Any]], list[str], bool]:
+def _steps(questions: list[tuple[Tool, Question]]) -> tuple[list[dict[str, Any]], list[Any], bool]:
     """Play the questions' calls: the solution path, the answer facts, and whether every call worked."""
     player, path, facts, worked = Player(), [], [], True
     for tool, question in questions:
@@ -157,10 +163,10 @@ def _finish(answer: str) -> dict[str, Any]:
     return {"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": answer}}
 
 
-def oracle_answer(facts: list[str], solvable: bool) -> str:
+def oracle_answer(facts: list[Any], solvable: bool) -> str:
     if not solvable:
         return "I'm sorry, but I cannot answer this: the tools do not have that information."
-    return "Here is what I found: " + "; ".join(facts) + "."
+    return "Here is what I found: " + "; ".join(f if isinstance(f, str) else f[0] for f in facts) + "."
 
 
 def make_task(
@@ -183,6 +189,7 @@ def make_task(
         parts = [q.text for _, q in questions]
         query = r.choice(OPENINGS) + _cap(parts[0]) + "".join(r.choice(CONNECTORS) + p for p in parts[1:])
     path, facts, worked = _steps(questions)
+    facts = [fact for fact in facts if not states(query, fact)]  # a fact the query already says proves nothing
     if unsolvable == worked and reason != "the tools do not have it":
         return None  # a question meant to fail that worked, or one meant to work that failed
     if not unsolvable and not facts:

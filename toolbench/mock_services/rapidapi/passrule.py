@@ -6,12 +6,14 @@ the agent gives up or its answer says the request cannot be done. Giving up on a
 fails, as in ToolEval.
 
 A fact is found in an answer when:
-- a number fact: some number in the answer equals it, or rounds to it at the answer's precision
-  (``23.46`` or ``23.5`` state ``23.456``; thousands separators, ``+``/``-`` signs and number words up
-  to twenty are read; units around the number are ignored, so ``12 km`` and ``12km`` both state 12);
+- a number fact: some number in the answer equals it, or is it rounded to the answer's precision
+  with at least one decimal (``23.46`` or ``23.5`` state ``23.456``, ``23`` does not); thousands
+  separators, signs, ``2.75 million`` and number words up to twenty are read; units around the
+  number are ignored, so ``12 km`` and ``12km`` both state 12;
 - a text fact: its words appear in that order in the answer's words, case, accents and punctuation
   aside, digits without leading zeros (``+05:30`` matches ``UTC+5:30``); dates written as
-  ``March 8, 2026`` or ``8 March 2026`` count as ``2026-03-08``.
+  ``March 8, 2026`` or ``8 March 2026`` count as ``2026-03-08``;
+- a fact with several forms (a country's code and name): any of them.
 """
 
 from __future__ import annotations
@@ -52,12 +54,15 @@ _MONTH_DAY_YEAR = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})
 _DAY_MONTH_YEAR = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+(\d{4})")
 CANNOT = re.compile(
     r"\b(cannot|can ?not|can't|unable|not able|couldn't|could not|no (?:such|record|information|data|results?)|"
-    r"not (?:found|available|exist|possible|provided)|doesn't exist|does not exist|don't have|do not have|"
-    r"isn't available|is not available|impossible|not supported|no way to)\b"
+    r"not (?:found|available|exist|possible|provided|recogni[sz]ed|valid)|doesn't exist|does not exist|"
+    r"don't (?:have|provide|offer)|do not (?:have|provide|offer)|does not (?:include|provide|have)|"
+    r"doesn't (?:include|provide|have)|isn't available|is not available|impossible|not supported|no way to|"
+    r"invalid|there (?:is|are) no|no \w+ (?:with|matches|matching|found)|unknown)\b"
 )
 
 
 def _fold(text: str) -> str:
+    text = text.replace("\u2212", "-").replace("\u2019", "'")  # a typographic minus and apostrophe
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
 
@@ -75,10 +80,27 @@ def with_iso_dates(text: str) -> str:
     )
 
 
-def numbers_in(text: str) -> list[str]:
+SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9}
+_SCALED = re.compile(r"(-?\d+(?:\.\d+)?)\s*(thousand|million|billion|bn|mn|k|m|b)\b")
+
+
+@dataclass(frozen=True)
+class Said:
+    """A number an answer states: its value, its shown decimals, and its scale (``2.75 million``)."""
+
+    value: float
+    decimals: int
+    scale: float = 1.0
+
+
+def numbers_in(text: str) -> list[Said]:
+    """Every number ``text`` states (thousands separators, ``2.75 million`` and number words read)."""
     text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
-    found = _NUMBER.findall(text)
-    found += [str(NUMBER_WORDS.index(w)) for w in re.findall(r"[a-z]+", text) if w in NUMBER_WORDS]
+    found = [Said(float(t), len(t.split(".")[1]) if "." in t else 0) for t in _NUMBER.findall(text)]
+    for number, unit in _SCALED.findall(text):
+        decimals = len(number.split(".")[1]) if "." in number else 0
+        found.append(Said(float(number) * SCALES[unit], decimals, SCALES[unit]))
+    found += [Said(float(NUMBER_WORDS.index(w)), 0) for w in re.findall(r"[a-z]+", text) if w in NUMBER_WORDS]
     return found
 
 
@@ -86,14 +108,20 @@ def tokens(text: str) -> list[str]:
     return [str(int(t)) if t.isdigit() and len(t) < 19 else t for t in re.findall(r"[a-z0-9]+", text)]
 
 
-def _number_matches(fact: str, said: str) -> bool:
-    value, shown = float(fact), float(said)
-    if value == shown:
+def _number_matches(fact: str, said: Said) -> bool:
+    """Equal, or the fact rounded to the answer's precision: a decimal fact needs at least one
+    decimal place (``3.6`` is not stated by ``4``), a whole one must be equal unless scaled
+    (``2.75 million`` states 2,750,123, within 2%)."""
+    value = float(fact)
+    if value == said.value:
         return True
-    decimals = len(said.split(".")[1]) if "." in said else 0
-    if decimals == 0 and "." not in fact:
-        return False  # two whole numbers: only equal ones match
-    return abs(value - shown) <= 0.5 * 10 ** (-decimals) + 1e-9
+    error = abs(value - said.value)
+    if said.scale > 1:
+        return error <= 0.5 * 10 ** (-said.decimals) * said.scale + 1e-9 and error <= 0.02 * abs(value)
+    fact_decimals = len(fact.split(".")[1]) if "." in fact else 0
+    if fact_decimals == 0 or said.decimals < 1:
+        return False
+    return error <= 0.5 * 10 ** (-said.decimals) + 1e-9
 
 
 def _contains(haystack: list[str], needle: list[str]) -> bool:
@@ -101,8 +129,10 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
-def states(answer: str, fact: str) -> bool:
-    """Whether ``answer`` states ``fact``."""
+def states(answer: str, fact: str | list[str]) -> bool:
+    """Whether ``answer`` states ``fact`` (a list: any of its forms, such as ``["GB", "United Kingdom"]``)."""
+    if isinstance(fact, list):
+        return any(states(answer, form) for form in fact)
     text = with_iso_dates(_fold(answer))
     if _NUMBER.fullmatch(fact.strip()):
         return any(_number_matches(fact.strip(), said) for said in numbers_in(text))
@@ -113,7 +143,7 @@ def states(answer: str, fact: str) -> bool:
 
 
 def says_cannot(answer: str) -> bool:
-    return bool(CANNOT.search(_fold(answer.replace("\u2019", "'"))))
+    return bool(CANNOT.search(_fold(answer)))
 
 
 @dataclass(frozen=True)
@@ -123,7 +153,7 @@ class Verdict:
     facts_total: int
 
 
-def judge(answer: str | None, gave_up: bool, facts: list[str], solvable: bool) -> Verdict:
+def judge(answer: str | None, gave_up: bool, facts: list[str | list[str]], solvable: bool) -> Verdict:
     """The pass verdict of an episode's ending: its final answer (None when there is none) or giving up."""
     if not solvable:
         return Verdict(gave_up or (answer is not None and says_cannot(answer)), 0, 0)

@@ -182,12 +182,6 @@ def messaging_sms(r: random.Random, w: World, n: dict[str, str]) -> Question:
     return ask(n, text, [("messaging.send_sms", {"to": number, "message": message})], "id", "cost_usd")
 
 
-def messaging_email(r: random.Random, w: World, n: dict[str, str]) -> Question:
-    address = f"{_word(r)}@{r.choice(('example.com', 'tempmail.dev', 'mail.org'))}"
-    text = f"what is the domain of the email address {address}, and is the address valid?"
-    return ask(n, text, [("messaging.validate_email", {"email": address})], "domain")
-
-
 def storage_upload(r: random.Random, w: World, n: dict[str, str]) -> Question:
     name = f"{_word(r)}.txt"
     text = f"save a file called {name} containing 'meeting at noon', then tell me its id and size in bytes."
@@ -339,7 +333,7 @@ ASKS: dict[str, Asker] = {
     "text.sentiment": text_sentiment, "dictionary.translate": dictionary_translate,
     "dictionary.synonyms": dictionary_synonyms, "codes.hash": codes_hash, "codes.encode": codes_encode,
     "security.ssl": security_ssl, "security.status": security_status, "security.password": security_password,
-    "messaging.send_sms": messaging_sms, "messaging.validate_email": messaging_email,
+    "messaging.send_sms": messaging_sms,
     "storage.upload": storage_upload, "payments.create": payments_refund, "rewards.add": rewards_redeem,
     "cart.add": cart_checkout, "chat.create": chat_channel, "links.shorten": links_shorten,
     "utils.between": utils_between, "utils.weekday": utils_weekday, "utils.units": utils_units,
