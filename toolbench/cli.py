@@ -298,6 +298,18 @@ def cmd_data_align(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_data_rapidapi_export(args: argparse.Namespace) -> int:
+    from toolbench.mock_services.rapidapi.export import export
+
+    try:
+        counts = export(args.out)
+    except OSError as exc:
+        print(f"toolbench data rapidapi-export: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {counts.pop('tools')} tools and the query files ({counts}) to {args.out}")
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Which of the sandbox's kernel layers this machine has, and which a run actually gets."""
     from toolbench.core import kernel, sandbox
@@ -426,6 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
     align.add_argument("--seed", type=int, default=0)
     align.add_argument("--out", required=True, help="the JSONL file to write")
     align.set_defaults(run=cmd_data_align)
+    export = data.add_parser("rapidapi-export", help="the RapidAPI hub and task sets as ToolBench's data folder")
+    export.add_argument("--out", required=True, help="the folder to write (toolenv/tools, test_instruction, ...)")
+    export.set_defaults(run=cmd_data_rapidapi_export)
 
     serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
     serve.add_argument("service", choices=sorted(SERVICES))

@@ -324,3 +324,24 @@ def test_eval_reports_pass_rates_per_test_set_and_runs_original_queries(refdata,
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
     row = summary["tasks"]["RapidAPI"] if "tasks" in summary else summary["RapidAPI"]
     assert row["n"] == 61 and row["passed"] is None
+
+
+def test_the_exported_folder_is_toolbench_data_that_plays_on_the_hub(tmp_path):
+    from toolbench.cli import main
+    from toolbench.mock_services.rapidapi.original import read_query_file
+
+    assert main(["data", "rapidapi-export", "--out", str(tmp_path)]) == 0
+    tool = hub().tools[0]
+    saved = json.loads((tmp_path / "toolenv" / "tools" / tool.category / f"{tool.standard_name}.json").read_text())
+    assert saved == tool_json(tool)
+    query_file = tmp_path / "test_instruction" / "G1_instruction.json"
+    records = read_query_file(query_file, tmp_path / "test_query_ids" / "G1_instruction.json")
+    assert len(records) == 150 and set(records[0]) == {"api_list", "query", "relevant APIs", "query_id"}
+    ours = gym.make("toolbench/RapidAPI-v0", split="G1_instruction").unwrapped
+    theirs = gym.make("toolbench/RapidAPI-v0", query_file=query_file).unwrapped
+    for mine, record in list(zip(ours.tasks, theirs.tasks, strict=True))[:40]:
+        assert mine.get("query_id") == record.get("query_id")
+        ours.reset(options={"task_id": mine.id})
+        theirs.reset(options={"task_id": record.id})
+        for action in ours.oracle_actions(mine)[:-1]:  # the same calls answer from the hub, not the simulator
+            assert ours.step(action)[0] == theirs.step(action)[0]

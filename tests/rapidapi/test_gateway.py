@@ -51,3 +51,10 @@ def test_posts_change_one_keys_session(client):
     assert made.status_code == 200 and made.get_json()["size"] == 2
     assert client.get(listing.path, headers=headers(tool)).get_json()["count"] == 1
     assert client.get(listing.path, headers=headers(tool, "k2")).get_json()["count"] == 0
+
+
+def test_toolbench_services_path_speaks_the_virtual_protocol(client):
+    payload = {"category": "Weather", "tool_name": "WeatherNow", "api_name": "Current Weather",
+               "tool_input": '{"city": "Paris"}', "strip": "truncate", "toolbench_key": "k"}  # fmt: skip
+    answers = [client.post(path, json=payload).get_json() for path in ("/rapidapi", "/virtual")]
+    assert answers[0] == answers[1] and answers[0]["response"]["location"]["name"] == "Paris"

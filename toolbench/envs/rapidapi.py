@@ -233,14 +233,14 @@ class RapidAPIEnv(ToolEnv):
             self._failed.append(function)
             return observation(PARSE_ERROR["error"], ""), OK
         category, tool_name, api_name = self._functions[function]
-        if self._backend is not None:
+        tool = hub().tool(tool_name)
+        api = tool.api(api_name) if tool is not None and tool.category == category else None
+        if self._backend is not None and api is None:  # an original query's API the hub does not have
             body, _ = self._backend.call(category, tool_name, api_name, arguments)
             code = status_of(body.get("error"))
             if code != OK:
                 self._failed.append(function)
             return observation(str(body.get("error", "")), self._shown(body.get("response", ""))), code
-        tool = hub().tool(tool_name)
-        api = tool.api(api_name) if tool else None
         if tool is None or api is None:
             self._failed.append(function)
             return observation("", self._shown({"message": "API doesn't exists"})), OK

@@ -153,6 +153,7 @@ def create_app(cache_dir: str | Path | None = None) -> Flask:
                     return hit
         return NO_SUCH_API
 
+    @app.post("/rapidapi")  # ToolBench's own service speaks the same protocol at this path
     @app.post("/virtual")
     def virtual() -> Response:
         info = parse_info(request.get_data(cache=False))
