@@ -91,7 +91,7 @@ def test_held_out_categories_and_tools_are_unseen_in_train():
 
 def test_missing_fact_fails_reworded_answer_passes_giving_up_fails(env):
     task = first(env)
-    facts = task.get("answer_facts")
+    facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]
     calls = env.oracle_actions(task)[:-1]
     *_, info = play(env, task.id, [*calls, finish(" and ".join(facts[1:]))])
     assert info["passed"] is False and info["facts_found"] == len(facts) - 1
@@ -100,9 +100,29 @@ def test_missing_fact_fails_reworded_answer_passes_giving_up_fails(env):
     *_, info = play(env, task.id, [*calls, finish("", "give_up_and_restart")])
     assert info["passed"] is False and info["status_code"] == 4
     unsolvable = first(env, solvable=False)
-    *_, info = play(env, unsolvable.id, [finish("", "give_up_and_restart")])
+    tried = env.oracle_actions(unsolvable)[:-1]
+    *_, info = play(env, unsolvable.id, [*tried, finish("", "give_up_and_restart")])
     assert info["passed"] is True
-    *_, info = play(env, unsolvable.id, [finish("The answer is 42.")])
+    *_, info = play(env, unsolvable.id, [*tried, finish("The answer is 42.")])
+    assert info["passed"] is False
+
+
+def test_an_answer_must_rest_on_calls_and_be_an_answer(env):
+    task = first(env)
+    facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]
+    calls = env.oracle_actions(task)[:-1]
+    *_, info = play(env, task.id, [finish("; ".join(facts))])  # the right words, no calls: a guess
+    assert info["passed"] is False and info["made_the_calls"] is False
+    hedged = "I could not find it for sure, but maybe " + "; ".join(facts)
+    *_, info = play(env, task.id, [*calls, finish(hedged)])
+    assert info["passed"] is False
+    shotgun = "; ".join(facts) + " or " + ", ".join(str(n) for n in range(60))
+    *_, info = play(env, task.id, [*calls, finish(shotgun)])
+    assert info["passed"] is False
+    *_, info = play(env, task.id, [*calls, finish("x" * 2000 + "; ".join(facts))])  # only 2,000 characters are read
+    assert info["passed"] is False
+    unsolvable = first(env, solvable=False)
+    *_, info = play(env, unsolvable.id, [finish("", "give_up_and_restart")])  # gave up without looking
     assert info["passed"] is False
 
 
@@ -111,6 +131,11 @@ def test_missing_fact_fails_reworded_answer_passes_giving_up_fails(env):
     [
         ("It costs 1,234.50 dollars", "1234.5", True),
         ("about 23.5 degrees", "23.456", True),
+        ("it is 505.2373", "505.2373", True),
+        ("it is 505.24", "505.2373", True),
+        ("it is $151,129", "151128.74", True),
+        ("it is 4,974,968.25", "4974968.25", True),
+        ("hash e9bdcd80fe7a5e06253839782bc0b478", "80", False),
         ("about 24 degrees", "23.456", False),
         ("there are 201 of them", "202", False),
         ("three teams", "3", True),
@@ -171,7 +196,7 @@ def test_hostile_calls_get_error_observations_and_the_env_keeps_working(env, act
 
 def test_finish_is_read_as_toolbench_reads_it(env):
     task = first(env)
-    facts = task.get("answer_facts")
+    facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]
     calls = env.oracle_actions(task)[:-1]
     broken = '{"return_type": "give_answer", "final_answer": "It is "' + '" and "'.join(facts) + '" for sure"}'
     *_, info = play(env, task.id, [*calls, json.dumps({"name": "Finish", "arguments": broken})])

@@ -170,6 +170,7 @@ class RapidAPIEnv(ToolEnv):
         self._called: list[str] = []
         self._failed: list[str] = []
         self._http: list[int] = []
+        self._answered: list[str] = []  # functions a hub API answered with a 200
 
     # ------------------------------------------------------------------ tasks
     @classmethod
@@ -190,7 +191,7 @@ class RapidAPIEnv(ToolEnv):
 
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
-        self._state, self._called, self._failed, self._http = {}, [], [], []
+        self._state, self._called, self._failed, self._http, self._answered = {}, [], [], [], []
         api_list = task.get("api_list") or []
         self._functions = {}
         for entry in api_list:
@@ -246,7 +247,9 @@ class RapidAPIEnv(ToolEnv):
             return observation("", self._shown({"message": "API doesn't exists"})), OK
         status, body = call(tool, api, arguments, self._state.setdefault(tool.standard_name, {}))
         self._http.append(status)
-        if status != 200:
+        if status == 200:
+            self._answered.append(function)
+        else:
             self._failed.append(function)
             return observation(MESSAGE_ERROR, self._shown(body)), status_of(MESSAGE_ERROR)
         return observation("", self._shown(body)), OK
@@ -266,14 +269,25 @@ class RapidAPIEnv(ToolEnv):
         if self.task.get("original"):  # scored by the ToolEval judge, not here
             metrics.update(passed=None, facts_found=None, facts_total=None)
             return Outcome(text, done=True, metrics=metrics)
-        verdict = judge(
-            answer, status == GAVE_UP, list(self.task.get("answer_facts") or []), bool(self.task.get("solvable", True))
-        )
-        metrics.update(passed=verdict.passed, facts_found=verdict.facts_found, facts_total=verdict.facts_total)
-        # For the split's pass rates per test set (``summarize_episodes``).
+        facts = list(self.task.get("answer_facts") or [])
         solvable = bool(self.task.get("solvable", True))
+        evidence = self._evidence(solvable)
+        verdict = judge(answer, status == GAVE_UP, facts, solvable, evidence)
+        metrics.update(passed=verdict.passed, facts_found=verdict.facts_found, facts_total=verdict.facts_total)
+        metrics["made_the_calls"] = evidence
+        # For the split's pass rates per test set (``summarize_episodes``).
         metrics["verdict"] = {"passed": verdict.passed, "solvable": solvable, "test_set": self.task.category}
         return Outcome(text, done=True, score=float(verdict.passed), success=verdict.passed, metrics=metrics)
+
+    def _evidence(self, solvable: bool) -> bool:
+        """Whether the agent made the calls an answer must rest on: every call whose response holds
+        facts, answered (solvable), or one of them tried (unsolvable: it shows it cannot be done)."""
+        assert self.task is not None
+        steps = self.task.get("solution") or []
+        needed = {s["function"] for s in steps if s.get("holds_facts", True)}
+        if solvable:
+            return needed <= set(self._answered)
+        return not needed or bool(needed & set(self._called))
 
     @staticmethod
     def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
@@ -320,10 +334,17 @@ class RapidAPIEnv(ToolEnv):
         return list(task.references)
 
     def _get_backend_state(self) -> Any:
-        return {"state": copy.deepcopy(self._state), "called": list(self._called), "failed": list(self._failed)}
+        return {
+            "state": copy.deepcopy(self._state),
+            "called": list(self._called),
+            "failed": list(self._failed),
+            "answered": list(self._answered),
+            "http": list(self._http),
+        }
 
     def _set_backend_state(self, state: Any) -> None:
         if self.task is not None:
             self._begin(self.task)
         self._state = copy.deepcopy(state["state"])
         self._called, self._failed = list(state["called"]), list(state["failed"])
+        self._answered, self._http = list(state["answered"]), list(state["http"])

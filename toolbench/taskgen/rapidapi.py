@@ -60,7 +60,7 @@ def _fact(value: Any) -> str | list[str] | None:
     if isinstance(value, bool) or value is None or value == "":
         return None
     if isinstance(value, float):
-        return f"{value:g}" if abs(value) < 1e15 else str(int(value))
+        return repr(value) if abs(value) < 1e15 else str(int(value))
     world = build_world()
     for table in ("countries", "currencies"):
         named = world.get(table, value) if isinstance(value, str) and value.isupper() else None
@@ -94,7 +94,7 @@ def _steps(questions: list[tuple[Tool, Question]]) -> tuple[list[dict[str, Any]]
     """Play the questions' calls: the solution path, the answer facts, and whether every call worked."""
     player, path, facts, worked = Player(), [], [], True
     for tool, question in questions:
-        for api_name, arguments in question.calls:
+        for number, (api_name, arguments) in enumerate(question.calls, start=1):
             status, body = player.play(tool, api_name, arguments)
             worked &= status == 200
             path.append(
@@ -104,6 +104,8 @@ def _steps(questions: list[tuple[Tool, Question]]) -> tuple[list[dict[str, Any]]
                     "api_name": api_name,
                     "arguments": arguments,
                     "depends_on": _depends(arguments, player.responses[:-1]),
+                    # The call whose response holds the facts (unsolvable: shows it cannot be done).
+                    "holds_facts": number == len(question.calls),
                 }
             )
         if worked:

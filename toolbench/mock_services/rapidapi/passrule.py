@@ -3,13 +3,18 @@
 ToolEval asks an LLM whether a final answer solves the query. Our tasks know the answer: a
 solvable task passes when the final answer states every answer fact; an unsolvable one passes when
 the agent gives up or its answer says the request cannot be done. Giving up on a solvable task
-fails, as in ToolEval.
+fails, as in ToolEval. Since a rule cannot read intent, three guards stand in for the judge's
+common sense: the answer must rest on calls the agent made (the calls whose responses hold the
+facts; for an unsolvable task, a call that shows it cannot be done), a solvable task's answer must
+not say it cannot be done, and it must not list more than ``max_numbers`` distinct numbers (a list
+of guesses). Only the first 2,000 characters of an answer are read.
 
 A fact is found in an answer when:
 - a number fact: some number in the answer equals it, or is it rounded to the answer's precision
-  with at least one decimal (``23.46`` or ``23.5`` state ``23.456``, ``23`` does not); thousands
-  separators, signs, ``2.75 million`` and number words up to twenty are read; units around the
-  number are ignored, so ``12 km`` and ``12km`` both state 12;
+  (``505.24``, ``505.2`` or ``505`` state 505.2373); below 100 a decimal fact needs a decimal
+  place (``3.6`` is not stated by ``4``); thousands separators, signs, ``2.75 million`` (within
+  2%) and number words up to twenty are read; units around the number are ignored, so ``12 km``
+  and ``12km`` both state 12;
 - a text fact: its words appear in that order in the answer's words, case, accents and punctuation
   aside, digits without leading zeros (``+05:30`` matches ``UTC+5:30``); dates written as
   ``March 8, 2026`` or ``8 March 2026`` count as ``2026-03-08``;
@@ -80,7 +85,10 @@ def with_iso_dates(text: str) -> str:
     )
 
 
+MAX_ANSWER = 2000  # characters of a final answer that are read
 SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9}
+# A number not glued to the letters before it (a hash's digits are not numbers; ``12km`` is 12).
+_STANDALONE = re.compile(r"(?<![a-z0-9])-?\d+(?:\.\d+)?")
 _SCALED = re.compile(r"(-?\d+(?:\.\d+)?)\s*(thousand|million|billion|bn|mn|k|m|b)\b")
 
 
@@ -96,7 +104,7 @@ class Said:
 def numbers_in(text: str) -> list[Said]:
     """Every number ``text`` states (thousands separators, ``2.75 million`` and number words read)."""
     text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
-    found = [Said(float(t), len(t.split(".")[1]) if "." in t else 0) for t in _NUMBER.findall(text)]
+    found = [Said(float(t), len(t.split(".")[1]) if "." in t else 0) for t in _STANDALONE.findall(text)]
     for number, unit in _SCALED.findall(text):
         decimals = len(number.split(".")[1]) if "." in number else 0
         found.append(Said(float(number) * SCALES[unit], decimals, SCALES[unit]))
@@ -109,19 +117,18 @@ def tokens(text: str) -> list[str]:
 
 
 def _number_matches(fact: str, said: Said) -> bool:
-    """Equal, or the fact rounded to the answer's precision: a decimal fact needs at least one
-    decimal place (``3.6`` is not stated by ``4``), a whole one must be equal unless scaled
-    (``2.75 million`` states 2,750,123, within 2%)."""
+    """Equal, or the fact rounded to the answer's precision (``505.24``, ``505.2`` and ``505`` state
+    505.2373); below 100 a decimal fact needs a decimal place (``3.6`` is not stated by ``4``); a
+    whole fact must be equal unless the answer scales it (``2.75 million`` states 2,750,123, within 2%)."""
     value = float(fact)
     if value == said.value:
         return True
     error = abs(value - said.value)
     if said.scale > 1:
         return error <= 0.5 * 10 ** (-said.decimals) * said.scale + 1e-9 and error <= 0.02 * abs(value)
-    fact_decimals = len(fact.split(".")[1]) if "." in fact else 0
-    if fact_decimals == 0 or said.decimals < 1:
+    if value.is_integer() or (said.decimals < 1 and abs(value) < 100):
         return False
-    return error <= 0.5 * 10 ** (-said.decimals) + 1e-9
+    return abs(round(value, said.decimals) - said.value) <= 10 ** (-said.decimals - 6) * max(1.0, abs(value))
 
 
 def _contains(haystack: list[str], needle: list[str]) -> bool:
@@ -129,21 +136,36 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
-def states(answer: str, fact: str | list[str]) -> bool:
+@dataclass(frozen=True)
+class Reading:
+    """An answer read once for every fact: its folded text, words and numbers."""
+
+    raw: str
+    text: str
+    words: list[str]
+    numbers: list[Said]
+
+    @classmethod
+    def of(cls, answer: str) -> Reading:
+        text = with_iso_dates(_fold(answer))
+        return cls(answer, text, tokens(text), numbers_in(text))
+
+
+def states(answer: str | Reading, fact: str | list[str]) -> bool:
     """Whether ``answer`` states ``fact`` (a list: any of its forms, such as ``["GB", "United Kingdom"]``)."""
+    reading = answer if isinstance(answer, Reading) else Reading.of(answer)
     if isinstance(fact, list):
-        return any(states(answer, form) for form in fact)
-    text = with_iso_dates(_fold(answer))
+        return any(states(reading, form) for form in fact)
     if _NUMBER.fullmatch(fact.strip()):
-        return any(_number_matches(fact.strip(), said) for said in numbers_in(text))
+        return any(_number_matches(fact.strip(), said) for said in reading.numbers)
     wanted = tokens(with_iso_dates(_fold(fact)))
     if not wanted:  # a symbol (a currency sign): look for it as written
-        return fact.strip() in answer
-    return _contains(tokens(text), wanted)
+        return fact.strip() in reading.raw
+    return _contains(reading.words, wanted)
 
 
 def says_cannot(answer: str) -> bool:
-    return bool(CANNOT.search(_fold(answer)))
+    return bool(CANNOT.search(_fold(answer[:MAX_ANSWER])))
 
 
 @dataclass(frozen=True)
@@ -153,9 +175,28 @@ class Verdict:
     facts_total: int
 
 
-def judge(answer: str | None, gave_up: bool, facts: list[str | list[str]], solvable: bool) -> Verdict:
-    """The pass verdict of an episode's ending: its final answer (None when there is none) or giving up."""
+def judge(
+    answer: str | None, gave_up: bool, facts: list[str | list[str]], solvable: bool, evidence: bool = True
+) -> Verdict:
+    """The pass verdict of an episode's ending: its final answer (None when there is none) or giving up.
+
+    ``evidence``: whether the agent made the calls the answer rests on (the calls whose responses
+    hold the facts; for an unsolvable task, a call that shows it cannot be done). Without them no
+    answer passes: a guess is not a solution. Only the first ``MAX_ANSWER`` characters are read; a
+    solvable task fails when the answer says it cannot be done or lists more than ``max_numbers``
+    distinct numbers (a list of guesses, not an answer)."""
+    if not evidence:
+        return Verdict(False, 0, len(facts))
     if not solvable:
-        return Verdict(gave_up or (answer is not None and says_cannot(answer)), 0, 0)
-    found = sum(states(answer, fact) for fact in facts) if answer is not None and not gave_up else 0
-    return Verdict(bool(facts) and found == len(facts), found, len(facts))
+        return Verdict(gave_up or (answer is not None and says_cannot(answer[:MAX_ANSWER])), 0, 0)
+    if answer is None or gave_up:
+        return Verdict(False, 0, len(facts))
+    reading = Reading.of(answer[:MAX_ANSWER])
+    found = sum(states(reading, fact) for fact in facts)
+    honest = not says_cannot(reading.raw) and len({n.value for n in reading.numbers}) <= max_numbers(len(facts))
+    return Verdict(bool(facts) and found == len(facts) and honest, found, len(facts))
+
+
+def max_numbers(facts: int) -> int:
+    """The most distinct numbers an answer to a task with ``facts`` facts may state."""
+    return max(12, 4 * facts)
