@@ -58,3 +58,15 @@ def test_toolbench_services_path_speaks_the_virtual_protocol(client):
                "tool_input": '{"city": "Paris"}', "strip": "truncate", "toolbench_key": "k"}  # fmt: skip
     answers = [client.post(path, json=payload).get_json() for path in ("/rapidapi", "/virtual")]
     assert answers[0] == answers[1] and answers[0]["response"]["location"]["name"] == "Paris"
+
+
+def test_a_session_can_be_reset_and_deep_bodies_are_refused(client):
+    tool = next(t for t in hub().tools if t.category == "Storage" and t.apis[0].key == "storage.upload")
+    upload = next(a for a in tool.apis if a.key == "storage.upload")
+    listing = next(a for a in tool.apis if a.key == "storage.list")
+    client.post(upload.path, json={"name": "a.txt", "content": "hi"}, headers=headers(tool))
+    assert client.post("/reset", headers={"toolbench_key": "k1"}).status_code == 200
+    assert client.get(listing.path, headers=headers(tool)).get_json()["count"] == 0  # one key, one session
+    deep = "[" * 100_000 + "]" * 100_000
+    answer = client.post(upload.path, data=deep, content_type="application/json", headers=headers(tool))
+    assert answer.status_code in (400, 413) and "message" in answer.get_json()

@@ -12,7 +12,7 @@ from toolbench.core.tasks import Task, fixture_file, read_records
 from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
 from toolbench.mock_services.rapidapi.hub import MESSAGE_ERROR, call
-from toolbench.mock_services.rapidapi.original import OriginalBackend, read_query_file
+from toolbench.mock_services.rapidapi.original import OriginalBackend, ResponseCache, read_query_file
 from toolbench.mock_services.rapidapi.passrule import judge
 from toolbench.mock_services.rapidapi.steps import (
     ANSWERED_OBSERVATION,
@@ -155,6 +155,7 @@ class RapidAPIEnv(ToolEnv):
         if response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {list(RESPONSE_FORMATS)}, not {response_format!r}")
         self.cache_dir = cache_dir
+        self._cache = ResponseCache(cache_dir) if cache_dir is not None else None  # read once, kept across episodes
         self.response_format = response_format
         if query_file is not None:
             split = Path(query_file).stem
@@ -197,7 +198,7 @@ class RapidAPIEnv(ToolEnv):
         for entry in api_list:
             function = api_function({"name": entry["api_name"], **entry}, entry["tool_name"])["function"]["name"]
             self._functions.setdefault(function, (entry["category_name"], entry["tool_name"], entry["api_name"]))
-        self._backend = OriginalBackend(api_list, self.cache_dir) if task.get("original") else None
+        self._backend = OriginalBackend(api_list, self._cache) if task.get("original") else None
         return task.prompt
 
     def _act(self, action: str) -> Outcome:

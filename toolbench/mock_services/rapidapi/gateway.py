@@ -55,7 +55,10 @@ def add_gateway(app: Flask, state_of: Any, json_response: Any) -> None:
         tool, api, arguments = found
         arguments = {**request.args.to_dict(), **arguments}
         if request.method == "POST":
-            body = request.get_json(silent=True) if request.is_json else request.form.to_dict()
+            try:
+                body = request.get_json(silent=True) if request.is_json else request.form.to_dict()
+            except RecursionError:  # JSON nested almost to the parser's limit
+                return json_response({"message": "The request body nests too deeply"}, 400)
             if isinstance(body, dict):
                 arguments = {**body, **arguments}
         with state_of.lock:

@@ -10,6 +10,7 @@ APIs create: files, messages, orders, points), a plain JSON dict so an env can s
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -102,9 +103,22 @@ class Tool:
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 
+def _unencodable(text: str) -> bool:
+    """Text with a lone surrogate (JSON's ``"\\ud800"``): it cannot be hashed, stored or sent."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _coerce(param: Param, value: Any) -> Any:
     """``value`` as ``param``'s type, or an ApiError(400) that says why not."""
     where = f"parameter '{param.name}'"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        raise ApiError(400, f"Invalid value for {where}: the number is too large")
+    if isinstance(value, str) and _unencodable(value):
+        raise ApiError(400, f"Invalid value for {where}: not valid Unicode text")
     if param.type == "NUMBER":
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise ApiError(400, f"Invalid value for {where}: expected a number")
@@ -145,6 +159,8 @@ def checked_arguments(api: Api, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The arguments an API's handler gets: names as given or as ToolBench standardizes them, each
     value of its parameter's type, defaults for the optional ones left out; unknown ones are ignored,
     as a RapidAPI back-end ignores an unknown query parameter."""
+    if not isinstance(arguments, Mapping):
+        raise ApiError(400, "The parameters must be a JSON object")
     given = {change_name(standardize(str(name))): value for name, value in arguments.items()}
     checked: dict[str, Any] = {}
     for param in api.params():
@@ -161,11 +177,13 @@ def checked_arguments(api: Api, arguments: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def call(tool: Tool, api: Api, arguments: Mapping[str, Any], state: dict[str, Any]) -> tuple[int, Any]:
-    """One call: ``(HTTP status, JSON body)``."""
+    """One call: ``(HTTP status, JSON body)``. The body is the caller's own copy: changing it changes
+    neither the world nor the session (handlers may hand out rows and stored objects)."""
     try:
-        return 200, api.handler(Context(build_world(), state), checked_arguments(api, arguments))
+        body = api.handler(Context(build_world(), state), checked_arguments(api, arguments))
     except ApiError as exc:
         return exc.status, exc.body
+    return 200, copy.deepcopy(body)
 
 
 MESSAGE_ERROR = "Message error..."

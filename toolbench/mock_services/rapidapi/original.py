@@ -101,6 +101,9 @@ def standard_category(name: str) -> str:
     return name.replace(" ", "_").replace(",", "_").replace("/", "_").replace("__", "_")
 
 
+MAX_OPEN_FILES = 64  # cache files kept in memory at once
+
+
 class ResponseCache:
     """Read-only view of a StableToolBench response cache (``tool_response_cache``).
 
@@ -131,6 +134,8 @@ class ResponseCache:
         if path is None:
             return None
         if path not in self._files:
+            if len(self._files) >= MAX_OPEN_FILES:  # bounded memory: forget the file read first
+                del self._files[next(iter(self._files))]
             self._files[path] = _read_cache_file(path)
         hit = self._files[path].get(str(tool_input))
         return hit if isinstance(hit, dict) else None
@@ -277,8 +282,10 @@ class OriginalBackend:
     holds, listed or not.
     """
 
-    def __init__(self, api_list: list[dict[str, Any]], cache_dir: str | Path | None = None) -> None:
-        self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
+    def __init__(self, api_list: list[dict[str, Any]], cache_dir: str | Path | ResponseCache | None = None) -> None:
+        # A ResponseCache may be shared by many backends (an env's episodes), so files are read once.
+        shared = isinstance(cache_dir, ResponseCache) or cache_dir is None
+        self.cache = cache_dir if shared else ResponseCache(cache_dir)  # type: ignore[arg-type]
         self._apis: dict[tuple[str, str], dict[str, Any]] = {}
         for api in api_list:
             self._apis.setdefault(_api_key(str(api.get("tool_name", "")), str(api.get("api_name", ""))), api)

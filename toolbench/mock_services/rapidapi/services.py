@@ -401,7 +401,7 @@ def geo_service(style: int) -> list[Api]:
     return [
         api(
             "geo.geocode",
-            ("Geocode", "geocodeAddress", "search"),
+            ("Geocode City", "geocodeAddress", "place lookup"),  # no name ends another's (ToolBench routes by suffix)
             style,
             "GET",
             "/geocode",
@@ -917,6 +917,18 @@ _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+\.)+[A-Za-z]{2,}")
 DISPOSABLE = frozenset(("tempmail.dev", "throwaway.io", "mailnull.net"))
 
 
+MAX_RECORDS = 1000  # of each kind a session keeps (messages, payments, orders, ...): bounded memory
+HISTORY_KEPT = 50  # point changes a user's history shows
+
+
+def _keep(ctx: Context, box: str, key: str, record: dict[str, Any]) -> None:
+    """Store a record the session made, or refuse it (507) when the session holds too many."""
+    records = ctx.state.setdefault(box, {})
+    if key not in records and len(records) >= MAX_RECORDS:
+        raise ApiError(507, f"This session holds {MAX_RECORDS} {box}; no more can be made")
+    records[key] = record
+
+
 def _stored(ctx: Context, box: str, key: str, what: str) -> dict[str, Any]:
     found = ctx.state.get(box, {}).get(str(key).strip())
     if found is None:
@@ -942,7 +954,7 @@ def messaging_service(style: int) -> list[Api]:
             raise ApiError(400, "Invalid value for parameter 'to': not an email address")
         number = ctx.counter("email")
         message = {"id": f"msg-{number:05d}", "to": a["to"].strip(), "subject": a["subject"], "status": "queued"}
-        ctx.state.setdefault("emails", {})[message["id"]] = message
+        _keep(ctx, "emails", message["id"], message)
         return message
 
     def email_status(ctx: Context, a: dict[str, Any]) -> Any:
@@ -963,7 +975,7 @@ def messaging_service(style: int) -> list[Api]:
             "cost_usd": round(0.0075 * segments, 4),
             "status": "sent",
         }
-        ctx.state.setdefault("sms", {})[sms["id"]] = sms
+        _keep(ctx, "sms", sms["id"], sms)
         return sms
 
     def sms_status(ctx: Context, a: dict[str, Any]) -> Any:
@@ -1117,7 +1129,7 @@ def payments_service(style: int) -> list[Api]:
             "status": "succeeded",
             "refunded": 0,
         }
-        ctx.state.setdefault("payments", {})[payment["id"]] = payment
+        _keep(ctx, "payments", payment["id"], payment)
         return payment
 
     def get(ctx: Context, a: dict[str, Any]) -> Any:
@@ -1181,13 +1193,17 @@ def payments_service(style: int) -> list[Api]:
 
 def rewards_service(style: int) -> list[Api]:
     def account(ctx: Context, user: str) -> dict[str, Any]:
-        return ctx.state.setdefault("points", {}).setdefault(user.strip().lower(), {"balance": 0, "history": []})
+        name = user.strip().lower()
+        if name not in ctx.state.get("points", {}):
+            _keep(ctx, "points", name, {"balance": 0, "history": []})
+        return ctx.state["points"][name]
 
     def add(ctx: Context, a: dict[str, Any]) -> Any:
         points = int(_bounded(a["points"], 1, 1e6, "points"))
         entry = account(ctx, a["user"])
         entry["balance"] += points
         entry["history"].append({"change": points, "reason": a.get("reason", "")})
+        del entry["history"][:-HISTORY_KEPT]
         return {"user": a["user"].strip().lower(), "balance": entry["balance"]}
 
     def balance(ctx: Context, a: dict[str, Any]) -> Any:
@@ -1200,6 +1216,7 @@ def rewards_service(style: int) -> list[Api]:
             raise ApiError(402, f"Insufficient points: balance {entry['balance']}, asked {points}")
         entry["balance"] -= points
         entry["history"].append({"change": -points, "reason": "redeemed"})
+        del entry["history"][:-HISTORY_KEPT]
         return {"user": a["user"].strip().lower(), "balance": entry["balance"]}
 
     user = p("user", S, "user name", "ada")
@@ -1270,7 +1287,7 @@ def cart_service(style: int) -> list[Api]:
         if not current["items"]:
             raise ApiError(400, "The cart is empty")
         order = {"order_id": f"ORD-{ctx.counter('order'):05d}", **current, "status": "placed"}
-        ctx.state.setdefault("orders", {})[order["order_id"]] = order
+        _keep(ctx, "orders", order["order_id"], order)
         ctx.state["cart"] = {}
         return order
 
@@ -1315,12 +1332,14 @@ def cart_service(style: int) -> list[Api]:
 def chat_service(style: int) -> list[Api]:
     def create(ctx: Context, a: dict[str, Any]) -> Any:
         channel = {"id": f"C{ctx.counter('channel'):04d}", "name": a["name"], "messages": []}
-        ctx.state.setdefault("channels", {})[channel["id"]] = channel
+        _keep(ctx, "channels", channel["id"], channel)
         return {"id": channel["id"], "name": channel["name"]}
 
     def post(ctx: Context, a: dict[str, Any]) -> Any:
         channel = _stored(ctx, "channels", a["channel_id"], "channel")
         message = {"ts": len(channel["messages"]) + 1, "text": a["text"]}
+        if len(channel["messages"]) >= MAX_RECORDS:
+            raise ApiError(507, f"Channel {channel['id']} is full ({MAX_RECORDS} messages)")
         channel["messages"].append(message)
         return {"channel_id": channel["id"], **message}
 
@@ -1369,7 +1388,8 @@ def links_service(style: int) -> list[Api]:
         if not re.fullmatch(r"https?://[^\s/$.?#][^\s]*", url):
             raise ApiError(400, "Invalid value for parameter 'url': not an http(s) URL")
         code = hashlib.sha256(url.encode()).hexdigest()[:7]
-        ctx.state.setdefault("links", {}).setdefault(code, {"code": code, "url": url, "clicks": 0})
+        if code not in ctx.state.get("links", {}):
+            _keep(ctx, "links", code, {"code": code, "url": url, "clicks": 0})
         return {"code": code, "short_url": f"https://sho.rt/{code}", "url": url}
 
     def expand(ctx: Context, a: dict[str, Any]) -> Any:
@@ -1446,7 +1466,7 @@ def utils_service(style: int) -> list[Api]:
         return {"value": value, "from": a["from"], "to": a["to"], "result": round(result, 4)}
 
     def prime(ctx: Context, a: dict[str, Any]) -> Any:
-        number = int(_bounded(a["number"], 0, 10**12, "number"))
+        number = int(_bounded(a["number"], 0, 10**10, "number"))
         divisor = next((d for d in range(2, math.isqrt(number) + 1) if number % d == 0), None)
         return {"number": number, "is_prime": number > 1 and divisor is None, "smallest_divisor": divisor}
 
@@ -1490,7 +1510,7 @@ def utils_service(style: int) -> list[Api]:
             style,
             "GET",
             "/prime",
-            "Whether a number (up to 10^12) is prime.",
+            "Whether a number (up to 10^10) is prime.",
             prime,
             (p("number", N, "the number", 97),),
         ),

@@ -50,6 +50,10 @@ class Sessions:
         self._states: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.lock = threading.Lock()  # held for a whole call: handlers change the state in place
 
+    def forget(self, key: str) -> None:
+        """Drop one key's state (call with ``lock`` held)."""
+        self._states.pop(key, None)
+
     def state(self, key: str) -> dict[str, Any]:
         """The state of one key (call with ``lock`` held)."""
         state = self._states.pop(key, None)
@@ -164,6 +168,15 @@ def create_app(cache_dir: str | Path | None = None) -> Flask:
             return _json(body)
         except RecursionError:  # a tool_input object nested almost to the parser's limit
             return _json({"error": "Invalid request: tool_input nests too deeply", "response": ""}, 422)
+
+    @app.post("/reset")
+    def reset() -> Response:
+        """Forget one key's session (our addition: ToolBench sends one key for a whole run, so a
+        client that wants each query to start fresh resets between queries)."""
+        key = request.headers.get("toolbench_key") or (request.get_json(silent=True) or {}).get("toolbench_key", "")
+        with sessions.lock:
+            sessions.forget(str(key))
+        return _json({"error": "", "response": "session reset"})
 
     add_gateway(app, sessions, _json)
 
