@@ -370,3 +370,20 @@ def test_the_exported_folder_is_toolbench_data_that_plays_on_the_hub(tmp_path):
         theirs.reset(options={"task_id": record.id})
         for action in ours.oracle_actions(mine)[:-1]:  # the same calls answer from the hub, not the simulator
             assert ours.step(action)[0] == theirs.step(action)[0]
+
+
+def test_the_same_api_of_another_tool_of_the_task_is_evidence_too():
+    from toolbench.core.tasks import Task
+    from toolbench.mock_services.rapidapi.catalog import api_record
+
+    tools = [t for t in hub().tools if any(a.key == "weather.current" for a in t.apis)][:2]
+    apis = [next(a for a in t.apis if a.key == "weather.current") for t in tools]
+    status, body = call(tools[0], apis[0], {"city": "Paris"}, {})
+    step = {"function": tools[0].function(apis[0]), "tool_name": tools[0].name, "api_name": apis[0].name,
+            "arguments": {"city": "Paris"}, "depends_on": [], "holds_facts": True}  # fmt: skip
+    record = {"api_list": [api_record(t, a) for t, a in zip(tools, apis, strict=True)], "solution": [step],
+              "answer_facts": [body["current"]["condition"]], "solvable": True}  # fmt: skip
+    env = RapidAPIEnv(tasks=[Task("mine", "What is the weather in Paris?", (), "G2_instruction", record)])
+    other = json.dumps({"name": tools[1].function(apis[1]), "arguments": {"city": "Paris"}})
+    *_, info = play(env, "mine", [other, finish(f"It is {body['current']['condition']}.")])
+    assert status == 200 and info["passed"] is True

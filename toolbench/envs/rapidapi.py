@@ -172,6 +172,7 @@ class RapidAPIEnv(ToolEnv):
         self._failed: list[str] = []
         self._http: list[int] = []
         self._answered: list[str] = []  # functions a hub API answered with a 200
+        self._functions_key: dict[str, str] = {}
 
     # ------------------------------------------------------------------ tasks
     @classmethod
@@ -199,6 +200,12 @@ class RapidAPIEnv(ToolEnv):
             function = api_function({"name": entry["api_name"], **entry}, entry["tool_name"])["function"]["name"]
             self._functions.setdefault(function, (entry["category_name"], entry["tool_name"], entry["api_name"]))
         self._backend = OriginalBackend(api_list, self._cache) if task.get("original") else None
+        self._functions_key = {}  # function -> what its API does, for the hub's APIs
+        for function, (category, tool_name, api_name) in self._functions.items():
+            tool = hub().tool(tool_name)
+            api = tool.api(api_name) if tool is not None and tool.category == category else None
+            if api is not None:
+                self._functions_key[function] = api.key
         return task.prompt
 
     def _act(self, action: str) -> Outcome:
@@ -284,11 +291,12 @@ class RapidAPIEnv(ToolEnv):
         """Whether the agent made the calls an answer must rest on: every call whose response holds
         facts, answered (solvable), or one of them tried (unsolvable: it shows it cannot be done)."""
         assert self.task is not None
-        steps = self.task.get("solution") or []
-        needed = {s["function"] for s in steps if s.get("holds_facts", True)}
-        if solvable:
-            return needed <= set(self._answered)
-        return not needed or bool(needed & set(self._called))
+        steps = [s for s in self.task.get("solution") or [] if s.get("holds_facts", True)]
+        if not solvable:
+            return not steps or bool({s["function"] for s in steps} & set(self._called))
+        # What each needed call does ("weather.current"): the same API of another tool of the task will do.
+        done = {self._functions_key.get(f, f) for f in self._answered}
+        return all(self._functions_key.get(s["function"], s["function"]) in done for s in steps)
 
     @staticmethod
     def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
