@@ -8,6 +8,7 @@ id, a channel's id) rely on a fresh session, where the first of each is numbered
 
 from __future__ import annotations
 
+import base64
 import random
 from collections.abc import Callable
 from datetime import timedelta
@@ -324,6 +325,92 @@ def ads_performance(r: random.Random, w: World, n: dict[str, str]) -> Question:
     return ask(n, text, [("ads.performance", {"campaign_id": campaign})], "ctr_percent")
 
 
+# ---------------------------------------------------------------------- more of each service
+def codes_decode(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    word = f"{_word(r)} {_word(r)}"
+    data = base64.b64encode(word.encode()).decode()
+    return ask(n, f"what does the base64 text {data} decode to?", [("codes.decode", {"data": data})], "decoded")
+
+
+def codes_rot13(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    text = f"{_word(r)} at {r.choice(('dawn', 'noon', 'dusk'))}"
+    return ask(n, f"what is '{text}' in ROT13?", [("codes.rot13", {"text": text})], "result")
+
+
+def coins_market(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    place = r.choice((0, 1, 2))
+    rank = ("largest", "second largest", "third largest")[place]
+    text = f"which coin has the {rank} market capitalization, and how large is it?"
+    return ask(n, text, [("coins.market", {})], f"coins.{place}.name", f"coins.{place}.market_cap_usd")
+
+
+def currency_latest(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    base, target = r.sample([c["id"] for c in w.rows("currencies")], 2)
+    text = f"with {base} as the base, what is today's exchange rate for {target}?"
+    return ask(n, text, [("currency.latest", {"base": base})], f"rates.{target}")
+
+
+def energy_carbon(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    country = r.choice(w.rows("countries"))
+    text = f"how many grams of CO2 does a kWh from the grid in {country['name']} emit?"
+    return ask(n, text, [("energy.carbon", {"country": country["id"]})], "grams_co2_per_kwh")
+
+
+def flights_search(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    flight = r.choice(w.rows("flights"))
+    text = (
+        f"which flight goes from {flight['origin']} to {flight['destination']} on {flight['date']}, "
+        "and what does it cost?"
+    )
+    calls = [
+        ("flights.search", {"origin": flight["origin"], "destination": flight["destination"], "date": flight["date"]})
+    ]
+    return ask(n, text, calls, "flights.0.flight_number", "flights.0.price_usd")
+
+
+def geo_reverse(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    city = r.choice(w.rows("cities"))
+    lat, lon = round(city["lat"] + r.uniform(-0.3, 0.3), 2), round(city["lon"] + r.uniform(-0.3, 0.3), 2)
+    text = f"which city is nearest to latitude {lat}, longitude {lon}?"
+    return ask(n, text, [("geo.reverse", {"lat": lat, "lon": lon})], "nearest_city")
+
+
+def health_burned(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    activity, minutes, weight = (
+        r.choice(("walking", "running", "cycling", "swimming", "yoga")),
+        r.choice((20, 45, 60)),
+        r.randint(55, 95),
+    )
+    text = f"how many calories does {minutes} minutes of {activity} burn for someone weighing {weight} kg?"
+    calls = [("health.burned", {"activity": activity, "minutes": minutes, "weight_kg": weight})]
+    return ask(n, text, calls, "calories")
+
+
+def dictionary_define(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    word = r.choice(w.rows("words"))["word"]
+    return ask(n, f"what part of speech is '{word}'?", [("dictionary.define", {"word": word})], "part_of_speech")
+
+
+def security_ip(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    ip = r.choice(w.rows("domains"))["ip"]
+    return ask(n, f"which domain is hosted at the IP address {ip}?", [("security.ip", {"ip": ip})], "domains.0")
+
+
+def sports_team_matches(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    team = r.choice(w.rows("teams"))
+    text = (
+        f"how many goals did the home side score in the first match of team {team['id']} ({team['name']}) this season?"
+    )
+    return ask(n, text, [("sports.team_matches", {"team_id": team["id"]})], "matches.0.home_score", "matches.0.date")
+
+
+def messaging_phone(r: random.Random, w: World, n: dict[str, str]) -> Question:
+    country = r.choice(w.rows("countries"))
+    number = f"{country['calling_code']} 7{r.randint(100, 999)} {r.randint(100000, 999999)}"
+    text = f"which country does the phone number {number} belong to?"
+    return ask(n, text, [("messaging.validate_phone", {"number": number})], "country")
+
+
 ASKS: dict[str, Asker] = {
     "weather.current": weather_current, "weather.forecast": weather_forecast, "weather.history": weather_history,
     "currency.convert": currency_convert, "currency.info": currency_info, "stocks.quote": stocks_quote,
@@ -341,4 +428,8 @@ ASKS: dict[str, Asker] = {
     "energy.price": energy_price, "energy.solar": energy_solar, "logistics.track": logistics_track,
     "logistics.quote": logistics_quote, "flights.airport": flights_airport, "vision.labels": vision_labels,
     "vision.faces": vision_faces, "vision.resize": vision_resize, "ads.performance": ads_performance,
+    "codes.decode": codes_decode, "codes.rot13": codes_rot13, "coins.market": coins_market,
+    "currency.latest": currency_latest, "energy.carbon": energy_carbon, "flights.search": flights_search,
+    "geo.reverse": geo_reverse, "health.burned": health_burned, "dictionary.define": dictionary_define,
+    "security.ip": security_ip, "sports.team_matches": sports_team_matches, "messaging.validate_phone": messaging_phone,
 }  # fmt: skip
