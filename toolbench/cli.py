@@ -310,6 +310,86 @@ def cmd_data_rapidapi_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tooleval_convert(args: argparse.Namespace) -> int:
+    from toolbench.eval.tooleval import convert_run
+
+    try:
+        converted = convert_run(Path(args.run_dir) / "trajectories.jsonl")
+        Path(args.out).write_text(json.dumps(converted, ensure_ascii=False, indent=1), encoding="utf-8")
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"toolbench tooleval convert: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(converted)} converted answers to {args.out}")
+    return 0
+
+
+def _tooleval_pass(args: argparse.Namespace, answers_file: str) -> Any:
+    """The pass report of one answer file, by our rule or by a judge."""
+    from toolbench.eval import tooleval
+
+    answers = tooleval.load_answers(answers_file)
+    if args.rule:
+        import gymnasium as gym
+
+        env = gym.make("toolbench/RapidAPI-v0", split=args.rule).unwrapped
+        tasks = env.tasks
+        if args.ids:
+            wanted = set(tooleval.load_ids(args.ids))
+            tasks = [t for t in tasks if str(t.get("query_id", t.id)) in wanted]
+        return tooleval.rule_pass_rate(answers, tasks)
+    if not args.judge_model:
+        raise ValueError("give --rule SPLIT (our tasks) or --judge-model MODEL (a judge for any answers)")
+    ids = tooleval.load_ids(args.ids) if args.ids else sorted(answers)
+    return tooleval.pass_rate(
+        answers, ids, _judge(args), votes=args.votes, count=args.count, solvability=not args.no_solvability
+    )
+
+
+def _judge(args: argparse.Namespace) -> Any:
+    from toolbench.agents.client import ChatClient
+    from toolbench.eval.tooleval import ChatJudge
+
+    return ChatJudge(ChatClient(args.judge_model, base_url=args.judge_url), cache_dir=args.cache)
+
+
+def cmd_tooleval_pass(args: argparse.Namespace) -> int:
+    try:
+        report = _tooleval_pass(args, args.answers)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"toolbench tooleval pass: {exc}", file=sys.stderr)
+        return 2
+    spread = f" (spread {100 * report.spread:.1f})" if report.count == "sopr" else ""
+    print(f"pass rate ({report.count}): {100 * report.rate:.1f}{spread} over {len(report.queries)} queries")
+    if args.out:
+        Path(args.out).write_text(json.dumps({"rate": report.rate, "spread": report.spread, "count": report.count,
+                                              "queries": report.queries}, indent=1), encoding="utf-8")  # fmt: skip
+    return 0
+
+
+def cmd_tooleval_win(args: argparse.Namespace) -> int:
+    from toolbench.eval import tooleval
+
+    try:
+        mine, theirs = _tooleval_pass(args, args.answers), _tooleval_pass(args, args.reference)
+        ids = sorted(set(mine.queries) | set(theirs.queries))
+        report = tooleval.win_rate(
+            tooleval.load_answers(args.answers), tooleval.load_answers(args.reference), ids, mine.passed(),
+            theirs.passed(), judge=None if args.rule else _judge(args), votes=args.votes,
+        )  # fmt: skip
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"toolbench tooleval win: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"win rate: {100 * report.rate:.1f} (ties split half and half; wins {report.wins}, losses "
+        f"{report.losses}, ties {report.ties} of {report.total})"
+    )
+    if args.out:
+        Path(args.out).write_text(json.dumps({"rate": report.rate, "wins": report.wins, "losses": report.losses,
+                                              "ties": report.ties, "queries": report.queries}, indent=1),
+                                  encoding="utf-8")  # fmt: skip
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Which of the sandbox's kernel layers this machine has, and which a run actually gets."""
     from toolbench.core import kernel, sandbox
@@ -441,6 +521,31 @@ def build_parser() -> argparse.ArgumentParser:
     export = data.add_parser("rapidapi-export", help="the RapidAPI hub and task sets as ToolBench's data folder")
     export.add_argument("--out", required=True, help="the folder to write (toolenv/tools, test_instruction, ...)")
     export.set_defaults(run=cmd_data_rapidapi_export)
+
+    tooleval = commands.add_parser("tooleval", help="ToolEval's pass and win rates of converted answers")
+    tooleval_commands = tooleval.add_subparsers(dest="tooleval_command", required=True)
+    convert = tooleval_commands.add_parser("convert", help="a RapidAPI run (--out of eval) as ToolEval's answers")
+    convert.add_argument("--run", dest="run_dir", required=True, help="the run folder (holds trajectories.jsonl)")
+    convert.add_argument("--out", required=True, help="the converted-answer JSON file to write")
+    convert.set_defaults(run=cmd_tooleval_convert)
+    for name, about in (
+        ("pass", "the pass rate of converted answers"),
+        ("win", "the win rate of one run against another"),
+    ):
+        command = tooleval_commands.add_parser(name, help=about)
+        command.add_argument("--answers", required=True, help="converted answers (ToolEval's format)")
+        if name == "win":
+            command.add_argument("--reference", required=True, help="the reference run's converted answers")
+        command.add_argument("--ids", help="a test_query_ids file (default: every answered query)")
+        command.add_argument("--rule", metavar="SPLIT", help="our RapidAPI split: judge by its deterministic rule")
+        command.add_argument("--judge-model", help="a judge model on an OpenAI-compatible endpoint")
+        command.add_argument("--judge-url", help="the judge's endpoint (default: OPENAI_BASE_URL)")
+        command.add_argument("--votes", type=_int_in(1, 100), default=4 if name == "pass" else 2)
+        command.add_argument("--count", choices=("toolbench", "sopr"), default="toolbench")
+        command.add_argument("--no-solvability", action="store_true", help="do not ask whether a task is solvable")
+        command.add_argument("--cache", default=".tooleval-cache", help="where the judge's answers are kept")
+        command.add_argument("--out", help="a JSON file for the per-query verdicts")
+        command.set_defaults(run=cmd_tooleval_pass if name == "pass" else cmd_tooleval_win)
 
     serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
     serve.add_argument("service", choices=sorted(SERVICES))

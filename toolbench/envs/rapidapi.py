@@ -13,7 +13,7 @@ from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
 from toolbench.mock_services.rapidapi.hub import MESSAGE_ERROR, call
 from toolbench.mock_services.rapidapi.original import OriginalBackend, ResponseCache, read_query_file
-from toolbench.mock_services.rapidapi.passrule import judge
+from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls
 from toolbench.mock_services.rapidapi.steps import (
     ANSWERED_OBSERVATION,
     FINAL_ANSWER,
@@ -288,15 +288,10 @@ class RapidAPIEnv(ToolEnv):
         return Outcome(text, done=True, score=float(verdict.passed), success=verdict.passed, metrics=metrics)
 
     def _evidence(self, solvable: bool) -> bool:
-        """Whether the agent made the calls an answer must rest on: every call whose response holds
-        facts, answered (solvable), or one of them tried (unsolvable: it shows it cannot be done)."""
         assert self.task is not None
-        steps = [s for s in self.task.get("solution") or [] if s.get("holds_facts", True)]
-        if not solvable:
-            return not steps or bool({s["function"] for s in steps} & set(self._called))
-        # What each needed call does ("weather.current"): the same API of another tool of the task will do.
-        done = {self._functions_key.get(f, f) for f in self._answered}
-        return all(self._functions_key.get(s["function"], s["function"]) in done for s in steps)
+        solution = list(self.task.get("solution") or [])
+        key_of = lambda function: self._functions_key.get(function, function)  # noqa: E731
+        return made_the_calls(solution, set(self._answered), set(self._called), key_of, solvable)
 
     @staticmethod
     def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:

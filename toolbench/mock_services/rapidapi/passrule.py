@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")  # fmt: skip
@@ -200,3 +202,18 @@ def judge(
 def max_numbers(facts: int) -> int:
     """The most distinct numbers an answer to a task with ``facts`` facts may state."""
     return max(12, 4 * facts)
+
+
+def made_the_calls(
+    solution: list[dict[str, Any]], answered: set[str], tried: set[str], key_of: Callable[[str], str], solvable: bool
+) -> bool:
+    """Whether a run made the calls an answer must rest on. ``solution`` is the task's reference
+    path; ``answered`` the functions that returned data, ``tried`` every function called;
+    ``key_of`` tells what a function does (``"weather.current"``), so the same API of another tool
+    of the task counts too. Solvable: every call whose response holds facts was answered.
+    Unsolvable: one of them was tried (it shows the request cannot be done)."""
+    steps = [step for step in solution if step.get("holds_facts", True)]
+    if not solvable:
+        return not steps or bool({step["function"] for step in steps} & tried)
+    done = {key_of(function) for function in answered}
+    return all(key_of(step["function"]) in done for step in steps)

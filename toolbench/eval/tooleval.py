@@ -1,0 +1,518 @@
+"""ToolEval: the pass rate and win rate of ToolLLM's runs, from ToolEval's converted answers.
+
+Input is ToolEval's converted-answer file, ``{query_id: {query, available_tools, answer: {method,
+total_steps, final_answer, answer_details}}}``, which ToolBench's and StableToolBench's converters
+write and which our runs can be turned into.
+
+**Pass rate.** Each query gets ``votes`` verdicts, as ToolEval gives them:
+- no ``Finish`` in the last tool step, an empty answer or one that gives up: Unsolved;
+- otherwise the judge's ``answer_status`` (Solved, Unsolved, Unsure), and when Unsure its
+  ``parse_answer_status`` over the whole answer;
+- with ``solvability``, the judge's ``task_solvable`` too, combined as ToolBench does: Solved
+  passes; Unsolved fails on a solvable task, passes on an unsolvable one, is unsure otherwise;
+  Unsure passes on an unsolvable task and is unsure otherwise.
+
+The votes are then counted in one of two ways:
+- ``count="toolbench"`` (the paper): an unsure vote is a coin flip, seeded by the query and the vote
+  so a re-run agrees; a query passes when its failed votes are no more than its passed ones; the
+  rate is the share of passed queries;
+- ``count="sopr"`` (StableToolBench): each vote scores Solved 1, Unsure 0.5, Unsolved 0; the rate
+  is the mean over the queries, with its spread over the votes.
+
+Unlike StableToolBench, the denominator is always the whole test set: a query without an answer
+fails every vote.
+
+**Win rate** of a candidate against a reference. A passed answer beats a failed one. Between two
+of the same kind, either the judge's ``better`` decides, over ``votes`` rounds with the answers'
+order shuffled per round, or our deterministic tie-breakers do: fewer failed calls, then fewer
+repeated calls, then fewer steps. Ties are reported, and also split half and half as the paper's
+Table 4 does.
+
+**Judges.** ``ChatJudge`` asks a model on an OpenAI-compatible endpoint. Each question is one
+forced function call, with an enum and a ``reason``, following ToolEval's decision steps in our own
+words. Every answer is cached on disk by a hash of the model and the exact messages, so a re-run is
+free and identical.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+SOLVED, UNSOLVED, UNSURE = "Solved", "Unsolved", "Unsure"
+SOLVABLE, UNSOLVABLE = "Solvable", "Unsolvable"
+PASS, FAIL = "pass", "fail"
+COUNTS = ("toolbench", "sopr")
+ANSWER_CHARS = 1000  # of a final answer the win-rate judge reads (StableToolBench cuts there too)
+
+
+# ---------------------------------------------------------------------- converted answers
+@dataclass(frozen=True)
+class Answer:
+    """One converted answer."""
+
+    query_id: str
+    query: str
+    tools: list[Any]
+    method: str
+    total_steps: int
+    final_answer: str
+    details: list[Any] = field(repr=False)
+
+    def chain(self) -> list[dict[str, Any]]:
+        """The answer's nodes in order (the details are a linked list: each node's first ``next``)."""
+        nodes, level = [], self.details
+        while level:
+            node = level[0]
+            nodes.append(node)
+            level = node.get("next") or []
+        return nodes
+
+    def tool_steps(self) -> list[dict[str, Any]]:
+        """Each tool node's message as a dict (``name``, ``arguments``, ``response``)."""
+        steps = []
+        for node in self.chain():
+            if node.get("role") != "tool":
+                continue
+            message = node.get("message")
+            if isinstance(message, str):
+                try:
+                    message = ast.literal_eval(message)  # ToolEval writes the Python text of a dict
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    message = {"name": "", "arguments": "", "response": message}
+            steps.append(message if isinstance(message, dict) else {})
+        return steps
+
+    def finished(self) -> bool:
+        """Whether the last tool step is a ``Finish`` call (ToolEval's first check)."""
+        steps = self.tool_steps()
+        return bool(steps) and steps[-1].get("name") == "Finish"
+
+    def gave_up(self) -> bool:
+        return self.final_answer == "" or "give_up_and_restart" in self.final_answer
+
+
+def load_answers(path: str | Path) -> dict[str, Answer]:
+    """A converted-answer file, by query id."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a converted-answer file holds a JSON object keyed by query id")
+    answers = {}
+    for query_id, record in data.items():
+        answer = (record or {}).get("answer") or {}
+        if not isinstance(answer, dict):
+            raise ValueError(f"{path}: query {query_id}: 'answer' must be an object")
+        final = answer.get("final_answer", "")
+        answers[str(query_id)] = Answer(
+            str(query_id),
+            str(record.get("query", "")),
+            list(record.get("available_tools") or []),
+            str(answer.get("method", "")),
+            int(answer.get("total_steps") or 0),
+            final if isinstance(final, str) else json.dumps(final),
+            list(answer.get("answer_details") or []),
+        )
+    return answers
+
+
+def load_ids(path: str | Path) -> list[str]:
+    """A test-id file (``{"<query_id>": 0}``) or a JSON list of ids."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [str(key) for key in (data if isinstance(data, list) else data.keys())]
+
+
+# ---------------------------------------------------------------------- judges
+class Judge(Protocol):
+    name: str
+
+    def answer_status(self, query: str, final_answer: str, vote: int = 0) -> str: ...
+
+    def parse_answer_status(self, query: str, answer: Mapping[str, Any], vote: int = 0) -> str: ...
+
+    def task_solvable(self, query: str, tools: list[Any], vote: int = 0) -> str: ...
+
+    def better(self, query: str, first: Mapping[str, Any], second: Mapping[str, Any], vote: int = 0) -> int: ...
+
+
+class JudgeError(RuntimeError):
+    """The judge's reply could not be read."""
+
+
+INSTRUCTIONS = {
+    "answer_status": (
+        "You grade whether an assistant's final answer solves a user's query. Decide in steps: if the "
+        "answer apologises, refuses or does not answer positively and directly, it is Unsolved. If it "
+        "answers directly but you cannot tell whether it is enough, it is Unsure. If you are confident, "
+        "it is Solved or Unsolved. Call the function with your decision and a short reason."
+    ),
+    "parse_answer_status": (
+        "You grade whether an assistant solved a user's query, from its whole run: the tool calls, their "
+        "responses and the final answer. If every tool call failed, it is Unsolved. If the final answer is "
+        "not supported by the tool responses, it is Unsolved. If you cannot verify it, it is Unsure. If "
+        "successful tool calls solve the query, it is Solved. Call the function with your decision."
+    ),
+    "task_solvable": (
+        "You judge whether a query can be solved with the tools offered. If it holds invalid information "
+        "(a malformed email or phone number, say) or needs information the user did not give, it is "
+        "Unsolvable. If you cannot decide, it is Unsure. If the tools are enough, it is Solvable. Call "
+        "the function with your decision."
+    ),
+    "better": (
+        "You compare two answers to the same query. Prefer the final answer that is more informative, "
+        "more accurate and, when it fails, explains why better; if they are equal there, prefer the run "
+        "with fewer failed or repeated tool calls and more progress. Call the function with the index "
+        "(0 or 1) of the better answer."
+    ),
+}
+CHOICES = {
+    "answer_status": (SOLVED, UNSOLVED, UNSURE),
+    "parse_answer_status": (SOLVED, UNSOLVED, UNSURE),
+    "task_solvable": (SOLVABLE, UNSOLVABLE, UNSURE),
+}
+
+
+class ChatJudge:
+    """ToolEval's judge on an OpenAI-compatible endpoint, every answer cached on disk."""
+
+    def __init__(self, client: Any, cache_dir: str | Path | None = None) -> None:
+        self.client = client  # toolbench.agents.client.ChatClient, or anything with complete(messages, tools)
+        self.name = f"chat:{getattr(client, 'model', '?')}"
+        self.cache = Path(cache_dir) if cache_dir is not None else None
+        self.calls = 0  # model calls made (cache hits are free)
+
+    def _ask(self, function: str, payload: Mapping[str, Any], vote: int) -> Any:
+        messages = [
+            {"role": "system", "content": INSTRUCTIONS[function]},
+            {"role": "user", "content": json.dumps(payload, ensure_ascii=False, sort_keys=True)},
+        ]
+        key = hashlib.sha256(
+            # The vote is part of the key: each of a query's votes is its own sample of the judge.
+            json.dumps({"model": self.name, "messages": messages, "vote": vote}, sort_keys=True).encode()
+        ).hexdigest()
+        stored = self.cache / f"{key}.json" if self.cache is not None else None
+        if stored is not None and stored.exists():
+            return json.loads(stored.read_text(encoding="utf-8"))["value"]
+        field_name = "index" if function == "better" else "status"
+        schema = (
+            {"type": "integer", "enum": [0, 1]}
+            if function == "better"
+            else {"type": "string", "enum": list(CHOICES[function])}
+        )
+        tool = {
+            "type": "function",
+            "function": {
+                "name": function,
+                "description": INSTRUCTIONS[function],
+                "parameters": {
+                    "type": "object",
+                    "properties": {"reason": {"type": "string"}, field_name: schema},
+                    "required": ["reason", field_name],
+                },
+            },
+        }
+        self.calls += 1
+        completion = self.client.complete(messages, [tool], max_tokens=1000, temperature=0.2)
+        value = _read_choice(completion, field_name, schema["enum"])
+        if stored is not None:
+            stored.parent.mkdir(parents=True, exist_ok=True)
+            stored.write_text(json.dumps({"function": function, "value": value}), encoding="utf-8")
+        return value
+
+    def answer_status(self, query: str, final_answer: str, vote: int = 0) -> str:
+        return self._ask("answer_status", {"query": query, "final_answer": final_answer}, vote)
+
+    def parse_answer_status(self, query: str, answer: Mapping[str, Any], vote: int = 0) -> str:
+        return self._ask("parse_answer_status", {"query": query, "answer": answer}, vote)
+
+    def task_solvable(self, query: str, tools: list[Any], vote: int = 0) -> str:
+        return self._ask("task_solvable", {"query": query, "available_tools": tools}, vote)
+
+    def better(self, query: str, first: Mapping[str, Any], second: Mapping[str, Any], vote: int = 0) -> int:
+        return int(self._ask("better", {"query": query, "answer_0": first, "answer_1": second}, vote))
+
+
+def _read_choice(completion: Any, field_name: str, allowed: list[Any]) -> Any:
+    """The decision a judge's reply holds: its forced tool call's arguments, else JSON in its text."""
+    texts = [call.get("function", {}).get("arguments", "") for call in getattr(completion, "tool_calls", []) or []]
+    texts.append(getattr(completion, "content", "") or "")
+    for text in texts:
+        try:
+            data = json.loads(text) if isinstance(text, str) else text
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get(field_name) in allowed:
+            return data[field_name]
+    raise JudgeError(f"the judge's reply has no {field_name} among {allowed}")
+
+
+# ---------------------------------------------------------------------- pass rate
+def _flip(*key: object) -> bool:
+    """A coin flip named by ``key`` (the same in every run and process)."""
+    return hashlib.sha256("/".join(map(str, key)).encode()).digest()[0] % 2 == 0
+
+
+def solved_status(judge: Judge, answer: Answer, vote: int = 0) -> str:
+    """ToolEval's ``check_is_solved``."""
+    if not answer.finished() or answer.gave_up():
+        return UNSOLVED
+    try:
+        status = judge.answer_status(answer.query, answer.final_answer, vote)
+        if status == UNSURE:
+            whole = {"final_answer": answer.final_answer, "answer_details": answer.details}
+            status = judge.parse_answer_status(answer.query, whole, vote)
+    except JudgeError:
+        return UNSURE
+    return status
+
+
+def combined(solved: str, solvable: str) -> str:
+    """ToolBench's verdict from the answer's and the task's status: pass, fail or unsure."""
+    if solved == SOLVED:
+        return PASS
+    if solved == UNSOLVED:
+        return {SOLVABLE: FAIL, UNSOLVABLE: PASS}.get(solvable, UNSURE)
+    return PASS if solvable == UNSOLVABLE else UNSURE
+
+
+@dataclass
+class PassReport:
+    count: str
+    rate: float  # a share, 0..1
+    spread: float  # SoPR's standard deviation over the votes (0 for ToolBench's count)
+    queries: dict[str, dict[str, Any]]  # per query: its votes and whether it passed
+
+    def passed(self) -> dict[str, bool]:
+        return {qid: bool(entry["passed"]) for qid, entry in self.queries.items()}
+
+
+def pass_rate(
+    answers: Mapping[str, Answer],
+    ids: Iterable[str],
+    judge: Judge,
+    votes: int = 4,
+    count: str = "toolbench",
+    solvability: bool = True,
+    seed: int = 0,
+) -> PassReport:
+    """The pass rate of ``answers`` over the test set ``ids`` (see the module's docstring)."""
+    if count not in COUNTS:
+        raise ValueError(f"count must be one of {list(COUNTS)}, not {count!r}")
+    if votes < 1:
+        raise ValueError("votes must be at least 1")
+    ids = [str(i) for i in ids]
+    queries: dict[str, dict[str, Any]] = {}
+    scores_per_vote: list[list[float]] = [[] for _ in range(votes)]
+    for qid in ids:
+        answer = answers.get(qid)
+        statuses = [solved_status(judge, answer, vote) if answer else UNSOLVED for vote in range(votes)]
+        if count == "sopr":
+            scores = [{SOLVED: 1.0, UNSURE: 0.5}.get(s, 0.0) for s in statuses]
+            for vote, score in enumerate(scores):
+                scores_per_vote[vote].append(score)
+            queries[qid] = {"votes": statuses, "score": sum(scores) / votes, "passed": sum(scores) / votes >= 0.5}
+            continue
+        labels = []
+        for vote, status in enumerate(statuses):
+            solvable = SOLVABLE
+            if solvability and answer is not None and status != SOLVED:
+                try:
+                    solvable = judge.task_solvable(answer.query, answer.tools, vote)
+                except JudgeError:
+                    solvable = UNSURE
+            label = combined(status, solvable) if answer is not None else FAIL
+            labels.append(label if label != UNSURE else (PASS if _flip(seed, qid, vote) else FAIL))
+        passed = labels.count(FAIL) <= labels.count(PASS)
+        queries[qid] = {"votes": statuses, "labels": labels, "passed": passed}
+    if not ids:
+        return PassReport(count, 0.0, 0.0, queries)
+    if count == "sopr":
+        means = [sum(scores) / len(ids) for scores in scores_per_vote]
+        return PassReport(count, statistics.fmean(means), statistics.pstdev(means), queries)
+    return PassReport(count, sum(q["passed"] for q in queries.values()) / len(ids), 0.0, queries)
+
+
+# ---------------------------------------------------------------------- win rate
+def call_costs(answer: Answer) -> tuple[int, int, int]:
+    """Our tie-breakers, each lower is better: failed calls, repeated calls, steps."""
+    failed = repeated = 0
+    seen: set[tuple[str, str]] = set()
+    for step in answer.tool_steps():
+        if step.get("name") == "Finish":
+            continue
+        call = (str(step.get("name")), str(step.get("arguments")))
+        repeated += call in seen
+        seen.add(call)
+        try:
+            response = json.loads(step.get("response") or "{}")
+        except (TypeError, ValueError):
+            response = {}
+        failed += bool(isinstance(response, dict) and response.get("error"))
+    return failed, repeated, answer.total_steps
+
+
+def _shown(answer: Answer) -> dict[str, Any]:
+    return {"final_answer": answer.final_answer[:ANSWER_CHARS], "answer_details": answer.details}
+
+
+@dataclass
+class WinReport:
+    wins: int
+    losses: int
+    ties: int
+    queries: dict[str, str]  # per query: "win", "loss" or "tie" of the candidate
+
+    @property
+    def total(self) -> int:
+        return self.wins + self.losses + self.ties
+
+    @property
+    def rate(self) -> float:
+        """Wins plus half the ties, as the paper's Table 4 counts."""
+        return (self.wins + self.ties / 2) / self.total if self.total else 0.0
+
+
+def win_rate(
+    candidate: Mapping[str, Answer],
+    reference: Mapping[str, Answer],
+    ids: Iterable[str],
+    passed_candidate: Mapping[str, bool],
+    passed_reference: Mapping[str, bool],
+    judge: Judge | None = None,
+    votes: int = 2,
+    seed: int = 0,
+) -> WinReport:
+    """The candidate's wins, losses and ties against the reference over ``ids``."""
+    outcomes: dict[str, str] = {}
+    for qid in (str(i) for i in ids):
+        mine, theirs = candidate.get(qid), reference.get(qid)
+        if mine is None or theirs is None:
+            outcomes[qid] = "tie" if mine is theirs else ("win" if theirs is None else "loss")
+            continue
+        a, b = bool(passed_candidate.get(qid)), bool(passed_reference.get(qid))
+        if a != b:
+            outcomes[qid] = "win" if a else "loss"
+            continue
+        if judge is None:
+            ours, others = call_costs(mine), call_costs(theirs)
+            outcomes[qid] = "win" if ours < others else "loss" if ours > others else "tie"
+            continue
+        score = 0
+        for vote in range(votes):  # the order is shuffled per vote: a judge may favour a position
+            swap = _flip(seed, "order", qid, vote)
+            first, second = (theirs, mine) if swap else (mine, theirs)
+            try:
+                choice = judge.better(mine.query, _shown(first), _shown(second), vote)
+            except JudgeError:
+                continue
+            score += 1 if (choice == 0) != swap else -1
+        outcomes[qid] = "win" if score > 0 else "loss" if score < 0 else "tie"
+    values = list(outcomes.values())
+    return WinReport(values.count("win"), values.count("loss"), values.count("tie"), outcomes)
+
+
+# ---------------------------------------------------------------------- our runs and our tasks
+def _calls_in(action: str) -> list[tuple[str, Any]]:
+    """The (name, arguments) of each call a RapidAPI action holds (unreadable actions hold none)."""
+    try:
+        data = json.loads(action)
+    except (ValueError, RecursionError):
+        return []
+    if isinstance(data, dict) and isinstance(data.get("tool_calls"), list):
+        data = data["tool_calls"]
+    calls = []
+    for item in data if isinstance(data, list) else [data]:
+        if isinstance(item, dict) and isinstance(item.get("function"), dict):
+            item = item["function"]
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            calls.append((item["name"], item.get("arguments", {})))
+    return calls
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def convert_run(trajectories: str | Path) -> dict[str, dict[str, Any]]:
+    """A ``toolbench eval --task RapidAPI --out DIR`` run's ``trajectories.jsonl`` as ToolEval's
+    converted answers (keyed by each task's ``query_id``), so ToolEval, ours or the original, reads it."""
+    import gymnasium as gym
+
+    import toolbench  # noqa: F401  (registers the env ids)
+
+    converted: dict[str, dict[str, Any]] = {}
+    envs: dict[str, Any] = {}
+    for line in Path(trajectories).read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("task") != "RapidAPI":
+            continue
+        split = record.get("split") or record.get("category")
+        if split not in envs:
+            envs[split] = gym.make("toolbench/RapidAPI-v0", split=split).unwrapped
+        env = envs[split]
+        env.reset(options={"task_id": record["task_id"]})
+        task = env.task
+        steps: list[dict[str, Any]] = []
+        final = ""
+        for action, observation in zip(record.get("actions", []), record.get("observations", []), strict=False):
+            lines = observation.splitlines()
+            for n, (name, arguments) in enumerate(_calls_in(action)):
+                response = lines[n] if n < len(lines) else ""
+                if name == "Finish":
+                    final, response = _text(arguments), ""
+                steps.append({"name": name, "arguments": _text(arguments), "response": response})
+        node: dict[str, Any] = {"role": "system", "message": "", "next": []}
+        root, tail = node, node
+        for role, message in [("user", task.prompt), *(("tool", str(step)) for step in steps)]:
+            child = {"role": role, "message": message, "next": []}
+            tail["next"].append(child)
+            tail = child
+        converted[str(task.get("query_id", task.id))] = {
+            "query": task.prompt,
+            "available_tools": [tool["function"] for tool in env.tools()],
+            "answer": {
+                "method": str(record.get("agent", "")),
+                "total_steps": 2 + len(steps),
+                "final_answer": final,
+                "answer_details": [root],
+            },
+        }
+    for env in envs.values():
+        env.close()
+    return converted
+
+
+def rule_pass_rate(answers: Mapping[str, Answer], tasks: Iterable[Any]) -> PassReport:
+    """The RapidAPI env's deterministic pass rule over converted answers of our tasks: the final
+    answer states every fact and rests on calls the run made (see ``passrule``); one vote per query."""
+    from toolbench.mock_services.rapidapi.catalog import hub
+    from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls
+    from toolbench.mock_services.rapidapi.steps import FINAL_ANSWER, GAVE_UP, read_finish
+
+    functions = hub().functions
+    key_of = lambda name: functions[name][1].key if name in functions else name  # noqa: E731
+    queries: dict[str, dict[str, Any]] = {}
+    tasks = list(tasks)
+    for task in tasks:
+        qid = str(task.get("query_id", task.id))
+        answer = answers.get(qid)
+        if answer is None:
+            queries[qid] = {"votes": [UNSOLVED], "passed": False}
+            continue
+        ending = read_finish(answer.final_answer) if answer.finished() else None
+        steps = [s for s in answer.tool_steps() if s.get("name") != "Finish"]
+        answered = {str(s.get("name")) for s in steps if '"error": ""' in str(s.get("response", ""))[:40]}
+        solvable = bool(task.get("solvable", True))
+        evidence = made_the_calls(list(task.get("solution") or []), answered, {str(s.get("name")) for s in steps},
+                                  key_of, solvable)  # fmt: skip
+        gave_up = ending is not None and ending.status == GAVE_UP
+        text = ending.answer if ending is not None and ending.status == FINAL_ANSWER else None
+        verdict = judge(text, gave_up, list(task.get("answer_facts") or []), solvable, evidence)
+        queries[qid] = {"votes": [SOLVED if verdict.passed else UNSOLVED], "passed": verdict.passed}
+    rate = sum(q["passed"] for q in queries.values()) / len(tasks) if tasks else 0.0
+    return PassReport("rule", rate, 0.0, queries)
