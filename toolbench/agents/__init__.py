@@ -1,4 +1,4 @@
-"""Reference agents: ``oracle``, ``random`` and ``openai:MODEL``."""
+"""Reference agents: ``oracle``, ``random``, ``openai:MODEL``, and ToolLLM's ``react[@N]:MODEL`` and ``dfsdt:MODEL``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 
 def make_agent(spec: str, seed: int = 0, settings: ModelSettings | None = None) -> Agent:
-    """An agent from its command-line name: ``oracle``, ``random`` or ``openai:MODEL``."""
+    """An agent from its command-line name: ``oracle``, ``random``, ``openai:MODEL``, ``react[@N]:MODEL``
+    or ``dfsdt:MODEL`` (the last two for RapidAPI)."""
     if spec == "oracle":
         return OracleAgent()
     if spec == "random":
@@ -23,7 +24,16 @@ def make_agent(spec: str, seed: int = 0, settings: ModelSettings | None = None) 
         from toolbench.agents.llm import OpenAIChatAgent
 
         return OpenAIChatAgent(spec.split(":", 1)[1], settings=settings)
-    raise ValueError(f"unknown agent {spec!r}: use oracle, random or openai:MODEL")
+    method, _, model = spec.partition(":")
+    name, _, tries = method.partition("@")
+    if name in ("react", "dfsdt") and model and (not tries or (tries.isdigit() and name == "react" and int(tries) > 0)):
+        from toolbench.agents.client import ChatClient
+        from toolbench.agents.toolllm import ToolLLMAgent
+
+        timeout = settings.timeout if settings else 120.0
+        client = ChatClient(model, timeout=timeout)
+        return ToolLLMAgent(model, name, int(tries or 1), client=client)
+    raise ValueError(f"unknown agent {spec!r}: use oracle, random, openai:MODEL, react[@N]:MODEL or dfsdt:MODEL")
 
 
 __all__ = ["Agent", "AgentError", "OracleAgent", "RandomAgent", "RunStopped", "make_agent"]

@@ -1,0 +1,251 @@
+"""ToolLLM's search strategies over ``toolbench/RapidAPI-v0``: ReACT (``CoT@n``) and DFSDT.
+
+Both talk to a model on an OpenAI-compatible endpoint with native function calling (``tools`` and
+``tool_calls``). A model that answers in text instead may write ``Action: <function>`` and
+``Action Input: {...}`` lines, and these are read as a call.
+
+- **ReACT@N** (``react:MODEL``, ``react@3:MODEL``) runs up to N chains of thought and calls, each
+  from the start, and stops at the first chain whose ending passes.
+- **DFSDT** (``dfsdt:MODEL``) is ToolBench's ``DFS_woFilter_w2``: a pre-order search of width 2.
+  - A chain ends at a final answer, at a give-up, or at the depth limit of 12. Depth counts nodes:
+    1 for the model's reply, 2 for each call.
+  - Giving up abandons the chain from the step before it, so a new sibling is generated one level
+    up. The depth limit backtracks one level.
+  - A node's second child is asked for with a diversity note that lists what its first children
+    tried.
+  - The search stops at the first answer or when the query budget (default 200 model calls) is spent.
+
+Unlike ToolBench, DFSDT backtracks for real: each node keeps the env's state (``get_state``), and a
+sibling starts from its parent's restored state, so no branch sees another branch's side effects.
+``restore=False`` gives the original behaviour, where the world keeps every side effect.
+
+The search runs on the agent's own copy of the env. The harness's env then replays the chosen
+chain, so ``toolbench eval --agent dfsdt:MODEL`` scores the path the search found. The tree is in
+the episode log.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolbench.agents.client import AgentError, ChatClient
+from toolbench.core.env import ToolEnv
+from toolbench.core.tasks import Task
+
+MAX_DEPTH = 12
+WIDTH = 2
+QUERY_BUDGET = 200
+SYSTEM = (
+    "You answer the user's request by calling the functions you are given, one step at a time. Think "
+    "briefly, then call a function. When you have the answer, call Finish with return_type give_answer "
+    "and the whole answer in final_answer; if the task cannot be done from here, call Finish with "
+    "return_type give_up_and_restart. Always end with Finish."
+)
+DIVERSITY = (
+    "This is not your first try from this point. Earlier tries from here called: {tried}. Choose a "
+    "different next step from all of them."
+)
+_ACTION = re.compile(r"Action:\s*(\S+)\s*\nAction Input:\s*(\{.*\})", re.DOTALL)
+
+
+@dataclass
+class Node:
+    """One model reply and the calls it made, with the env's state after them."""
+
+    messages: list[dict[str, Any]]
+    state: dict[str, Any] | None
+    depth: int = 0
+    action: str = ""
+    observation: str = ""
+    terminal: bool = False  # a final answer
+    gave_up: bool = False
+    passed: bool = False
+    children: list[Node] = field(default_factory=list)
+
+    def tree(self) -> dict[str, Any]:
+        return {
+            "depth": self.depth,
+            "action": self.action,
+            "observation": self.observation[:2000],
+            "is_terminal": self.terminal,
+            "pruned": self.gave_up,
+            "children": [child.tree() for child in self.children],
+        }
+
+
+def reply_to_action(completion: Any) -> tuple[str, dict[str, Any]]:
+    """The env action of a model reply (its tool calls), and the assistant message for the history."""
+    calls = list(getattr(completion, "tool_calls", []) or [])
+    content = getattr(completion, "content", "") or ""
+    if not calls:
+        match = _ACTION.search(content)  # a model without function calling: ReACT's text format
+        if match is None:
+            raise AgentError("the model's reply holds no function call")
+        calls = [
+            {"id": "call_0", "type": "function", "function": {"name": match.group(1), "arguments": match.group(2)}}
+        ]
+    action = json.dumps(
+        [{"name": c["function"]["name"], "arguments": c["function"].get("arguments") or "{}"} for c in calls]
+    )
+    message = {"role": "assistant", "content": content or None, "tool_calls": calls}
+    return action, message
+
+
+class Search:
+    """The search shared by ReACT@N and DFSDT, over one env whose task is set."""
+
+    def __init__(self, client: Any, width: int = WIDTH, max_depth: int = MAX_DEPTH, budget: int = QUERY_BUDGET,
+                 restore: bool = True, temperature: float = 0.0) -> None:  # fmt: skip
+        self.client, self.width, self.max_depth, self.budget = client, width, max_depth, budget
+        self.restore, self.temperature = restore, temperature
+        self.queries = 0
+        self.errors: list[str] = []
+
+    def root(self, env: ToolEnv, observation: str, info: dict[str, Any]) -> Node:
+        system = f"{SYSTEM}\n\n{info.get('api_docs', '')}".strip()
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": observation}]
+        return Node(messages, env.get_state())
+
+    def _expand(self, env: ToolEnv, node: Node, extra: list[dict[str, Any]] | None = None) -> Node | None:
+        """One model call from ``node`` and the env step it asks for: the child, or None when the
+        reply could not be used (an error step: counted, the search goes on)."""
+        if self.queries >= self.budget:
+            return None
+        self.queries += 1
+        if self.restore and node.state is not None:
+            env.set_state(node.state)
+        try:
+            completion = self.client.complete(node.messages + (extra or []), env.tools(), temperature=self.temperature)
+            action, message = reply_to_action(completion)
+        except AgentError as exc:
+            self.errors.append(str(exc))
+            return Node(node.messages, node.state, node.depth + 1, observation=f"error: {exc}")
+        observation, _, terminated, truncated, info = env.step(action)
+        tool_messages = [
+            {"role": "tool", "tool_call_id": call["id"], "content": line}
+            for call, line in zip(message["tool_calls"], observation.splitlines() or [observation], strict=False)
+        ]
+        child = Node(
+            node.messages + [message, *tool_messages],
+            env.get_state(),
+            node.depth + 1 + 2 * len(message["tool_calls"]),
+            action,
+            observation,
+            terminal=info.get("status_code") == 3,
+            gave_up=info.get("status_code") == 4 or (truncated and not terminated),
+            passed=bool(info.get("passed")),
+        )
+        node.children.append(child)
+        return child
+
+    def chain(self, env: ToolEnv, root: Node) -> Node:
+        """One ReACT chain from ``root``: expand the last node until it ends. Returns the last node."""
+        node = root
+        while not (node.terminal or node.gave_up) and node.depth < self.max_depth:
+            child = self._expand(env, node)
+            if child is None or child is node or not child.action:
+                return child or node
+            node = child
+        return node
+
+    def dfs(self, env: ToolEnv, node: Node, found: list[Node]) -> int:
+        """ToolBench's DFS: how many levels to go back (2 after an answer or a give-up, 1 at the depth limit)."""
+        if node.terminal:
+            found.append(node)
+            return 2
+        if node.gave_up:
+            return 2
+        if node.depth >= self.max_depth:
+            return 1
+        for _ in range(self.width):
+            extra = None
+            if node.children:  # ask for something new: say what the earlier children tried
+                tried = "; ".join(child.action[:300] for child in node.children if child.action)
+                extra = [{"role": "user", "content": DIVERSITY.format(tried=tried or "nothing usable")}]
+            child = self._expand(env, node, extra)
+            if child is None:
+                return 100_000  # the query budget is spent: stop everything
+            if not child.action:
+                continue  # an error step: try another sibling
+            back = self.dfs(env, child, found)
+            if found:
+                return 10_000
+            if back > 1:
+                return back - 1
+        return 1
+
+
+def path_to(root: Node, target: Node) -> list[str]:
+    """The actions from the root down to ``target``."""
+
+    def walk(node: Node, path: list[str]) -> list[str] | None:
+        if node is target:
+            return path
+        for child in node.children:
+            found = walk(child, [*path, child.action])
+            if found is not None:
+                return found
+        return None
+
+    return walk(root, []) or []
+
+
+def deepest_end(root: Node) -> Node:
+    """The last node of the first chain (what is played when nothing was found)."""
+    node = root
+    while node.children:
+        node = node.children[0]
+    return node
+
+
+class ToolLLMAgent:
+    """ReACT@N or DFSDT as a harness agent: the search runs on a copy of the env in ``begin``, and
+    ``act`` replays the chosen chain on the harness's env."""
+
+    def __init__(self, model: str, method: str = "dfsdt", tries: int = 1, client: Any = None, **search: Any) -> None:
+        if method not in ("react", "dfsdt"):
+            raise ValueError(f"method must be react or dfsdt, not {method!r}")
+        self.name = f"{method}{f'@{tries}' if method == 'react' and tries > 1 else ''}:{model}"
+        self.method, self.tries, self.search_options = method, tries, search
+        self.client = client if client is not None else ChatClient(model)
+        self._actions: list[str] = []
+        self._log: dict[str, Any] = {}
+
+    def solve(self, env: ToolEnv, task: Task) -> tuple[list[str], dict[str, Any]]:
+        """Search ``task`` on ``env`` (which this call resets); the chain to play and the search's log."""
+        search = Search(self.client, **self.search_options)
+        observation, info = env.reset(options={"task_id": task.id})
+        root = search.root(env, observation, info)
+        chosen: Node | None = None
+        if self.method == "dfsdt":
+            found: list[Node] = []
+            search.dfs(env, root, found)
+            chosen = found[0] if found else None
+        else:
+            for _ in range(self.tries):
+                end = search.chain(env, root)
+                if end.terminal and end.passed:
+                    chosen = end
+                    break
+                chosen = chosen or (end if end.terminal else None)
+        end = chosen or deepest_end(root)
+        log = {"method": self.name, "query_count": search.queries, "errors": search.errors, "tree": root.tree()}
+        return [a for a in path_to(root, end) if a], log
+
+    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        private = type(env)(tasks=[task], split=env.split, mode=env.mode)
+        try:
+            self._actions, self._log = self.solve(private, task)
+        finally:
+            private.close()
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        if not self._actions:  # nothing found: end the episode by giving up
+            return json.dumps({"name": "Finish", "arguments": {"return_type": "give_up_and_restart"}})
+        return self._actions.pop(0)
+
+    def episode_log(self) -> dict[str, Any]:
+        return self._log
