@@ -390,6 +390,24 @@ def cmd_tooleval_win(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_retrieve(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    from toolbench.eval.retrieval import BM25Retriever, evaluate
+    from toolbench.eval.tables import text_table
+
+    try:
+        tasks = gym.make("toolbench/RapidAPI-v0", split=args.split).unwrapped.tasks
+    except ValueError as exc:
+        print(f"toolbench retrieve: {exc}", file=sys.stderr)
+        return 2
+    results = evaluate(BM25Retriever(), tasks)
+    rows = [(group, f"{100 * m['ndcg@1']:.1f}", f"{100 * m['ndcg@5']:.1f}") for group, m in sorted(results.items())]
+    print(f"retriever: {args.retriever}   split: {args.split}")
+    print("\n".join(text_table(("test set", "NDCG@1", "NDCG@5"), rows)))
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Which of the sandbox's kernel layers this machine has, and which a run actually gets."""
     from toolbench.core import kernel, sandbox
@@ -546,6 +564,11 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--cache", default=".tooleval-cache", help="where the judge's answers are kept")
         command.add_argument("--out", help="a JSON file for the per-query verdicts")
         command.set_defaults(run=cmd_tooleval_pass if name == "pass" else cmd_tooleval_win)
+
+    retrieve = commands.add_parser("retrieve", help="NDCG@1/@5 of an API retriever on RapidAPI's test sets")
+    retrieve.add_argument("--retriever", choices=("bm25",), default="bm25")
+    retrieve.add_argument("--split", default="test", help="a RapidAPI split (test: all six test sets)")
+    retrieve.set_defaults(run=cmd_retrieve)
 
     serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
     serve.add_argument("service", choices=sorted(SERVICES))

@@ -9,7 +9,7 @@ from typing import Any
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.tasks import Task, fixture_file, read_records
-from toolbench.mock_services.rapidapi.catalog import hub
+from toolbench.mock_services.rapidapi.catalog import api_record, hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
 from toolbench.mock_services.rapidapi.hub import MESSAGE_ERROR, call
 from toolbench.mock_services.rapidapi.original import OriginalBackend, ResponseCache, read_query_file
@@ -150,8 +150,16 @@ class RapidAPIEnv(ToolEnv):
         ids_file: str | Path | None = None,
         cache_dir: str | Path | None = None,
         response_format: str = "json",
+        retriever: str | None = None,
+        top_k: int = 5,
         **kwargs: Any,
     ) -> None:
+        if retriever not in (None, "bm25"):
+            raise ValueError(f"retriever must be None or 'bm25', not {retriever!r}")
+        if top_k < 1:
+            raise ValueError("top_k must be at least 1")
+        self.retriever_name, self.top_k = retriever, top_k
+        self._retriever: Any = None
         if response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {list(RESPONSE_FORMATS)}, not {response_format!r}")
         self.cache_dir = cache_dir
@@ -172,6 +180,7 @@ class RapidAPIEnv(ToolEnv):
         self._failed: list[str] = []
         self._http: list[int] = []
         self._answered: list[str] = []  # functions a hub API answered with a 200
+        self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
 
     # ------------------------------------------------------------------ tasks
@@ -194,7 +203,7 @@ class RapidAPIEnv(ToolEnv):
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http, self._answered = {}, [], [], [], []
-        api_list = task.get("api_list") or []
+        api_list = self._episode_apis = self._api_list(task)
         self._functions = {}
         for entry in api_list:
             function = api_function({"name": entry["api_name"], **entry}, entry["tool_name"])["function"]["name"]
@@ -269,6 +278,23 @@ class RapidAPIEnv(ToolEnv):
             return str(body)[:TOOLBENCH_RESPONSE_LIMIT]
         return body
 
+    def _api_list(self, task: Task) -> list[dict[str, Any]]:
+        """The task's APIs, or, with a retriever, the hub's ``top_k`` APIs for its query (ToolLLM's
+        DFSDT-Retriever setting: the agent gets what the retriever finds, not the ground truth)."""
+        if self.retriever_name is None or task.get("original"):
+            return list(task.get("api_list") or [])
+        if self._retriever is None:
+            from toolbench.eval.retrieval import BM25Retriever
+
+            self._retriever = BM25Retriever()
+        records = []
+        for tool_name, api_name in self._retriever.search(task.prompt, self.top_k):
+            tool = hub().tool(tool_name)
+            api = tool.api(api_name) if tool is not None else None
+            if tool is not None and api is not None:
+                records.append(api_record(tool, api))
+        return records
+
     # ------------------------------------------------------------------ scoring
     def _scored(self, text: str, answer: str | None, status: int) -> Outcome:
         assert self.task is not None
@@ -317,7 +343,7 @@ class RapidAPIEnv(ToolEnv):
             return [finish_function()]
         schemas = [
             api_function({"name": e["api_name"], "description": e.get("api_description", ""), **e}, e["tool_name"])
-            for e in self.task.get("api_list") or []
+            for e in self._episode_apis
         ]
         return [*schemas, finish_function()]
 
@@ -325,7 +351,7 @@ class RapidAPIEnv(ToolEnv):
         if self.task is None:
             return ""
         tools: dict[str, str] = {}
-        for entry in self.task.get("api_list") or []:
+        for entry in self._episode_apis:
             tool = hub().tool(entry["tool_name"]) if not self.task.get("original") else None
             tools.setdefault(entry["tool_name"], tool.description if tool else entry.get("tool_description", ""))
         listed = "\n".join(f"{n}. {name}: {about}" for n, (name, about) in enumerate(tools.items(), start=1))

@@ -1,0 +1,131 @@
+"""ToolLLM's API retriever and its evaluation: NDCG@1 and @5 of the relevant APIs, per test set.
+
+The corpus is every API of the RapidAPI hub, each written as a document the way ToolBench's
+retriever data writes one: category, tool name, API name, description, required and optional
+parameters, and the response's shape. A query's relevant APIs are its record's ``relevant APIs``.
+NDCG uses binary relevance over the whole corpus: DCG@k = sum of 1/log2(rank + 1) over the
+relevant APIs in the top k, divided by the DCG of a perfect ranking.
+
+``BM25Retriever`` ranks with ``bm25s`` (Lucene's BM25 over Porter-stemmed words, the library the
+WebShop search uses too).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any
+
+import bm25s
+import numpy as np
+import Stemmer
+from bm25s.tokenization import Tokenizer
+
+from toolbench.mock_services.rapidapi.catalog import api_record, hub
+
+Key = tuple[str, str]  # (tool name, API name)
+_WORD = re.compile(r"[a-z0-9]+")
+STOP_WORDS = [
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "by",
+    "for",
+    "from",
+    "in",
+    "is",
+    "it",
+    "of",
+    "on",
+    "or",
+    "the",
+    "to",
+    "with",
+    "what",
+    "which",
+    "me",
+    "my",
+    "i",
+    "you",
+    "can",
+    "could",
+    "please",
+    "tell",
+]
+
+
+def document(record: dict[str, Any]) -> str:
+    """An API's document, written as ToolBench's retriever data writes it (a JSON of its fields)."""
+    fields = ("category_name", "tool_name", "api_name", "api_description", "required_parameters",
+              "optional_parameters", "template_response")  # fmt: skip
+    return json.dumps({name: record.get(name) for name in fields}, ensure_ascii=False)
+
+
+@cache
+def corpus() -> tuple[tuple[Key, ...], tuple[str, ...]]:
+    """Every hub API's key and document."""
+    keys, texts = [], []
+    for tool in hub().tools:
+        for api in tool.apis:
+            record = api_record(tool, api)
+            keys.append((tool.name, api.name))
+            texts.append(document(record))
+    return tuple(keys), tuple(texts)
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words, camelCase and snake_case split (``getCurrentWeather`` -> get current weather)."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text).replace("_", " ")
+    return _WORD.findall(spaced.lower())
+
+
+class BM25Retriever:
+    """BM25 over the hub's API documents."""
+
+    name = "bm25"
+
+    def __init__(self) -> None:
+        self.keys, texts = corpus()
+        self._tokenizer = Tokenizer(splitter=words, stopwords=STOP_WORDS, stemmer=Stemmer.Stemmer("porter"))
+        tokens = self._tokenizer.tokenize(list(texts), update_vocab=True, show_progress=False, return_as="tuple")
+        self._index = bm25s.BM25(method="lucene")
+        self._index.index(tokens, show_progress=False)
+
+    def scores(self, query: str) -> np.ndarray:
+        ids = self._tokenizer.tokenize([query], update_vocab=False, show_progress=False, return_as="ids")[0]
+        return self._index.get_scores(ids) if ids else np.zeros(len(self.keys))
+
+    def search(self, query: str, k: int = 5) -> list[Key]:
+        """The ``k`` best APIs for ``query``, best first (ties in corpus order)."""
+        scores = self.scores(query)
+        order = np.lexsort((np.arange(len(scores)), -scores))
+        return [self.keys[i] for i in order[:k]]
+
+
+def ndcg(ranked: Sequence[Key], relevant: Iterable[Key], k: int) -> float:
+    """NDCG@k with binary relevance."""
+    wanted = set(relevant)
+    if not wanted:
+        return 0.0
+    dcg = sum(1 / math.log2(rank + 2) for rank, key in enumerate(ranked[:k]) if key in wanted)
+    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(k, len(wanted))))
+    return dcg / ideal
+
+
+def evaluate(retriever: Any, tasks: Iterable[Any], ks: Sequence[int] = (1, 5)) -> dict[str, dict[str, float]]:
+    """Mean NDCG@k per test set (a task's category) and over all tasks."""
+    totals: dict[str, dict[str, list[float]]] = {}
+    for task in tasks:
+        relevant = [tuple(pair) for pair in task.get("relevant APIs") or []]
+        ranked = retriever.search(task.prompt, max(ks))
+        for group in (task.category or "all", "average"):
+            for k in ks:
+                totals.setdefault(group, {}).setdefault(f"ndcg@{k}", []).append(ndcg(ranked, relevant, k))
+    return {group: {name: sum(v) / len(v) for name, v in metrics.items()} for group, metrics in totals.items()}
