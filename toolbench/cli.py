@@ -393,7 +393,7 @@ def cmd_tooleval_win(args: argparse.Namespace) -> int:
 def cmd_retrieve(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
-    from toolbench.eval.retrieval import BM25Retriever, evaluate
+    from toolbench.eval.retrieval import evaluate, retriever
     from toolbench.eval.tables import text_table
 
     try:
@@ -401,7 +401,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"toolbench retrieve: {exc}", file=sys.stderr)
         return 2
-    results = evaluate(BM25Retriever(), tasks)
+    results = evaluate(retriever(args.retriever), tasks)
     rows = [(group, f"{100 * m['ndcg@1']:.1f}", f"{100 * m['ndcg@5']:.1f}") for group, m in sorted(results.items())]
     print(f"retriever: {args.retriever}   split: {args.split}")
     print("\n".join(text_table(("test set", "NDCG@1", "NDCG@5"), rows)))
@@ -566,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(run=cmd_tooleval_pass if name == "pass" else cmd_tooleval_win)
 
     retrieve = commands.add_parser("retrieve", help="NDCG@1/@5 of an API retriever on RapidAPI's test sets")
-    retrieve.add_argument("--retriever", choices=("bm25",), default="bm25")
+    retrieve.add_argument("--retriever", choices=("bm25", "dense"), default="bm25")
     retrieve.add_argument("--split", default="test", help="a RapidAPI split (test: all six test sets)")
     retrieve.set_defaults(run=cmd_retrieve)
 

@@ -40,3 +40,14 @@ def test_ndcg_per_test_set_and_the_retriever_setting_of_the_env(capsys):
     retrieved.reset(options={"task_id": task.id})
     assert len(retrieved.tools()) == 4  # the three retrieved APIs and Finish
     assert main(["retrieve"]) == 0 and "NDCG@5" in capsys.readouterr().out
+
+
+def test_the_dense_retriever_beats_bm25_on_average_and_serves_the_env():
+    from toolbench.eval.retrieval import retriever
+
+    env = gym.make("toolbench/RapidAPI-v0", split="test").unwrapped
+    bm25, dense = (evaluate(retriever(name), env.tasks)["average"] for name in ("bm25", "dense"))
+    assert dense["ndcg@1"] > bm25["ndcg@1"] and dense["ndcg@5"] > bm25["ndcg@5"]
+    retrieved = gym.make("toolbench/RapidAPI-v0", split="G3_instruction", retriever="dense").unwrapped
+    retrieved.reset(options={"task_id": retrieved.tasks[0].id})
+    assert len(retrieved.tools()) == 6

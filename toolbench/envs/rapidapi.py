@@ -132,8 +132,10 @@ class RapidAPIEnv(ToolEnv):
 
     ## Arguments
     ``gym.make("toolbench/RapidAPI-v0", split="G1_instruction", query_file=None, ids_file=None,
-    cache_dir=None, response_format="json")``. Splits: the six test sets, ``test`` (all six),
-    ``train`` and ``demo``.
+    cache_dir=None, response_format="json", retriever=None, top_k=5)``. Splits: the six test sets,
+    ``test`` (all six), ``train`` and ``demo``. ``retriever="bm25"`` or ``"dense"`` offers the
+    ``top_k`` APIs the retriever finds for the query instead of the task's (ToolLLM's
+    DFSDT-Retriever setting).
     """
 
     task_name = "RapidAPI"
@@ -154,8 +156,8 @@ class RapidAPIEnv(ToolEnv):
         top_k: int = 5,
         **kwargs: Any,
     ) -> None:
-        if retriever not in (None, "bm25"):
-            raise ValueError(f"retriever must be None or 'bm25', not {retriever!r}")
+        if retriever not in (None, "bm25", "dense"):
+            raise ValueError(f"retriever must be None, 'bm25' or 'dense', not {retriever!r}")
         if top_k < 1:
             raise ValueError("top_k must be at least 1")
         self.retriever_name, self.top_k = retriever, top_k
@@ -284,9 +286,9 @@ class RapidAPIEnv(ToolEnv):
         if self.retriever_name is None or task.get("original"):
             return list(task.get("api_list") or [])
         if self._retriever is None:
-            from toolbench.eval.retrieval import BM25Retriever
+            from toolbench.eval.retrieval import retriever
 
-            self._retriever = BM25Retriever()
+            self._retriever = retriever(self.retriever_name)
         records = []
         for tool_name, api_name in self._retriever.search(task.prompt, self.top_k):
             tool = hub().tool(tool_name)

@@ -7,7 +7,8 @@ NDCG uses binary relevance over the whole corpus: DCG@k = sum of 1/log2(rank + 1
 relevant APIs in the top k, divided by the DCG of a perfect ranking.
 
 ``BM25Retriever`` ranks with ``bm25s`` (Lucene's BM25 over Porter-stemmed words, the library the
-WebShop search uses too).
+WebShop search uses too). ``DenseRetriever`` is a small dual encoder trained on the ``train`` split
+with in-batch negatives (numpy; seconds on a CPU).
 """
 
 from __future__ import annotations
@@ -129,3 +130,96 @@ def evaluate(retriever: Any, tasks: Iterable[Any], ks: Sequence[int] = (1, 5)) -
             for k in ks:
                 totals.setdefault(group, {}).setdefault(f"ndcg@{k}", []).append(ndcg(ranked, relevant, k))
     return {group: {name: sum(v) / len(v) for name, v in metrics.items()} for group, metrics in totals.items()}
+
+
+class DenseRetriever:
+    """A small dual encoder trained on the ``train`` split's (query, relevant API) pairs with
+    in-batch negatives, as ToolLLM trains its Sentence-BERT retriever, sized for a CPU.
+
+    The encoder is a bag of stemmed words and word pairs (the words of the corpus and the training
+    queries), projected to ``dim`` numbers by one learned matrix shared by queries and documents.
+    It is trained with a softmax over each batch, where the other pairs' APIs are the negatives, and
+    Adam, in numpy, from a fixed seed: the same data gives the same model in any process."""
+
+    name = "dense"
+
+    def __init__(
+        self, train_tasks: Iterable[Any], dim: int = 64, epochs: int = 15, batch: int = 64, seed: int = 0
+    ) -> None:
+        from scipy import sparse
+
+        self.keys, texts = corpus()
+        self._stem = Stemmer.Stemmer("porter").stemWord
+        pairs = [
+            (task.prompt, self.keys.index(tuple(pair)))
+            for task in train_tasks
+            for pair in task.get("relevant APIs") or []
+            if tuple(pair) in set(self.keys)
+        ]
+        vocabulary: dict[str, int] = {}
+        for text in [*texts, *(query for query, _ in pairs)]:
+            for feature in self._features(text):
+                vocabulary.setdefault(feature, len(vocabulary))
+        self._vocabulary = vocabulary
+
+        def matrix(rows: Sequence[str]) -> Any:
+            data, indices, pointers = [], [], [0]
+            for text in rows:
+                found = sorted({vocabulary[f] for f in self._features(text) if f in vocabulary})
+                indices += found
+                data += [1 / math.sqrt(max(1, len(found)))] * len(found)
+                pointers.append(len(indices))
+            return sparse.csr_matrix((data, indices, pointers), shape=(len(rows), len(vocabulary)))
+
+        self._matrix = matrix
+        documents = matrix(texts)
+        queries = matrix([query for query, _ in pairs])
+        positives = np.array([index for _, index in pairs])
+        rng = np.random.default_rng(seed)
+        weights = rng.normal(0, 0.1, (len(vocabulary), dim))
+        first, second = np.zeros_like(weights), np.zeros_like(weights)
+        step, rate, temperature = 0, 0.01, 0.1
+        for _ in range(epochs):
+            order = rng.permutation(len(pairs))
+            for start in range(0, len(order), batch):
+                chosen = order[start : start + batch]
+                xq, xd = queries[chosen], documents[positives[chosen]]
+                q, d = xq @ weights, xd @ weights
+                scores = q @ d.T / temperature
+                scores -= scores.max(axis=1, keepdims=True)
+                probabilities = np.exp(scores)
+                probabilities /= probabilities.sum(axis=1, keepdims=True)
+                grad_scores = (probabilities - np.eye(len(chosen))) / len(chosen) / temperature
+                gradient = xq.T @ (grad_scores @ d) + xd.T @ (grad_scores.T @ q)
+                step += 1
+                first = 0.9 * first + 0.1 * gradient
+                second = 0.999 * second + 0.001 * gradient**2
+                weights -= rate * (first / (1 - 0.9**step)) / (np.sqrt(second / (1 - 0.999**step)) + 1e-8)
+        self._weights = weights
+        self._documents = np.asarray(documents @ weights)
+
+    def _features(self, text: str) -> list[str]:
+        stems = [self._stem(w) for w in words(text) if w not in STOP_WORDS]
+        return stems + [f"{a} {b}" for a, b in zip(stems, stems[1:], strict=False)]
+
+    def scores(self, query: str) -> np.ndarray:
+        return self._documents @ np.asarray(self._matrix([query]) @ self._weights)[0]
+
+    def search(self, query: str, k: int = 5) -> list[Key]:
+        scores = self.scores(query)
+        order = np.lexsort((np.arange(len(scores)), -scores))
+        return [self.keys[i] for i in order[:k]]
+
+
+@cache
+def retriever(name: str) -> Any:
+    """A retriever by name, built once per process: ``bm25``, or ``dense`` (trained on ``train``)."""
+    if name == "bm25":
+        return BM25Retriever()
+    if name == "dense":
+        import gymnasium as gym
+
+        import toolbench  # noqa: F401  (registers the env ids)
+
+        return DenseRetriever(gym.make("toolbench/RapidAPI-v0", split="train").unwrapped.tasks)
+    raise ValueError(f"unknown retriever {name!r}: bm25 or dense")
