@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_agent  # noqa: E402
 import bench_appbench  # noqa: E402
 import bench_code_tasks  # noqa: E402
+import bench_dfsdt  # noqa: E402
 import bench_episodes  # noqa: E402
 import bench_rapidapi  # noqa: E402
 import bench_rapidapi_serve  # noqa: E402
@@ -34,6 +35,7 @@ BENCHMARKS = {
     "appbench": bench_appbench.main,
     "rapidapi": bench_rapidapi.main,
     "rapidapi_serve": bench_rapidapi_serve.main,
+    "dfsdt": bench_dfsdt.main,
 }
 
 
