@@ -320,6 +320,11 @@ def cmd_tooleval_convert(args: argparse.Namespace) -> int:
         print(f"toolbench tooleval convert: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {len(converted)} converted answers to {args.out}")
+    if args.answers_dir:
+        from toolbench.eval.tooleval import write_answer_files
+
+        count = write_answer_files(Path(args.run_dir) / "trajectories.jsonl", args.answers_dir)
+        print(f"wrote {count} answer files to {args.answers_dir}")
     return 0
 
 
@@ -545,6 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert = tooleval_commands.add_parser("convert", help="a RapidAPI run (--out of eval) as ToolEval's answers")
     convert.add_argument("--run", dest="run_dir", required=True, help="the run folder (holds trajectories.jsonl)")
     convert.add_argument("--out", required=True, help="the converted-answer JSON file to write")
+    convert.add_argument("--answers-dir", help="also write ToolBench's raw answer files (react/dfsdt runs) here")
     convert.set_defaults(run=cmd_tooleval_convert)
     for name, about in (
         ("pass", "the pass rate of converted answers"),

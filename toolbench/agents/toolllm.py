@@ -63,7 +63,29 @@ class Node:
     terminal: bool = False  # a final answer
     gave_up: bool = False
     passed: bool = False
+    codes: list[int] = field(default_factory=list)  # ToolBench's status code of each call
+    reply: dict[str, Any] = field(default_factory=dict)  # the model's message that made this node
     children: list[Node] = field(default_factory=list)
+
+    def toolbench_nodes(self, parent_depth: int) -> dict[str, Any]:
+        """This reply as ToolBench's tree nodes: a Thought, then per call an Action and its Action
+        Input (with the observation and its status code), the children hanging from the last one."""
+        reply = self.reply
+        calls = reply.get("tool_calls") or []
+        lines = self.observation.splitlines() or [""]
+        top = _toolbench_node("Thought", reply.get("content") or "", parent_depth + 1, self)
+        tail = top
+        for n, call in enumerate(calls):
+            action = _toolbench_node("Action", call["function"]["name"], tail["depth"] + 1, self)
+            given = _toolbench_node("Action Input", call["function"].get("arguments") or "{}", tail["depth"] + 2, self)
+            given["observation"] = lines[n] if n < len(lines) else ""
+            given["observation_code"] = self.codes[n] if n < len(self.codes) else 0
+            action["children"], action["child_count"] = [given], 1
+            tail["children"], tail["child_count"] = [action], 1
+            tail = given
+        tail["children"] = [child.toolbench_nodes(tail["depth"]) for child in self.children]
+        tail["child_count"] = len(tail["children"])
+        return top
 
     def tree(self) -> dict[str, Any]:
         return {
@@ -74,6 +96,65 @@ class Node:
             "pruned": self.gave_up,
             "children": [child.tree() for child in self.children],
         }
+
+
+def _toolbench_node(kind: str, description: str, depth: int, node: Node) -> dict[str, Any]:
+    """One node of ToolBench's answer tree (its fields; ``Elo`` and ``io_state`` as it writes them)."""
+    return {
+        "is_terminal": node.terminal and kind == "Action Input",
+        "pruned": node.gave_up,
+        "finished": False,
+        "depth": depth,
+        "node_type": kind,
+        "description": description,
+        "Elo": 1000.0,
+        "child_count": 0,
+        "expand_num": 0,
+        "io_state": {},
+        "children": [],
+    }
+
+
+def answer_file(
+    root: Node, chosen: Node | None, query: str, tools: list[dict[str, Any]], log: dict[str, Any]
+) -> dict[str, Any]:
+    """The search as ToolBench's raw answer file (``<query_id>_<method>.json``)."""
+    top = {"is_terminal": False, "pruned": False, "finished": False, "depth": 0, "node_type": "Action Input",
+           "description": "", "Elo": 1000.0, "io_state": {}, "expand_num": 0}  # fmt: skip
+    top["children"] = [child.toolbench_nodes(0) for child in root.children]
+    top["child_count"] = len(top["children"])
+
+    def size(node: dict[str, Any]) -> tuple[int, int]:
+        counts = [size(child) for child in node["children"]]
+        return 1 + sum(c[0] for c in counts), 1 + max((c[1] for c in counts), default=0)
+
+    total, longest = size(top)
+    final = ""
+    if chosen is not None and chosen.terminal:
+        calls = chosen.reply.get("tool_calls") or []
+        final = next((c["function"].get("arguments", "") for c in calls if c["function"]["name"] == "Finish"), "")
+    finish_type = "give_answer" if final else ("give_up" if any(_gave_up(root)) else "")
+    return {
+        "win": bool(chosen is not None and chosen.terminal),
+        "tree": {"size": total, "max_length": longest, "tree": top},
+        "forward_args": log.get("forward_args", {}),
+        "compare_candidates": [],
+        "answer_generation": {
+            "valid_data": bool(final),
+            "query_count": log.get("query_count", 0),
+            "total_tokens": 0,
+            "final_answer": final,
+            "finish_type": finish_type,
+            "function": tools,
+            "chain": [],
+            "train_messages": [chosen.messages] if chosen is not None and chosen.terminal else [],
+            "query": query,
+        },
+    }
+
+
+def _gave_up(node: Node) -> list[bool]:
+    return [node.gave_up, *(flag for child in node.children for flag in _gave_up(child))]
 
 
 def reply_to_action(completion: Any) -> tuple[str, dict[str, Any]]:
@@ -137,6 +218,8 @@ class Search:
             terminal=info.get("status_code") == 3,
             gave_up=info.get("status_code") == 4 or (truncated and not terminated),
             passed=bool(info.get("passed")),
+            codes=list(info.get("status_codes") or [info.get("status_code", 0)]),
+            reply=message,
         )
         node.children.append(child)
         return child
@@ -232,7 +315,11 @@ class ToolLLMAgent:
                     break
                 chosen = chosen or (end if end.terminal else None)
         end = chosen or deepest_end(root)
-        log = {"method": self.name, "query_count": search.queries, "errors": search.errors, "tree": root.tree()}
+        forward = {"single_chain_max_step": search.max_depth, "tree_beam_size": search.width,
+                   "max_query_count": search.budget, "answer": 1, "with_filter": False}  # fmt: skip
+        log = {"method": self.name, "query_count": search.queries, "errors": search.errors, "tree": root.tree(),
+               "forward_args": forward}  # fmt: skip
+        log["answer_file"] = answer_file(root, chosen, task.prompt, env.tools() or [], log)
         return [a for a in path_to(root, end) if a], log
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:

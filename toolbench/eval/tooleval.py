@@ -438,10 +438,27 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def _env_of(trajectories: str | Path, split: str, envs: dict[str, Any]) -> Any:
+    """The RapidAPI env holding a run's tasks: its ``--task-file`` (from ``run.json``) or its split."""
+    import gymnasium as gym
+
+    import toolbench  # noqa: F401  (registers the env ids)
+
+    if split not in envs:
+        settings_file = Path(trajectories).parent / "run.json"
+        settings = (
+            json.loads(settings_file.read_text(encoding="utf-8")).get("settings", {}) if settings_file.exists() else {}
+        )
+        if settings.get("task_file"):
+            envs[split] = gym.make("toolbench/RapidAPI-v0", task_file=settings["task_file"]).unwrapped
+        else:
+            envs[split] = gym.make("toolbench/RapidAPI-v0", split=split).unwrapped
+    return envs[split]
+
+
 def convert_run(trajectories: str | Path) -> dict[str, dict[str, Any]]:
     """A ``toolbench eval --task RapidAPI --out DIR`` run's ``trajectories.jsonl`` as ToolEval's
     converted answers (keyed by each task's ``query_id``), so ToolEval, ours or the original, reads it."""
-    import gymnasium as gym
 
     import toolbench  # noqa: F401  (registers the env ids)
 
@@ -451,10 +468,7 @@ def convert_run(trajectories: str | Path) -> dict[str, dict[str, Any]]:
         record = json.loads(line)
         if record.get("task") != "RapidAPI":
             continue
-        split = record.get("split") or record.get("category")
-        if split not in envs:
-            envs[split] = gym.make("toolbench/RapidAPI-v0", split=split).unwrapped
-        env = envs[split]
+        env = _env_of(trajectories, record.get("split") or record.get("category"), envs)
         env.reset(options={"task_id": record["task_id"]})
         task = env.task
         steps: list[dict[str, Any]] = []
@@ -516,3 +530,26 @@ def rule_pass_rate(answers: Mapping[str, Answer], tasks: Iterable[Any]) -> PassR
         queries[qid] = {"votes": [SOLVED if verdict.passed else UNSOLVED], "passed": verdict.passed}
     rate = sum(q["passed"] for q in queries.values()) / len(tasks) if tasks else 0.0
     return PassReport("rule", rate, 0.0, queries)
+
+
+def write_answer_files(trajectories: str | Path, folder: str | Path) -> int:
+    """ToolBench's raw answer files (``<query_id>_<method>.json``) of a run of ``react``/``dfsdt``
+    agents, from the search each episode's log keeps; returns how many were written."""
+
+    import toolbench  # noqa: F401  (registers the env ids)
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    written, envs = 0, {}
+    for line in Path(trajectories).read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        raw = (record.get("agent_log") or {}).get("answer_file")
+        if record.get("task") != "RapidAPI" or not raw:
+            continue
+        env = _env_of(trajectories, record.get("split") or record.get("category"), envs)
+        task = next((t for t in env.tasks if t.id == record["task_id"]), None)
+        query_id = task.get("query_id", task.id) if task is not None else record["task_id"]
+        method = str(record.get("agent", "agent")).split(":", 1)[0]
+        (out / f"{query_id}_{method}.json").write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+        written += 1
+    return written
