@@ -357,6 +357,26 @@ def _judge(args: argparse.Namespace) -> Any:
     return ChatJudge(ChatClient(args.judge_model, base_url=args.judge_url), cache_dir=args.cache)
 
 
+def cmd_tooleval_table(args: argparse.Namespace) -> int:
+    from toolbench.eval.tables import text_table
+    from toolbench.eval.tooleval import table_rows
+
+    runs = {}
+    for entry in args.runs:
+        name, _, folder = entry.partition("=")
+        runs[name] = Path(folder or name)
+    if args.reference not in runs:
+        print(f"toolbench tooleval table: --reference {args.reference!r} is not one of the runs", file=sys.stderr)
+        return 2
+    try:
+        header, rows = table_rows(runs, args.reference)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"toolbench tooleval table: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(text_table(tuple(header), rows)))
+    return 0
+
+
 def cmd_tooleval_pass(args: argparse.Namespace) -> int:
     try:
         report = _tooleval_pass(args, args.answers)
@@ -570,6 +590,12 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--cache", default=".tooleval-cache", help="where the judge's answers are kept")
         command.add_argument("--out", help="a JSON file for the per-query verdicts")
         command.set_defaults(run=cmd_tooleval_pass if name == "pass" else cmd_tooleval_win)
+
+    table = tooleval_commands.add_parser("table", help="the paper's Table 4 (pass and win per test set) of runs")
+    table.add_argument("--run", dest="runs", action="append", required=True, metavar="NAME=DIR",
+                       help="a run of --split test (repeat); NAME labels its row")  # fmt: skip
+    table.add_argument("--reference", required=True, help="the NAME of the run the win rates compare against")
+    table.set_defaults(run=cmd_tooleval_table)
 
     retrieve = commands.add_parser("retrieve", help="NDCG@1/@5 of an API retriever on RapidAPI's test sets")
     retrieve.add_argument("--retriever", choices=("bm25", "dense"), default="bm25")

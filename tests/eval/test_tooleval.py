@@ -199,3 +199,17 @@ def test_the_cli_needs_a_rule_or_a_judge(tmp_path, capsys):
     path.write_text(json.dumps({"1": {"query": "q", "available_tools": [], "answer": {"final_answer": ""}}}))
     assert main(["tooleval", "pass", "--answers", str(path)]) == 2
     assert "--rule" in capsys.readouterr().err
+
+
+def test_the_table_of_pass_and_win_rates_per_test_set(tmp_path, capsys):
+    for agent in ("oracle", "random"):
+        assert (
+            main(["eval", "--agent", agent, "--task", "RapidAPI", "--limit", "30", "--out", str(tmp_path / agent)]) == 0
+        )
+    capsys.readouterr()
+    assert main(["tooleval", "table", "--run", f"oracle={tmp_path / 'oracle'}", "--run", f"random={tmp_path / 'random'}",
+                 "--reference", "oracle"]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert "G3_instruction win" in lines[0] and lines[2].startswith("oracle") and lines[3].startswith("random")
+    oracle, random = (float(line.split()[-2]) for line in lines[2:4])
+    assert oracle > random  # the average pass rates (queries without an answer count as failed)

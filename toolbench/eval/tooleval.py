@@ -100,7 +100,11 @@ class Answer:
 
 def load_answers(path: str | Path) -> dict[str, Answer]:
     """A converted-answer file, by query id."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return load_answers_from(json.loads(Path(path).read_text(encoding="utf-8")), str(path))
+
+
+def load_answers_from(data: Any, path: str = "converted answers") -> dict[str, Answer]:
+    """Converted answers already read (as ``convert_run`` returns them), by query id."""
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a converted-answer file holds a JSON object keyed by query id")
     answers = {}
@@ -553,3 +557,33 @@ def write_answer_files(trajectories: str | Path, folder: str | Path) -> int:
         (out / f"{query_id}_{method}.json").write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
         written += 1
     return written
+
+
+TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
+
+
+def table_rows(runs: Mapping[str, Path], reference: str) -> tuple[list[str], list[list[str]]]:
+    """The paper's Table 4 for runs over our test sets (``toolbench eval --task RapidAPI --split
+    test --out DIR``): per method, the pass rate and the win rate against ``reference`` per test set
+    and on average, by our deterministic rule and tie-breakers."""
+    import gymnasium as gym
+
+    import toolbench  # noqa: F401  (registers the env ids)
+
+    tasks = {name: gym.make("toolbench/RapidAPI-v0", split=name).unwrapped.tasks for name in TEST_SETS}
+    answers = {method: load_answers_from(convert_run(folder / "trajectories.jsonl")) for method, folder in runs.items()}
+    header = ["method", *(f"{name} {kind}" for name in TEST_SETS for kind in ("pass", "win")), "avg pass", "avg win"]
+    rows = []
+    for method in runs:
+        cells, passes, wins = [method], [], []
+        for name in TEST_SETS:
+            mine = rule_pass_rate(answers[method], tasks[name])
+            theirs = rule_pass_rate(answers[reference], tasks[name])
+            ids = list(mine.queries)
+            won = win_rate(answers[method], answers[reference], ids, mine.passed(), theirs.passed())
+            passes.append(100 * mine.rate)
+            wins.append(100 * won.rate)
+            cells += [f"{passes[-1]:.1f}", f"{wins[-1]:.1f}"]
+        cells += [f"{sum(passes) / len(passes):.1f}", f"{sum(wins) / len(wins):.1f}"]
+        rows.append(cells)
+    return header, rows
