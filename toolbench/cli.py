@@ -67,9 +67,9 @@ def _model_settings(args: argparse.Namespace) -> Any:
     from toolbench.agents.llm import ModelSettings
 
     given = [flag for flag, value in _model_flags(args).items() if value is not None]
-    if not args.agent.startswith("openai:"):
+    if not args.agent.startswith(("openai:", "react", "dfsdt")):
         if given:
-            raise ValueError(f"{', '.join(given)} apply to openai:MODEL agents, not {args.agent!r}")
+            raise ValueError(f"{', '.join(given)} apply to model agents (openai:, react:, dfsdt:), not {args.agent!r}")
         return None
     defaults = ModelSettings()
     return ModelSettings(
@@ -83,6 +83,7 @@ def _model_settings(args: argparse.Namespace) -> Any:
         timeout=args.timeout if args.timeout is not None else defaults.timeout,
         max_retries=args.max_retries if args.max_retries is not None else defaults.max_retries,
         breaker=args.breaker if args.breaker is not None else defaults.breaker,
+        restore=args.restore != "off",
     )
 
 
@@ -98,6 +99,7 @@ def _model_flags(args: argparse.Namespace) -> dict[str, Any]:
         "--timeout": args.timeout,
         "--max-retries": args.max_retries,
         "--breaker": args.breaker,
+        "--restore": args.restore,
     }
 
 
@@ -522,6 +524,9 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--timeout", type=_float_in(0.1, 3600.0), default=None, help="seconds per model call (120)")
     model.add_argument("--max-retries", type=_int_in(0, 20), default=None, help="SDK retries of a failed call (2)")
     model.add_argument("--breaker", type=_int_in(1), default=None, help="failed calls in a row that stop the run (5)")
+    model.add_argument(
+        "--restore", choices=("on", "off"), default=None, help="dfsdt: restore the world when backtracking (on)"
+    )
     evaluation.set_defaults(run=cmd_eval)
 
     record = commands.add_parser("record", help="play one episode and save its camera frames (GIF or PNG strip)")

@@ -129,6 +129,17 @@ def test_the_query_budget_stops_the_search_and_malformed_replies_are_error_steps
         assert log["errors"] and "no function call" in log["errors"][0]
 
 
+def test_dfsdt_solves_an_env_from_python():
+    from toolbench.agents import DFSDT
+
+    task = files_task()
+    with ServedApp(model_app(explorer)) as served:
+        actions, log = DFSDT("scripted", client=ChatClient("scripted", base_url=f"{served.url}/v1")).solve(
+            RapidAPIEnv(tasks=[task])
+        )
+    assert json.loads(actions[-1])[-1]["name"] == "Finish" and log["answer_file"]["win"] is True
+
+
 def test_text_replies_in_react_format_are_calls_and_agents_are_named_on_the_command_line():
     task = files_task()
     _, _, listing, _ = storage()
@@ -156,6 +167,10 @@ def test_toolbench_eval_runs_dfsdt_and_keeps_the_tree(tmp_path, monkeypatch):
         out = tmp_path / "run"
         assert main(["eval", "--agent", "dfsdt:scripted", "--task", "RapidAPI", "--task-file", str(task_file),
                      "--out", str(out)]) == 0  # fmt: skip
+        original = tmp_path / "original"
+        assert main(["eval", "--agent", "dfsdt:scripted", "--task", "RapidAPI", "--task-file", str(task_file),
+                     "--restore", "off", "--out", str(original)]) == 0  # fmt: skip
+    assert json.loads((original / "trajectories.jsonl").read_text())["success"] is False  # the junk file stayed
     episode = json.loads((out / "trajectories.jsonl").read_text().splitlines()[0])
     assert episode["success"] is True
     assert episode["agent_log"]["tree"]["children"][0]["children"][0]["pruned"]

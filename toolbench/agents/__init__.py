@@ -30,10 +30,23 @@ def make_agent(spec: str, seed: int = 0, settings: ModelSettings | None = None) 
         from toolbench.agents.client import ChatClient
         from toolbench.agents.toolllm import ToolLLMAgent
 
-        timeout = settings.timeout if settings else 120.0
-        client = ChatClient(model, timeout=timeout)
-        return ToolLLMAgent(model, name, int(tries or 1), client=client)
+        if settings is None:
+            from toolbench.agents.llm import ModelSettings
+
+            settings = ModelSettings()
+        client = ChatClient(model, timeout=settings.timeout, max_retries=settings.max_retries, breaker=settings.breaker)
+        options = {"restore": settings.restore, "temperature": settings.temperature}
+        return ToolLLMAgent(model, name, int(tries or 1), client=client, **options)
     raise ValueError(f"unknown agent {spec!r}: use oracle, random, openai:MODEL, react[@N]:MODEL or dfsdt:MODEL")
 
 
-__all__ = ["Agent", "AgentError", "OracleAgent", "RandomAgent", "RunStopped", "make_agent"]
+def __getattr__(name: str) -> object:
+    """``toolbench.agents.DFSDT`` and ``ReACT``, imported on first use (they need the model client)."""
+    if name in ("DFSDT", "ReACT", "ToolLLMAgent"):
+        from toolbench.agents import toolllm
+
+        return getattr(toolllm, name)
+    raise AttributeError(name)
+
+
+__all__ = ["DFSDT", "Agent", "AgentError", "OracleAgent", "RandomAgent", "ReACT", "RunStopped", "make_agent"]

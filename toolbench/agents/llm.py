@@ -40,6 +40,7 @@ class ModelSettings:
     timeout: float = 120.0
     max_retries: int = 2
     breaker: int = 5
+    restore: bool = True  # DFSDT: restore the env's state when it backtracks (False: ToolBench's behaviour)
 
     def for_task(self, task_name: str, mode: str) -> ModelSettings:
         """These settings with the task's defaults filled in."""

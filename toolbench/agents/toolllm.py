@@ -297,8 +297,10 @@ class ToolLLMAgent:
         self._actions: list[str] = []
         self._log: dict[str, Any] = {}
 
-    def solve(self, env: ToolEnv, task: Task) -> tuple[list[str], dict[str, Any]]:
-        """Search ``task`` on ``env`` (which this call resets); the chain to play and the search's log."""
+    def solve(self, env: ToolEnv, task: Task | None = None) -> tuple[list[str], dict[str, Any]]:
+        """Search ``task`` (default: the env's current task, else its first) on ``env``, which this
+        call resets; the chain to play and the search's log (its tree and ToolBench's answer file)."""
+        task = task or env.task or env.tasks[0]
         search = Search(self.client, **self.search_options)
         observation, info = env.reset(options={"task_id": task.id})
         root = search.root(env, observation, info)
@@ -336,3 +338,13 @@ class ToolLLMAgent:
 
     def episode_log(self) -> dict[str, Any]:
         return self._log
+
+
+def DFSDT(model: str, client: Any = None, **search: Any) -> ToolLLMAgent:  # noqa: N802  (the method's name)
+    """ToolBench's DFSDT (``DFS_woFilter_w2``): ``DFSDT("gpt-4o-mini").solve(env)``."""
+    return ToolLLMAgent(model, "dfsdt", client=client, **search)
+
+
+def ReACT(model: str, tries: int = 1, client: Any = None, **search: Any) -> ToolLLMAgent:  # noqa: N802
+    """ToolBench's ReACT (``CoT@n``) with ``tries`` chains: ``ReACT("gpt-4o-mini", tries=3).solve(env)``."""
+    return ToolLLMAgent(model, "react", tries, client=client, **search)
