@@ -138,3 +138,29 @@ def serve_fake_model(model: FakeModel) -> ServedApp:
         return jsonify(body), status
 
     return ServedApp(app).start()
+
+
+def scripted_endpoint(reply: Any) -> Flask:
+    """An OpenAI-compatible chat endpoint whose assistant message is ``reply(request body)``;
+    ``app.config["calls"]`` counts the requests."""
+    app = Flask(__name__)
+    app.config["calls"] = 0
+
+    @app.post("/v1/chat/completions")
+    def complete() -> Any:
+        body = request.get_json()
+        app.config["calls"] += 1
+        message = reply(body)
+        return jsonify({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})  # fmt: skip
+
+    return app
+
+
+def tool_call_message(
+    name: str, arguments: dict[str, Any], call_id: str = "c1", content: str | None = None
+) -> dict[str, Any]:
+    """An assistant message holding one native tool call."""
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {"role": "assistant", "content": content, "tool_calls": [call]}

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from flask import Flask, jsonify, request
+from flask import Flask
 
 import toolbench  # noqa: F401
+from tests.eval.fake_llm import scripted_endpoint, tool_call_message
 from toolbench.agents.client import ChatClient
 from toolbench.cli import main
 from toolbench.core.transport import ServedApp
@@ -39,24 +40,14 @@ TB = "toolllm/ToolBench/toolbench/tooleval/results/default_evalset/gpt-3.5-turbo
 
 def judge_app(decide) -> Flask:
     """A scripted judge: answers each forced function call with ``decide(function, payload)``."""
-    app = Flask(__name__)
-    app.config["calls"] = 0
 
-    @app.post("/v1/chat/completions")
-    def complete():
-        body = request.get_json()
-        app.config["calls"] += 1
+    def reply(body):
         function = body["tools"][0]["function"]["name"]
         payload = json.loads(body["messages"][-1]["content"])
         field = "index" if function == "better" else "status"
-        arguments = json.dumps({"reason": "scripted", field: decide(function, payload)})
-        message = {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": function, "arguments": arguments}}]}  # fmt: skip
-        return jsonify({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})  # fmt: skip
+        return tool_call_message(function, {"reason": "scripted", field: decide(function, payload)})
 
-    return app
+    return scripted_endpoint(reply)
 
 
 def by_length(function, payload):

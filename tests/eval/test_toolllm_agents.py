@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
-from flask import Flask, jsonify, request
+from flask import Flask
 
+from tests.eval.fake_llm import scripted_endpoint, tool_call_message
 from toolbench.agents import make_agent
 from toolbench.agents.client import ChatClient
 from toolbench.agents.toolllm import ToolLLMAgent
@@ -35,23 +36,15 @@ def files_task() -> Task:
 def model_app(decide) -> Flask:
     """An OpenAI-compatible endpoint whose reply is ``decide(messages, count)``: a (name, arguments)
     call, or text."""
-    app = Flask(__name__)
-    app.config["calls"] = 0
+    app = None
 
-    @app.post("/v1/chat/completions")
-    def complete():
-        body = request.get_json()
-        app.config["calls"] += 1
+    def reply(body):
         decided = decide(body["messages"], app.config["calls"])
-        message = {"role": "assistant", "content": decided if isinstance(decided, str) else "thinking"}
-        if not isinstance(decided, str):
-            name, arguments = decided
-            message["tool_calls"] = [{"id": f"c{app.config['calls']}", "type": "function",
-                                      "function": {"name": name, "arguments": json.dumps(arguments)}}]  # fmt: skip
-        return jsonify({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})  # fmt: skip
+        if isinstance(decided, str):
+            return {"role": "assistant", "content": decided}
+        return tool_call_message(*decided, call_id=f"c{app.config['calls']}", content="thinking")
 
+    app = scripted_endpoint(reply)
     return app
 
 
