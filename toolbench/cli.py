@@ -184,6 +184,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return fail(exc.args[0] if exc.args else str(exc))
     if folder:
         folder.write_summary(report)
+        if args.agent.startswith(("react", "dfsdt")) and "RapidAPI" in tasks:
+            _write_toolllm_answers(Path(args.out))
     print(json.dumps(report) if args.json else format_table(report))
     failed = [e for e in episodes if e.agent_failed]
     if failed:
@@ -193,6 +195,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 1 if episodes and len(failed) == len(episodes) else 0
+
+
+def _write_toolllm_answers(out: Path) -> None:
+    """A ToolLLM run's answer files, as ToolBench's scripts write them: the raw answers (the search
+    trees) in ``answers/`` and ToolEval's converted answers in ``converted.json``."""
+    from toolbench.eval.tooleval import convert_run, write_answer_files
+
+    trajectories = out / "trajectories.jsonl"
+    written = write_answer_files(trajectories, out / "answers")
+    converted = out / "converted.json"
+    converted.write_text(json.dumps(convert_run(trajectories), ensure_ascii=False), encoding="utf-8")
+    print(f"wrote {written} answer files to {out / 'answers'} and ToolEval's answers to {converted}", file=sys.stderr)
 
 
 def _result_settings(settings: Any) -> dict[str, Any] | None:

@@ -167,9 +167,8 @@ def test_toolbench_eval_runs_dfsdt_and_keeps_the_tree(tmp_path, monkeypatch):
     episode = json.loads((out / "trajectories.jsonl").read_text().splitlines()[0])
     assert episode["success"] is True
     assert episode["agent_log"]["tree"]["children"][0]["children"][0]["pruned"]
-    answers = tmp_path / "answers"
-    assert main(["tooleval", "convert", "--run", str(out), "--out", str(tmp_path / "c.json"), "--answers-dir",
-                 str(answers)]) == 0  # fmt: skip
+    answers = out / "answers"  # --out writes ToolBench's answer files and ToolEval's converted answers
+    assert json.loads((out / "converted.json").read_text())["files"]["answer"]["method"] == "dfsdt:scripted"
     raw = json.loads(next(answers.glob("*_dfsdt.json")).read_text())
     assert set(raw) == {"win", "tree", "forward_args", "compare_candidates", "answer_generation"} and raw["win"]
     nodes, level = [], raw["tree"]["tree"]["children"]
