@@ -326,14 +326,26 @@ def cmd_data_rapidapi_export(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What a malformed answer, id or run file can raise while it is read (reported, exit code 2).
+BAD_INPUT = (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "the file nests too deeply"
+    if isinstance(exc, (TypeError, AttributeError, IndexError)):
+        return f"a record is not in the expected shape ({type(exc).__name__}: {str(exc)[:200]})"
+    return str(exc)[:500]
+
+
 def cmd_tooleval_convert(args: argparse.Namespace) -> int:
     from toolbench.eval.tooleval import convert_run
 
     try:
         converted = convert_run(Path(args.run_dir) / "trajectories.jsonl")
         Path(args.out).write_text(json.dumps(converted, ensure_ascii=False, indent=1), encoding="utf-8")
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"toolbench tooleval convert: {exc}", file=sys.stderr)
+    except BAD_INPUT as exc:
+        print(f"toolbench tooleval convert: {_why(exc)}", file=sys.stderr)
         return 2
     print(f"wrote {len(converted)} converted answers to {args.out}")
     if args.answers_dir:
@@ -386,8 +398,8 @@ def cmd_tooleval_table(args: argparse.Namespace) -> int:
         return 2
     try:
         header, rows = table_rows(runs, args.reference)
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"toolbench tooleval table: {exc}", file=sys.stderr)
+    except BAD_INPUT as exc:
+        print(f"toolbench tooleval table: {_why(exc)}", file=sys.stderr)
         return 2
     print("\n".join(text_table(tuple(header), rows)))
     return 0
@@ -396,8 +408,8 @@ def cmd_tooleval_table(args: argparse.Namespace) -> int:
 def cmd_tooleval_pass(args: argparse.Namespace) -> int:
     try:
         report = _tooleval_pass(args, args.answers)
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"toolbench tooleval pass: {exc}", file=sys.stderr)
+    except BAD_INPUT as exc:
+        print(f"toolbench tooleval pass: {_why(exc)}", file=sys.stderr)
         return 2
     spread = f" (spread {100 * report.spread:.1f})" if report.count == "sopr" else ""
     print(f"pass rate ({report.count}): {100 * report.rate:.1f}{spread} over {len(report.queries)} queries")
@@ -417,8 +429,8 @@ def cmd_tooleval_win(args: argparse.Namespace) -> int:
             tooleval.load_answers(args.answers), tooleval.load_answers(args.reference), ids, mine.passed(),
             theirs.passed(), judge=None if args.rule else _judge(args), votes=args.votes,
         )  # fmt: skip
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"toolbench tooleval win: {exc}", file=sys.stderr)
+    except BAD_INPUT as exc:
+        print(f"toolbench tooleval win: {_why(exc)}", file=sys.stderr)
         return 2
     print(
         f"win rate: {100 * report.rate:.1f} (ties split half and half; wins {report.wins}, losses "

@@ -204,3 +204,39 @@ def test_the_table_of_pass_and_win_rates_per_test_set(tmp_path, capsys):
     assert "G3_instruction win" in lines[0] and lines[2].startswith("oracle") and lines[3].startswith("random")
     oracle, random = (float(line.split()[-2]) for line in lines[2:4])
     assert oracle > random  # the average pass rates (queries without an answer count as failed)
+
+
+def test_no_finish_fails_whatever_the_judge_thinks_of_the_task():
+    unfinished = Answer("u", "u", [], "m", 2, "", [{"role": "system", "message": "", "next": []}])
+    report = pass_rate({"u": unfinished}, ["u"], Scripted({}, solvable=UNSOLVABLE), votes=4)
+    assert report.queries["u"]["labels"] == ["fail"] * 4 and report.rate == 0.0
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"1": []}',
+        '{"1": {"answer": {"total_steps": [1]}}}',
+        '{"1": {"answer": {"answer_details": "x"}}}',
+        '{"1": {"answer": {"answer_details": [{"role": "tool", "message": "{[1]: 2}", "next": 5}]}}}',
+        "[" * 100_000 + "]" * 100_000,
+        '"just text"',
+    ],
+)
+def test_malformed_answer_files_are_reported_not_raised(tmp_path, capsys, content):
+    path = tmp_path / "a.json"
+    path.write_text(content)
+    code = main(["tooleval", "pass", "--answers", str(path), "--rule", "G1_instruction"])
+    assert code in (0, 2)  # read (what can be read of a broken chain) or refused with a message
+    if code == 2:
+        assert "toolbench tooleval pass:" in capsys.readouterr().err
+    ids = tmp_path / "ids.json"
+    ids.write_text('"not ids"')
+    assert main(["tooleval", "pass", "--answers", str(path), "--ids", str(ids), "--judge-model", "m"]) == 2
+
+
+def test_a_null_answer_is_empty():
+    from toolbench.eval.tooleval import load_answers_from
+
+    answer = load_answers_from({"1": {"answer": {"final_answer": None}}})["1"]
+    assert answer.final_answer == "" and answer.gave_up()

@@ -90,20 +90,29 @@ def test_dfsdt_abandons_a_branch_that_gives_up_restores_the_world_and_finds_the_
             assert reward == expected, (restore, info["final_answer"])
 
 
-def test_react_at_n_stops_at_the_first_chain_that_passes():
+def test_react_at_n_stops_at_the_first_chain_that_answers():
     task = files_task()
     _, _, listing, _ = storage()
 
     def tries(messages, count):
         if messages[-1]["role"] != "tool":
             return listing, {}
-        return answer("You have 7 files.") if count <= 2 else answer("You have 0 files.")
+        return GIVE_UP if count <= 2 else answer("You have 0 files.")
 
     app = model_app(tries)
     with ServedApp(app) as served:
         agent = ToolLLMAgent("scripted", "react", tries=5, client=ChatClient("scripted", base_url=f"{served.url}/v1"))
         reward, _ = play(agent, RapidAPIEnv(tasks=[task]), task)
-        assert reward == 1.0 and app.config["calls"] == 4  # two chains of two calls; three tries left unused
+        assert reward == 1.0 and app.config["calls"] == 4  # a chain that gave up, one that answered; three unused
+
+    def wrong(messages, count):  # an answer ends the search, right or wrong: ReACT does not peek at the grade
+        return (listing, {}) if messages[-1]["role"] != "tool" else answer("You have 7 files.")
+
+    app = model_app(wrong)
+    with ServedApp(app) as served:
+        agent = ToolLLMAgent("scripted", "react", tries=5, client=ChatClient("scripted", base_url=f"{served.url}/v1"))
+        reward, _ = play(agent, RapidAPIEnv(tasks=[task]), task)
+        assert reward == 0.0 and app.config["calls"] == 2
 
 
 def test_the_query_budget_stops_the_search_and_malformed_replies_are_error_steps():
@@ -120,6 +129,8 @@ def test_the_query_budget_stops_the_search_and_malformed_replies_are_error_steps
         log = agent.episode_log()
         assert reward == 0.0 and log["query_count"] == 5 and app.config["calls"] == 5  # the tree had room for 8
         assert log["errors"] and "no function call" in log["errors"][0]
+    one = ToolLLMAgent("scripted", "dfsdt", client=ChatClient("scripted", base_url="http://127.0.0.1:9/v1"), budget=0)
+    assert one.solve(RapidAPIEnv(tasks=[task]))[1]["query_count"] == 0  # no budget, no call
 
 
 def test_dfsdt_solves_an_env_from_python():

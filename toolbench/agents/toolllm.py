@@ -45,8 +45,8 @@ SYSTEM = (
     "return_type give_up_and_restart. Always end with Finish."
 )
 DIVERSITY = (
-    "This is not your first try from this point. Earlier tries from here called: {tried}. Choose a "
-    "different next step from all of them."
+    "This is not your first try from this point. Earlier tries from here called (and got): {tried}. "
+    "Choose a different next step from all of them."
 )
 _ACTION = re.compile(r"Action:\s*(\S+)\s*\nAction Input:\s*(\{.*\})", re.DOTALL)
 
@@ -62,9 +62,9 @@ class Node:
     observation: str = ""
     terminal: bool = False  # a final answer
     gave_up: bool = False
-    passed: bool = False
     codes: list[int] = field(default_factory=list)  # ToolBench's status code of each call
     reply: dict[str, Any] = field(default_factory=dict)  # the model's message that made this node
+    cut: bool = False  # the env's step limit ended the chain (backtracks like the depth limit)
     children: list[Node] = field(default_factory=list)
 
     def toolbench_nodes(self, parent_depth: int) -> dict[str, Any]:
@@ -78,6 +78,7 @@ class Node:
         for n, call in enumerate(calls):
             action = _toolbench_node("Action", call["function"]["name"], tail["depth"] + 1, self)
             given = _toolbench_node("Action Input", call["function"].get("arguments") or "{}", tail["depth"] + 2, self)
+            given["is_terminal"] = self.terminal and call["function"]["name"] == "Finish"
             given["observation"] = lines[n] if n < len(lines) else ""
             given["observation_code"] = self.codes[n] if n < len(self.codes) else 0
             action["children"], action["child_count"] = [given], 1
@@ -101,7 +102,7 @@ class Node:
 def _toolbench_node(kind: str, description: str, depth: int, node: Node) -> dict[str, Any]:
     """One node of ToolBench's answer tree (its fields; ``Elo`` and ``io_state`` as it writes them)."""
     return {
-        "is_terminal": node.terminal and kind == "Action Input",
+        "is_terminal": False,
         "pruned": node.gave_up,
         "finished": False,
         "depth": depth,
@@ -129,32 +130,35 @@ def answer_file(
         return 1 + sum(c[0] for c in counts), 1 + max((c[1] for c in counts), default=0)
 
     total, longest = size(top)
+    # ToolBench's choice: the first answer; else a give-up (ToolBench picks one at random; we, the first).
+    ending = chosen if chosen is not None and chosen.terminal else next(iter(_gave_up(root)), None)
     final = ""
-    if chosen is not None and chosen.terminal:
-        calls = chosen.reply.get("tool_calls") or []
+    if ending is not None:
+        calls = ending.reply.get("tool_calls") or []
         final = next((c["function"].get("arguments", "") for c in calls if c["function"]["name"] == "Finish"), "")
-    finish_type = "give_answer" if final else ("give_up" if any(_gave_up(root)) else "")
+    finish_type = "" if ending is None else ("give_answer" if ending.terminal else "give_up")
     return {
-        "win": bool(chosen is not None and chosen.terminal),
+        "win": bool(ending is not None and ending.terminal),
         "tree": {"size": total, "max_length": longest, "tree": top},
         "forward_args": log.get("forward_args", {}),
         "compare_candidates": [],
         "answer_generation": {
-            "valid_data": bool(final),
+            "valid_data": ending is not None,
             "query_count": log.get("query_count", 0),
             "total_tokens": 0,
             "final_answer": final,
             "finish_type": finish_type,
             "function": tools,
             "chain": [],
-            "train_messages": [chosen.messages] if chosen is not None and chosen.terminal else [],
+            "train_messages": [ending.messages] if ending is not None else [],
             "query": query,
         },
     }
 
 
-def _gave_up(node: Node) -> list[bool]:
-    return [node.gave_up, *(flag for child in node.children for flag in _gave_up(child))]
+def _gave_up(node: Node) -> list[Node]:
+    """The nodes that gave up, in pre-order."""
+    return [*([node] if node.gave_up else []), *(n for child in node.children for n in _gave_up(child))]
 
 
 def reply_to_action(completion: Any) -> tuple[str, dict[str, Any]]:
@@ -195,15 +199,20 @@ class Search:
         reply could not be used (an error step: counted, the search goes on)."""
         if self.queries >= self.budget:
             return None
+        if node.state is not None:
+            state = node.state
+            if not self.restore:  # ToolBench: the conversation goes back, the world keeps every side effect
+                state = {**node.state, "backend": env.get_state()["backend"]}
+            env.set_state(state)
         self.queries += 1
-        if self.restore and node.state is not None:
-            env.set_state(node.state)
         try:
             completion = self.client.complete(node.messages + (extra or []), env.tools(), temperature=self.temperature)
             action, message = reply_to_action(completion)
         except AgentError as exc:
             self.errors.append(str(exc))
             return Node(node.messages, node.state, node.depth + 1, observation=f"error: {exc}")
+        if self.queries >= self.budget:
+            return None  # as ToolBench: the call that reaches the budget aborts the search, its reply unused
         observation, _, terminated, truncated, info = env.step(action)
         tool_messages = [
             {"role": "tool", "tool_call_id": call["id"], "content": line}
@@ -216,8 +225,8 @@ class Search:
             action,
             observation,
             terminal=info.get("status_code") == 3,
-            gave_up=info.get("status_code") == 4 or (truncated and not terminated),
-            passed=bool(info.get("passed")),
+            gave_up=info.get("status_code") == 4,
+            cut=truncated and not terminated,
             codes=list(info.get("status_codes") or [info.get("status_code", 0)]),
             reply=message,
         )
@@ -227,7 +236,7 @@ class Search:
     def chain(self, env: ToolEnv, root: Node) -> Node:
         """One ReACT chain from ``root``: expand the last node until it ends. Returns the last node."""
         node = root
-        while not (node.terminal or node.gave_up) and node.depth < self.max_depth:
+        while not (node.terminal or node.gave_up or node.cut) and node.depth < self.max_depth:
             child = self._expand(env, node)
             if child is None or child is node or not child.action:
                 return child or node
@@ -241,12 +250,14 @@ class Search:
             return 2
         if node.gave_up:
             return 2
-        if node.depth >= self.max_depth:
+        if node.depth >= self.max_depth or node.cut:
             return 1
         for _ in range(self.width):
             extra = None
             if node.children:  # ask for something new: say what the earlier children tried
-                tried = "; ".join(child.action[:300] for child in node.children if child.action)
+                tried = "; ".join(
+                    f"{child.action[:300]} -> {child.observation[:300]}" for child in node.children if child.action
+                )
                 extra = [{"role": "user", "content": DIVERSITY.format(tried=tried or "nothing usable")}]
             child = self._expand(env, node, extra)
             if child is None:
@@ -310,12 +321,11 @@ class ToolLLMAgent:
             search.dfs(env, root, found)
             chosen = found[0] if found else None
         else:
-            for _ in range(self.tries):
+            for _ in range(self.tries):  # a new chain only after one that gave up or ran out
                 end = search.chain(env, root)
-                if end.terminal and end.passed:
+                if end.terminal:
                     chosen = end
                     break
-                chosen = chosen or (end if end.terminal else None)
         end = chosen or deepest_end(root)
         forward = {"single_chain_max_step": search.max_depth, "tree_beam_size": search.width,
                    "max_query_count": search.budget, "answer": 1, "with_filter": False}  # fmt: skip
@@ -325,7 +335,8 @@ class ToolLLMAgent:
         return [a for a in path_to(root, end) if a], log
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
-        private = type(env)(tasks=[task], split=env.split, mode=env.mode)
+        clone = getattr(env, "clone_for", None)  # the same settings (cache, retriever, ...) as the episode's env
+        private = clone(task) if clone is not None else type(env)(tasks=[task], split=env.split, mode=env.mode)
         try:
             self._actions, self._log = self.solve(private, task)
         finally:

@@ -186,6 +186,13 @@ class RapidAPIEnv(ToolEnv):
         self._functions_key: dict[str, str] = {}
 
     # ------------------------------------------------------------------ tasks
+    def clone_for(self, task: Task) -> RapidAPIEnv:
+        """A new env for ``task`` with this one's settings (a search agent's private copy)."""
+        return type(self)(
+            tasks=[task], split=self.split, mode=self.mode, max_steps=self.max_steps, cache_dir=self.cache_dir,
+            response_format=self.response_format, retriever=self.retriever_name, top_k=self.top_k,
+        )  # fmt: skip
+
     @classmethod
     def load_split(cls, split: str) -> list[Task]:
         names = TEST_SETS if split == "test" else (split,)

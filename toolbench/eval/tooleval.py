@@ -50,6 +50,7 @@ SOLVABLE, UNSOLVABLE = "Solvable", "Unsolvable"
 PASS, FAIL = "pass", "fail"
 COUNTS = ("toolbench", "sopr")
 ANSWER_CHARS = 1000  # of a final answer the win-rate judge reads (StableToolBench cuts there too)
+MAX_NODES = 10_000  # of an answer's chain that are read
 
 
 # ---------------------------------------------------------------------- converted answers
@@ -68,7 +69,7 @@ class Answer:
     def chain(self) -> list[dict[str, Any]]:
         """The answer's nodes in order (the details are a linked list: each node's first ``next``)."""
         nodes, level = [], self.details
-        while level:
+        while isinstance(level, list) and level and isinstance(level[0], dict) and len(nodes) < MAX_NODES:
             node = level[0]
             nodes.append(node)
             level = node.get("next") or []
@@ -84,7 +85,7 @@ class Answer:
             if isinstance(message, str):
                 try:
                     message = ast.literal_eval(message)  # ToolEval writes the Python text of a dict
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     message = {"name": "", "arguments": "", "response": message}
             steps.append(message if isinstance(message, dict) else {})
         return steps
@@ -109,18 +110,24 @@ def load_answers_from(data: Any, path: str = "converted answers") -> dict[str, A
         raise ValueError(f"{path}: a converted-answer file holds a JSON object keyed by query id")
     answers = {}
     for query_id, record in data.items():
-        answer = (record or {}).get("answer") or {}
+        where = f"{path}: query {str(query_id)[:40]}"
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: a converted answer must be an object")
+        answer = record.get("answer") or {}
         if not isinstance(answer, dict):
-            raise ValueError(f"{path}: query {query_id}: 'answer' must be an object")
-        final = answer.get("final_answer", "")
+            raise ValueError(f"{where}: 'answer' must be an object")
+        steps, details = answer.get("total_steps") or 0, answer.get("answer_details") or []
+        if not isinstance(steps, int) or isinstance(steps, bool) or not isinstance(details, list):
+            raise ValueError(f"{where}: 'total_steps' must be a number and 'answer_details' a list")
+        final = answer.get("final_answer")
         answers[str(query_id)] = Answer(
             str(query_id),
             str(record.get("query", "")),
-            list(record.get("available_tools") or []),
+            list(record.get("available_tools") or []) if isinstance(record.get("available_tools"), list) else [],
             str(answer.get("method", "")),
-            int(answer.get("total_steps") or 0),
-            final if isinstance(final, str) else json.dumps(final),
-            list(answer.get("answer_details") or []),
+            steps,
+            "" if final is None else final if isinstance(final, str) else json.dumps(final),
+            details,
         )
     return answers
 
@@ -201,7 +208,10 @@ class ChatJudge:
         ).hexdigest()
         stored = self.cache / f"{key}.json" if self.cache is not None else None
         if stored is not None and stored.exists():
-            return json.loads(stored.read_text(encoding="utf-8"))["value"]
+            try:
+                return json.loads(stored.read_text(encoding="utf-8"))["value"]
+            except (ValueError, KeyError, TypeError):
+                pass  # a damaged entry is asked again and rewritten
         field_name = "index" if function == "better" else "status"
         schema = (
             {"type": "integer", "enum": [0, 1]}
@@ -223,9 +233,11 @@ class ChatJudge:
         self.calls += 1
         completion = self.client.complete(messages, [tool], max_tokens=1000, temperature=0.2)
         value = _read_choice(completion, field_name, schema["enum"])
-        if stored is not None:
+        if stored is not None:  # written whole, then renamed: a killed run leaves no half entry
             stored.parent.mkdir(parents=True, exist_ok=True)
-            stored.write_text(json.dumps({"function": function, "value": value}), encoding="utf-8")
+            partial = stored.with_suffix(".part")
+            partial.write_text(json.dumps({"function": function, "value": value}), encoding="utf-8")
+            partial.replace(stored)
         return value
 
     def answer_status(self, query: str, final_answer: str, vote: int = 0) -> str:
@@ -324,12 +336,13 @@ def pass_rate(
         labels = []
         for vote, status in enumerate(statuses):
             solvable = SOLVABLE
-            if solvability and answer is not None and status != SOLVED:
+            if solvability and answer is not None and answer.finished() and status != SOLVED:
                 try:
                     solvable = judge.task_solvable(answer.query, answer.tools, vote)
                 except JudgeError:
                     solvable = UNSURE
-            label = combined(status, solvable) if answer is not None else FAIL
+            unanswered = answer is None or not answer.finished()  # no Finish: failed, no judge asked (ToolBench)
+            label = FAIL if unanswered else combined(status, solvable)
             labels.append(label if label != UNSURE else (PASS if _flip(seed, qid, vote) else FAIL))
         passed = labels.count(FAIL) <= labels.count(PASS)
         queries[qid] = {"votes": statuses, "labels": labels, "passed": passed}
@@ -470,16 +483,16 @@ def convert_run(trajectories: str | Path) -> dict[str, dict[str, Any]]:
     envs: dict[str, Any] = {}
     for line in Path(trajectories).read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
-        if record.get("task") != "RapidAPI":
+        if not isinstance(record, dict) or record.get("task") != "RapidAPI":
             continue
         env = _env_of(trajectories, record.get("split") or record.get("category"), envs)
         env.reset(options={"task_id": record["task_id"]})
         task = env.task
         steps: list[dict[str, Any]] = []
         final = ""
-        for action, observation in zip(record.get("actions", []), record.get("observations", []), strict=False):
-            lines = observation.splitlines()
-            for n, (name, arguments) in enumerate(_calls_in(action)):
+        for action, observation in zip(record.get("actions") or [], record.get("observations") or [], strict=False):
+            lines = observation.splitlines() if isinstance(observation, str) else []
+            for n, (name, arguments) in enumerate(_calls_in(action) if isinstance(action, str) else []):
                 response = lines[n] if n < len(lines) else ""
                 if name == "Finish":
                     final, response = _text(arguments), ""
