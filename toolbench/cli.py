@@ -69,7 +69,8 @@ def _model_settings(args: argparse.Namespace) -> Any:
     given = [flag for flag, value in _model_flags(args).items() if value is not None]
     if not args.agent.startswith(("openai:", "react", "dfsdt")):
         if given:
-            raise ValueError(f"{', '.join(given)} apply to openai:MODEL agents (and react:, dfsdt:), not {args.agent!r}")
+            flags = ", ".join(given)
+            raise ValueError(f"{flags} apply to openai:MODEL agents (and react:, dfsdt:), not {args.agent!r}")
         return None
     defaults = ModelSettings()
     return ModelSettings(
