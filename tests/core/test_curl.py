@@ -147,3 +147,13 @@ def test_refused_commands_say_why(text, message):
 def test_single_quotes_make_shell_characters_literal():
     request = parse("curl 'https://h.com/x?a=1&b=$(not-run)'")
     assert request.url == "https://h.com/x?a=1&b=$(not-run)"
+
+
+def test_an_unclosed_quote_takes_the_following_lines_and_a_comment_closes_nothing():
+    from toolbench.core.curl import find_curl_command
+
+    text = "curl -X GET '" + "\n" * 50_000 + "x"
+    assert find_curl_command(text) == text  # scanned once per line (this was quadratic)
+    assert find_curl_command("curl -d 'a\nb' x\nnext") == "curl -d 'a\nb' x"
+    assert find_curl_command("curl x # it's a comment\nnext") == "curl x # it's a comment"
+    assert find_curl_command('curl -d "a\\"\nb" x\nnext') == 'curl -d "a\\"\nb" x'

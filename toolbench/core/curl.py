@@ -164,39 +164,56 @@ def find_curl_command(text: str) -> str:
     """The first line that starts with ``curl``, with backslash-newline continuations joined.
 
     A quoted argument may span lines (a pretty-printed JSON body): while a quote is open, the
-    following lines belong to the command, as they would in a shell.
+    following lines belong to the command, as they would in a shell. Each line is scanned once
+    (the quote state is carried from line to line), so the cost is linear in the text's length.
     """
     lines = re.sub(r"\\[ \t]*\r?\n", " ", text).splitlines()
     for index, line in enumerate(lines):
         stripped = line.strip()
         if stripped == "curl" or (stripped.startswith("curl") and stripped[4].isspace()):
-            command = stripped
+            parts = [stripped]
+            scanner = _QuoteScanner()
+            scanner.feed(stripped)
             for following in lines[index + 1 :]:
-                if _open_quote(command) is None:
+                if scanner.open_quote() is None:
                     break
-                command += "\n" + following
-            return command.strip()
+                parts.append(following)
+                scanner.feed("\n" + following)
+            return "\n".join(parts).strip()
     raise CurlError("no curl command found: write the API call on a line that starts with `curl`")
 
 
-def _open_quote(command: str) -> str | None:
-    """The quote character left open at the end of ``command``, if any."""
-    quote_char: str | None = None
-    index = 0
-    while index < len(command):
-        char = command[index]
-        if quote_char == "'":
-            quote_char = None if char == "'" else quote_char
-        elif char == "\\":
-            index += 1
-        elif quote_char == '"':
-            quote_char = None if char == '"' else quote_char
-        elif char in "'\"":
-            quote_char = char
-        elif char == "#" and (index == 0 or command[index - 1].isspace()):
-            break  # a comment: quotes after it do not count
-        index += 1
-    return quote_char
+class _QuoteScanner:
+    """Which quote is open at the end of the text fed so far, as a shell reads quotes: a backslash
+    escapes the next character (except inside single quotes), and an unquoted ``#`` at the start
+    of a word starts a comment, after which quotes do not count."""
+
+    def __init__(self) -> None:
+        self.quote: str | None = None
+        self.escaped = False
+        self.comment = False
+        self.previous = ""
+
+    def feed(self, text: str) -> None:
+        for char in text:
+            if self.comment:
+                break
+            if self.escaped:
+                self.escaped = False
+            elif self.quote == "'":
+                self.quote = None if char == "'" else self.quote
+            elif char == "\\":
+                self.escaped = True
+            elif self.quote == '"':
+                self.quote = None if char == '"' else self.quote
+            elif char in "'\"":
+                self.quote = char
+            elif char == "#" and (not self.previous or self.previous.isspace()):
+                self.comment = True
+            self.previous = char
+
+    def open_quote(self) -> str | None:
+        return self.quote
 
 
 def parse_curl(command: str) -> CurlCommand:
