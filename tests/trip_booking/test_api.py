@@ -105,3 +105,14 @@ def test_broken_rules_name_the_rule(calls, message):
     with pytest.raises(RuleError, match=message):
         for name, *args in calls:
             getattr(api, name)(*args)
+
+
+def test_a_date_beyond_a_c_long_is_an_error_not_an_internal_error():
+    import gymnasium as gym
+
+    import toolbench  # noqa: F401
+
+    env = gym.make("toolbench/TripBooking-v0").unwrapped
+    env.reset(seed=0)
+    *_, info = env.step("API.set_departure_date(Date(12345678901234567890, 1, 2026))")
+    assert info["error"] and "internal error" not in info["error"] and "not a real date" in info["error"]

@@ -76,8 +76,9 @@ class Date:
             raise ValueError(f"Date years run from {FIRST_YEAR} to {LAST_YEAR}, got {self.year}")
         try:
             dt.date(self.year, self.month, self.day)
-        except ValueError as exc:
-            raise ValueError(f"Date({self.month}, {self.day}, {self.year}) is not a real date: {exc}") from None
+        except (ValueError, OverflowError) as exc:  # OverflowError: a month or day beyond a C long
+            shown = ", ".join(reprlib.repr(v) for v in (self.month, self.day, self.year))
+            raise ValueError(f"Date({shown}) is not a real date: {exc}") from None
 
     @property
     def text(self) -> str:
