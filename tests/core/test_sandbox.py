@@ -1,6 +1,7 @@
 """The sandbox for agent code: what runs, what is refused, and the budgets."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -484,3 +485,18 @@ def test_no_pandas_object_looks_up_a_dunder_by_name(target, method):
         method,
         result,
     )
+
+
+@pytest.mark.parametrize(
+    "code, said",
+    [
+        ("return 1", "'return' outside function"),
+        ("break", "'break' outside loop"),
+        ("def f(a, a): pass", "duplicate argument"),
+        ("x = 1\nyield x", "line 2: syntax error: 'yield' outside function"),
+        ("def f():\n    x = 1\n    global x", "line 3: syntax error"),
+    ],
+)
+def test_code_that_parses_but_does_not_compile_is_a_code_error_naming_the_line(code, said):
+    with pytest.raises(CodeError, match=re.escape(said)):
+        compile_code(code)

@@ -185,6 +185,10 @@ def compile_code(code: str, echo_last_expression: bool = False) -> Any:
         result = compile_restricted_exec(tree, filename=AGENT_FILE)
     except RecursionError:
         raise CodeError("the code is nested too deeply to compile") from None
+    except SyntaxError as exc:  # parsed, but not compilable: `return` or `break` out of place, `global` after use...
+        raise CodeError(f"line {exc.lineno}: syntax error: {exc.msg}") from None
+    except (ValueError, MemoryError) as exc:
+        raise CodeError(f"the code cannot be compiled: {type(exc).__name__}") from None
     if result.errors:
         raise CodeError("; ".join(_readable(error) for error in result.errors))
     return result.code
