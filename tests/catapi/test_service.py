@@ -234,3 +234,8 @@ def test_breed_data_file_is_well_formed():
     with open(fixture_file("catapi", "breeds.csv"), encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len({row["id"] for row in rows}) == 67 and all(len(row["country_code"]) == 2 for row in rows)
+
+
+def test_a_json_number_of_thousands_of_digits_is_a_400(call):
+    response = call("POST", "/votes", ('{"image_id": "a", "value": ' + "1" * 5000 + "}").encode())
+    assert response.status == 400 and b"too many digits" in response.body

@@ -348,3 +348,12 @@ def test_cell_text_limit_and_non_json_numbers(env):
     for raw in (b'{"values": [[NaN]]}', b'{"values": [[Infinity]]}', b'{"values": [[1e400]]}'):
         status, body = call("PUT", url, raw=raw)
         assert status == 400 and body["error"]["message"].startswith("Invalid JSON payload received."), raw
+
+
+def test_a_number_no_double_holds_is_an_invalid_payload_not_a_500():
+    from toolbench.mock_services.sheets.body import parse_json_body
+    from toolbench.mock_services.sheets.errors import SheetsError
+
+    with pytest.raises(SheetsError, match="Invalid JSON payload"):
+        parse_json_body(('{"values": [[1' + "0" * 400 + "]]}").encode())
+    assert parse_json_body(b'{"values": [[12345678901234567890]]}') == {"values": [[12345678901234567890]]}

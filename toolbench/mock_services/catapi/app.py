@@ -82,6 +82,8 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             raise ApiError(400, f"Unexpected token in JSON at position {exc.pos}") from None
         except RecursionError:
             raise ApiError(400, "request entity too deeply nested") from None
+        except ValueError:  # an integer of more than 4,300 digits: Python will not read it as text
+            raise ApiError(400, "Unexpected number in JSON: too many digits") from None
         if not isinstance(parsed, dict):
             raise ApiError(400, '"value" must be of type object')
         return parsed

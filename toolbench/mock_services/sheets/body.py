@@ -156,12 +156,20 @@ def _finite(text: str) -> float:
     return number
 
 
+def _whole(text: str) -> int:
+    """A JSON integer, refused when no double holds it (Google reads JSON numbers as doubles)."""
+    digits = text.lstrip("-")
+    if len(digits) > 308:
+        raise _NotJsonNumber(text[:40] + "...")
+    return int(text)
+
+
 def parse_json_body(raw: bytes) -> Any:
     """A request body as JSON, with the transcoder's error for anything else."""
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant, parse_float=_finite)
+        return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant, parse_float=_finite, parse_int=_whole)
     except _NotJsonNumber as exc:
         raise invalid(f"Invalid JSON payload received. Unexpected token.\n{exc}") from None
     except UnicodeDecodeError:
