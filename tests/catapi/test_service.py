@@ -239,3 +239,10 @@ def test_breed_data_file_is_well_formed():
 def test_a_json_number_of_thousands_of_digits_is_a_400(call):
     response = call("POST", "/votes", ('{"image_id": "a", "value": ' + "1" * 5000 + "}").encode())
     assert response.status == 400 and b"too many digits" in response.body
+
+
+def test_ids_a_client_stores_are_bounded(call):
+    response = call("POST", "/favourites", {"image_id": "x" * 5_000_000})
+    assert response.status == 400 and b"less than or equal to 255" in response.body
+    assert call("POST", "/votes", {"image_id": "abc", "sub_id": "s" * 256, "value": 1}).status == 400
+    assert call("POST", "/favourites", {"image_id": "a" * 255}).status == 200

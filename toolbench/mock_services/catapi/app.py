@@ -24,6 +24,7 @@ HOST = "api.thecatapi.com"
 DEMO_API_KEY = "live_tbgym6f0c2d9e4b7a1c8f3e5d2b9a6c4e1f7d3b8a5c2e9f6d1b4a7c0e3f8d5b2"
 AUTH_ERROR = "AUTHENTICATION_ERROR - you need to send your API Key as the 'x-api-key' header"
 DUPLICATE_FAVOURITE = "DUPLICATE_FAVOURITE - favourites are unique for account + image_id + sub_id"
+MAX_ID_CHARS = 255  # of an image_id or sub_id a client may store
 MAX_LIMIT_WITHOUT_KEY = 10
 MAX_LIMIT = 100
 COUNTRY_CODE = "US"
@@ -196,13 +197,19 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             raise ApiError(400, '"image_id" is required')
         if not isinstance(image_id, str):
             raise ApiError(400, '"image_id" must be a string')
-        return image_id  # like the real service, any id is accepted (an unknown image lists as "image": {})
+        return bounded("image_id", image_id)  # like the real service, any id is accepted ("image": {} if unknown)
+
+    def bounded(name: str, text: str) -> str:
+        """Stored text stays small: every listing serves it back (bounded memory and responses)."""
+        if len(text) > MAX_ID_CHARS:
+            raise ApiError(400, f'"{name}" length must be less than or equal to {MAX_ID_CHARS} characters long')
+        return text
 
     def optional_sub_id(data: dict[str, Any]) -> str | None:
         sub_id = data.get("sub_id")
         if sub_id is not None and not isinstance(sub_id, str):
             raise ApiError(400, '"sub_id" must be a string')
-        return sub_id
+        return sub_id if sub_id is None else bounded("sub_id", sub_id)
 
     @app.get("/v1/favourites")
     def list_favourites() -> Response:
