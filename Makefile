@@ -1,6 +1,7 @@
 # make demo   create .venv if needed, install, score the reference agents on every task
 # make test   create .venv if needed, install, run the test suite
 # make bench  create .venv if needed, install, run the benchmarks (numbers in benchmarks/results/)
+# make fuzz   10,000 mutated actions per env: exceptions, internal errors, leaks, the slowest action
 
 PYTHON ?= python3
 VENV := .venv
@@ -8,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test bench install fixtures clean
+.PHONY: demo test bench fuzz install fixtures clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.fuzzing 10000
 
 fixtures: $(STAMP)
 	$(BIN)/python -m toolbench.taskgen
