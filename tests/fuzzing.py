@@ -4,7 +4,8 @@ and must not leave state behind: the reference still succeeds after the fuzzing.
 
 ``python -m tests.fuzzing 10000`` (``make fuzz``) is the long run: per env and mode it reports
 exceptions, internal errors, whether the reference still succeeds, and the slowest action.
-``tests/core/test_fuzz.py`` runs a few dozen actions per env in ``make test``.
+``tests/core/test_fuzz_references.py`` runs a few dozen actions per env in ``make test`` (next to
+``tests/core/test_fuzz.py``, which mutates characters and tries edge cases).
 """
 
 from __future__ import annotations
