@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import gymnasium as gym
 
 from toolbench.core.tasks import fixture_file
+from toolbench.mock_services.rapidapi import TEST_SETS as RAPIDAPI_TEST_SETS
 
 if TYPE_CHECKING:
     from toolbench.core.env import ToolEnv
@@ -51,7 +52,7 @@ PROGRAM = ("program",)
 BOTH = ("program", "interactive")
 TEST_DEMO = ("test", "demo")
 TEST_DEMO_TRAIN = ("test", "demo", "train")
-RAPIDAPI_TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
+
 TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv", PROGRAM, TEST_DEMO, "openweather"),
     TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv", PROGRAM, TEST_DEMO, "catapi"),

@@ -9,6 +9,7 @@ from typing import Any
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.tasks import Task, fixture_file, read_records
+from toolbench.mock_services.rapidapi import TEST_SETS
 from toolbench.mock_services.rapidapi.catalog import api_record, hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
 from toolbench.mock_services.rapidapi.hub import MESSAGE_ERROR, call
@@ -26,7 +27,6 @@ from toolbench.mock_services.rapidapi.steps import (
     status_of,
 )
 
-TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
 METRICS = ("passed", "facts_found", "facts_total")
 OK = 0
 TOOLBENCH_RESPONSE_LIMIT = 2048

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from toolbench.mock_services.rapidapi import TEST_SETS
+
 SOLVED, UNSOLVED, UNSURE = "Solved", "Unsolved", "Unsure"
 SOLVABLE, UNSOLVABLE = "Solvable", "Unsolvable"
 PASS, FAIL = "pass", "fail"
@@ -570,9 +572,6 @@ def write_answer_files(trajectories: str | Path, folder: str | Path) -> int:
         (out / f"{query_id}_{method}.json").write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
         written += 1
     return written
-
-
-TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
 
 
 def table_rows(runs: Mapping[str, Path], reference: str) -> tuple[list[str], list[list[str]]]:

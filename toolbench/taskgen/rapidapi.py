@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolbench.core.tasks import fixture_file
+from toolbench.mock_services.rapidapi import TEST_SETS
 from toolbench.mock_services.rapidapi.catalog import CATEGORIES, COLLECTIONS, api_record, askers, hub
 from toolbench.mock_services.rapidapi.domains import DOMAINS, Question
 from toolbench.mock_services.rapidapi.hub import Tool, call
@@ -28,7 +29,6 @@ from toolbench.mock_services.rapidapi.passrule import states
 from toolbench.mock_services.rapidapi.world import build_world
 from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
 
-TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
 SIZES = {"G1_instruction": 150, "G1_category": 150, "G1_tool": 150, "G2_instruction": 120, "G2_category": 120,
          "G3_instruction": 100, "train": 1000, "demo": 30}  # fmt: skip
 HELD_OUT_CATEGORIES = 7

@@ -1,3 +1,7 @@
-"""The RapidAPI-style tool hub of ToolLLM's tasks (issue 14, being built): so far, ToolBench's rules for
-turning APIs into function-calling schemas and observations (``functions.py``) and for reading a
-step's function call (``steps.py``)."""
+"""The RapidAPI tool hub of ToolLLM's tasks: the world (``world.py``), its tools and APIs
+(``catalog.py``, ``domains.py``, ``services.py``), ToolBench's function schemas and step rules
+(``functions.py``, ``steps.py``), the pass rule (``passrule.py``), the original data
+(``original.py``), and the served protocols (``virtual.py``, ``gateway.py``)."""
+
+#: ToolBench's six test sets, in its order (this module stays light: ``toolbench list`` imports it).
+TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")

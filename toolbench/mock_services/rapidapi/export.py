@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.core.tasks import fixture_file, read_records
+from toolbench.mock_services.rapidapi import TEST_SETS
 from toolbench.mock_services.rapidapi.catalog import hub, tool_json
 
-TEST_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
 QUERY_KEYS = ("api_list", "query", "relevant APIs", "query_id")
 
 
