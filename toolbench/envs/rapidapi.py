@@ -12,7 +12,7 @@ from toolbench.core.tasks import Task, fixture_file, read_records
 from toolbench.mock_services.rapidapi import TEST_SETS
 from toolbench.mock_services.rapidapi.catalog import api_record, hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
-from toolbench.mock_services.rapidapi.hub import MESSAGE_ERROR, call
+from toolbench.mock_services.rapidapi.hub import call, reply
 from toolbench.mock_services.rapidapi.original import OriginalBackend, ResponseCache, read_query_file
 from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls
 from toolbench.mock_services.rapidapi.steps import (
@@ -184,6 +184,7 @@ class RapidAPIEnv(ToolEnv):
         self._answered: list[str] = []  # functions a hub API answered with a 200
         self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
+        self._hub_apis: dict[str, tuple[Any, Any]] = {}
 
     # ------------------------------------------------------------------ tasks
     def clone_for(self, task: Task) -> RapidAPIEnv:
@@ -218,12 +219,14 @@ class RapidAPIEnv(ToolEnv):
             function = api_function({"name": entry["api_name"], **entry}, entry["tool_name"])["function"]["name"]
             self._functions.setdefault(function, (entry["category_name"], entry["tool_name"], entry["api_name"]))
         self._backend = OriginalBackend(api_list, self._cache) if task.get("original") else None
-        self._functions_key = {}  # function -> what its API does, for the hub's APIs
+        # Each function's hub tool and API, looked up once per episode (not at every call).
+        self._hub_apis = {}
         for function, (category, tool_name, api_name) in self._functions.items():
             tool = hub().tool(tool_name)
             api = tool.api(api_name) if tool is not None and tool.category == category else None
-            if api is not None:
-                self._functions_key[function] = api.key
+            if tool is not None and api is not None:
+                self._hub_apis[function] = (tool, api)
+        self._functions_key = {function: api.key for function, (_, api) in self._hub_apis.items()}
         return task.prompt
 
     def _act(self, action: str) -> Outcome:
@@ -259,26 +262,22 @@ class RapidAPIEnv(ToolEnv):
         if arguments is None:
             self._failed.append(function)
             return observation(PARSE_ERROR["error"], ""), OK
-        category, tool_name, api_name = self._functions[function]
-        tool = hub().tool(tool_name)
-        api = tool.api(api_name) if tool is not None and tool.category == category else None
-        if self._backend is not None and api is None:  # an original query's API the hub does not have
-            body, _ = self._backend.call(category, tool_name, api_name, arguments)
+        found = self._hub_apis.get(function)
+        if self._backend is not None and found is None:  # an original query's API the hub does not have
+            body, _ = self._backend.call(*self._functions[function], arguments)
             code = status_of(body.get("error"))
             if code != OK:
                 self._failed.append(function)
             return observation(str(body.get("error", "")), self._shown(body.get("response", ""))), code
-        if tool is None or api is None:
+        if found is None:
             self._failed.append(function)
             return observation("", self._shown({"message": "API doesn't exists"})), OK
+        tool, api = found
         status, body = call(tool, api, arguments, self._state.setdefault(tool.standard_name, {}))
         self._http.append(status)
-        if status == 200:
-            self._answered.append(function)
-        else:
-            self._failed.append(function)
-            return observation(MESSAGE_ERROR, self._shown(body)), status_of(MESSAGE_ERROR)
-        return observation("", self._shown(body)), OK
+        (self._answered if status == 200 else self._failed).append(function)
+        answer = reply(status, body)  # an API's error answer is "Message error...", as ToolBench's service says
+        return observation(answer["error"], self._shown(answer["response"])), status_of(answer["error"])
 
     def _shown(self, body: Any) -> Any:
         """A response as this env shows it: the JSON value, or with ``response_format="toolbench"``
