@@ -87,6 +87,12 @@ def words(text: str) -> list[str]:
     return _WORD.findall(spaced.lower())
 
 
+def ranked(keys: Sequence[Key], scores: np.ndarray, k: int) -> list[Key]:
+    """The ``k`` best-scored keys, best first (ties in corpus order)."""
+    order = np.lexsort((np.arange(len(scores)), -scores))
+    return [keys[i] for i in order[:k]]
+
+
 class BM25Retriever:
     """BM25 over the hub's API documents."""
 
@@ -104,10 +110,7 @@ class BM25Retriever:
         return self._index.get_scores(ids) if ids else np.zeros(len(self.keys))
 
     def search(self, query: str, k: int = 5) -> list[Key]:
-        """The ``k`` best APIs for ``query``, best first (ties in corpus order)."""
-        scores = self.scores(query)
-        order = np.lexsort((np.arange(len(scores)), -scores))
-        return [self.keys[i] for i in order[:k]]
+        return ranked(self.keys, self.scores(query), k)
 
 
 def ndcg(ranked: Sequence[Key], relevant: Iterable[Key], k: int) -> float:
@@ -206,9 +209,7 @@ class DenseRetriever:
         return self._documents @ np.asarray(self._matrix([query]) @ self._weights)[0]
 
     def search(self, query: str, k: int = 5) -> list[Key]:
-        scores = self.scores(query)
-        order = np.lexsort((np.arange(len(scores)), -scores))
-        return [self.keys[i] for i in order[:k]]
+        return ranked(self.keys, self.scores(query), k)
 
 
 @cache
