@@ -35,7 +35,7 @@ MAX_CALLS_PER_ACTION = 8
 PARSE_ERROR = {"error": "Tool input parse error...\n", "response": ""}
 
 
-def _calls_of(action: str) -> list[tuple[str, Any]]:
+def calls_of(action: str) -> list[tuple[str, Any]]:
     """The (name, arguments) of each call an action holds: ``{"name", "arguments"}``, an OpenAI
     ``tool_calls`` entry, a list of either, or ``{"tool_calls": [...]}``. Arguments stay as given (a
     JSON string is parsed later, as ToolBench's server parses ``tool_input``)."""
@@ -232,7 +232,7 @@ class RapidAPIEnv(ToolEnv):
     def _act(self, action: str) -> Outcome:
         lines, codes, http = [], [], len(self._http)
         failed_before = len(self._failed)
-        for name, raw in _calls_of(action):
+        for name, raw in calls_of(action):
             if name == FINISH:
                 ending = read_finish(raw if isinstance(raw, str) else json.dumps(raw))
                 if ending.status in (FINAL_ANSWER, GAVE_UP):

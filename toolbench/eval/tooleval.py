@@ -437,20 +437,14 @@ def win_rate(
 
 # ---------------------------------------------------------------------- our runs and our tasks
 def _calls_in(action: str) -> list[tuple[str, Any]]:
-    """The (name, arguments) of each call a RapidAPI action holds (unreadable actions hold none)."""
+    """The calls a RapidAPI action holds, read as the env reads them (an unreadable action holds none)."""
+    from toolbench.core.env import ActionError
+    from toolbench.envs.rapidapi import calls_of
+
     try:
-        data = json.loads(action)
-    except (ValueError, RecursionError):
+        return calls_of(action)
+    except ActionError:
         return []
-    if isinstance(data, dict) and isinstance(data.get("tool_calls"), list):
-        data = data["tool_calls"]
-    calls = []
-    for item in data if isinstance(data, list) else [data]:
-        if isinstance(item, dict) and isinstance(item.get("function"), dict):
-            item = item["function"]
-        if isinstance(item, dict) and isinstance(item.get("name"), str):
-            calls.append((item["name"], item.get("arguments", {})))
-    return calls
 
 
 def _text(value: Any) -> str:
