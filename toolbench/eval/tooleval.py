@@ -579,12 +579,12 @@ def table_rows(runs: Mapping[str, Path], reference: str) -> tuple[list[str], lis
     tasks = {name: gym.make("toolbench/RapidAPI-v0", split=name).unwrapped.tasks for name in TEST_SETS}
     answers = {method: load_answers_from(convert_run(folder / "trajectories.jsonl")) for method, folder in runs.items()}
     header = ["method", *(f"{name} {kind}" for name in TEST_SETS for kind in ("pass", "win")), "avg pass", "avg win"]
+    verdicts = {(method, name): rule_pass_rate(answers[method], tasks[name]) for method in runs for name in TEST_SETS}
     rows = []
     for method in runs:
         cells, passes, wins = [method], [], []
         for name in TEST_SETS:
-            mine = rule_pass_rate(answers[method], tasks[name])
-            theirs = rule_pass_rate(answers[reference], tasks[name])
+            mine, theirs = verdicts[method, name], verdicts[reference, name]
             ids = list(mine.queries)
             won = win_rate(answers[method], answers[reference], ids, mine.passed(), theirs.passed())
             passes.append(100 * mine.rate)
