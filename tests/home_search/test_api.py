@@ -119,3 +119,23 @@ def test_snapshot_and_restore():
     other = HomeSearchAPI()
     other.restore(snapshot)
     assert other.criteria == api.criteria and other.results == api.results
+
+
+def test_the_index_finds_what_a_full_scan_finds(homes):
+    """Searches read one bucket of the city and buy/rent index; they must match scanning every listing."""
+    from toolbench.mock_services.home_search.listings import Listings, default_listings
+
+    listings = default_listings()
+    cities = sorted({h.city for h in homes})
+    assert listings.homes is homes and Listings(homes[:50]).homes == homes[:50]
+    for index, city in enumerate(cities):
+        for mode in ("buy", "rent"):
+            for criteria in (
+                {"location": city, "buy_or_rent": mode},
+                {"location": city.upper(), "buy_or_rent": mode, "num_beds": 1 + index % 3, "max_price": 10**6},
+                {"location": city, "buy_or_rent": mode, "home_type": "condo,house", "floor_number": index % 4},
+            ):
+                assert listings.search(criteria) == search(homes, criteria), criteria
+    assert listings.search({"location": "Atlantis", "buy_or_rent": "buy"}) == []
+    assert listings.search({"num_beds": 5}) == search(homes, {"num_beds": 5})  # no city: a full scan
+    assert HomeSearchAPI(homes[:10]).listings.homes == homes[:10]  # a caller's own listings get their own index

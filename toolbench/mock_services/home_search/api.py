@@ -13,7 +13,14 @@ import reprlib
 from typing import Any
 
 from toolbench.core.program import RuleError
-from toolbench.mock_services.home_search.listings import BUY_TYPES, RENT_TYPES, Home, cities, load_listings, search
+from toolbench.mock_services.home_search.listings import (
+    BUY_TYPES,
+    RENT_TYPES,
+    Home,
+    Listings,
+    default_listings,
+    load_listings,
+)
 
 FUNCTIONS = (
     "set_location",
@@ -49,8 +56,9 @@ class HomeSearchAPI:
     """Criteria are collected in ``criteria``; ``search()`` fills defaults and finds the homes."""
 
     def __init__(self, homes: tuple[Home, ...] | None = None):
-        self.homes = homes if homes is not None else load_listings()
-        self._cities = cities(self.homes)
+        shipped = homes is None or homes is load_listings()
+        self.listings = default_listings() if shipped else Listings(homes)
+        self.homes = self.listings.homes
         self.criteria: dict[str, Any] = {}
         self.results: list[Home] | None = None
 
@@ -63,7 +71,7 @@ class HomeSearchAPI:
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         self.criteria = copy.deepcopy(snapshot["criteria"])
-        by_id = {home.id: home for home in self.homes} if snapshot["results"] is not None else {}
+        by_id = self.listings.by_id
         self.results = [by_id[i] for i in snapshot["results"]] if snapshot["results"] is not None else None
 
     def _set(self, key: str, value: Any) -> str:
@@ -84,7 +92,9 @@ class HomeSearchAPI:
         if not isinstance(value, str) or not value.strip():
             raise RuleError(f"set_location expects a city name, got {reprlib.repr(value)}")
         name = value.strip()
-        city = self._cities.get(name.casefold()) or self._cities.get(name.split(",")[0].strip().casefold())
+        city = self.listings.cities.get(name.casefold()) or self.listings.cities.get(
+            name.split(",")[0].strip().casefold()
+        )
         return self._set("location", city or name)
 
     def set_buy_or_rent(self, value: str) -> str:
@@ -164,7 +174,7 @@ class HomeSearchAPI:
     def search(self) -> str:
         self.criteria.setdefault("min_price", 0)
         self.criteria.setdefault("min_square_feet", 0)
-        self.results = search(self.homes, self.criteria)
+        self.results = self.listings.search(self.criteria)
         return describe_results(self.criteria, self.results)
 
 

@@ -83,7 +83,42 @@ _TESTS: dict[str, Callable[[Any], Callable[[Home], bool]]] = {
 }
 
 
+def _order(home: Home) -> tuple[int, str]:
+    return home.price, home.id
+
+
 def search(homes: Iterable[Home], criteria: Mapping[str, Any]) -> list[Home]:
     """The homes meeting every criterion, cheapest first."""
     tests = [_TESTS[key](value) for key, value in criteria.items() if key in _TESTS]
-    return sorted((home for home in homes if all(test(home) for test in tests)), key=lambda h: (h.price, h.id))
+    return sorted((home for home in homes if all(test(home) for test in tests)), key=_order)
+
+
+_BUCKET_KEYS = ("location", "buy_or_rent")  # what a bucket of the index already matches
+
+
+class Listings:
+    """Listings with what every search needs built once: city names, homes by id, and an index by
+    city and buy or rent (every search the API runs names both, so it reads one small bucket
+    instead of testing every listing)."""
+
+    def __init__(self, homes: Iterable[Home]):
+        self.homes = tuple(homes)
+        self.cities = cities(self.homes)
+        self.by_id = {home.id: home for home in self.homes}
+        self._buckets: dict[tuple[str, str], list[Home]] = {}
+        for home in sorted(self.homes, key=_order):  # buckets keep search's order
+            self._buckets.setdefault((home.city.casefold(), home.buy_or_rent), []).append(home)
+
+    def search(self, criteria: Mapping[str, Any]) -> list[Home]:
+        """As ``search(self.homes, criteria)``."""
+        location, buy_or_rent = criteria.get("location"), criteria.get("buy_or_rent")
+        if location is None or not isinstance(buy_or_rent, str):
+            return search(self.homes, criteria)
+        bucket = self._buckets.get((str(location).casefold(), buy_or_rent), [])
+        tests = [_TESTS[key](value) for key, value in criteria.items() if key in _TESTS and key not in _BUCKET_KEYS]
+        return [home for home in bucket if all(test(home) for test in tests)]
+
+
+@cache
+def default_listings() -> Listings:
+    return Listings(load_listings())
