@@ -116,3 +116,14 @@ def test_a_date_beyond_a_c_long_is_an_error_not_an_internal_error():
     env.reset(seed=0)
     *_, info = env.step("API.set_departure_date(Date(12345678901234567890, 1, 2026))")
     assert info["error"] and "internal error" not in info["error"] and "not a real date" in info["error"]
+
+
+def test_kept_searches_are_the_callers_own_lists(db):
+    """Departures and stays are kept per database; a caller that edits what it got changes nothing."""
+    day = dt.date(2024, 6, 14)
+    flights = db.departures("Denver", "Chicago", "flight", day)
+    flights.clear()
+    assert db.departures("Denver", "Chicago", "flight", day)
+    stays = db.stays("Denver", day, day + dt.timedelta(days=2))
+    stays.pop()
+    assert len(db.stays("Denver", day, day + dt.timedelta(days=2))) == len(stays) + 1

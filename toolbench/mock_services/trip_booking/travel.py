@@ -13,7 +13,7 @@ import csv
 import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from toolbench.core.seeding import stable_uniform
 from toolbench.core.tasks import fixture_file
@@ -21,6 +21,7 @@ from toolbench.core.tasks import fixture_file
 MODES = ("flight", "train", "bus", "cruise")
 ROOM_TYPES = ("King Bed", "Queen Bed", "Double", "Luxury")
 MAX_NIGHTS = 60
+CACHED_SEARCHES = 4096  # departure and stay searches a database keeps (each a few kB)
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,11 @@ class TravelDB:
         self._rooms: dict[str, list[Room]] = defaultdict(list)
         for room in rooms:
             self._rooms[room.city].append(room)
+        # Fares, seats, room prices and vacancies are pure functions of the place and the dates, but
+        # each is a hash: searches repeat, so their results are kept (per database, least recently
+        # used dropped first).
+        self._departures = lru_cache(maxsize=CACHED_SEARCHES)(self._find_departures)
+        self._stays = lru_cache(maxsize=CACHED_SEARCHES)(self._find_stays)
 
     def canonical_city(self, name: str) -> str | None:
         key = name.strip().casefold()
@@ -184,23 +190,29 @@ class TravelDB:
 
     def departures(self, origin: str, destination: str, mode: str, day: dt.date) -> list[Departure]:
         """Every departure of that mode on that day, cheapest first (sold-out ones included)."""
+        return list(self._departures(origin, destination, mode, day))
+
+    def stays(self, city: str, checkin: dt.date, checkout: dt.date) -> list[Stay]:
+        """Every room type of every hotel in ``city`` for the nights from check-in to check-out."""
+        return list(self._stays(city, checkin, checkout))
+
+    def _find_departures(self, origin: str, destination: str, mode: str, day: dt.date) -> tuple[Departure, ...]:
         found = [
             Departure(route, day, fare(route, day), seats_left(route, day))
             for route in self._routes.get((origin, destination, mode), [])
             if route.runs_on(day)
         ]
-        return sorted(found, key=lambda d: (d.price, d.route.departure, d.route.id))
+        return tuple(sorted(found, key=lambda d: (d.price, d.route.departure, d.route.id)))
 
-    def stays(self, city: str, checkin: dt.date, checkout: dt.date) -> list[Stay]:
-        """Every room type of every hotel in ``city`` for the nights from check-in to check-out."""
+    def _find_stays(self, city: str, checkin: dt.date, checkout: dt.date) -> tuple[Stay, ...]:
         if not 0 < (checkout - checkin).days <= MAX_NIGHTS:
-            return []  # no hotel takes bookings for such stays
+            return ()  # no hotel takes bookings for such stays
         nights = [checkin + dt.timedelta(days=i) for i in range((checkout - checkin).days)]
         stays = []
         for room in self._rooms.get(city, []):
             average = round(sum(night_price(room, night) for night in nights) / len(nights), 2)
             stays.append(Stay(room, len(nights), average, min(rooms_free(room, night) for night in nights)))
-        return sorted(stays, key=lambda s: (s.nightly_price, s.room.hotel_id, s.room.room_type))
+        return tuple(sorted(stays, key=lambda s: (s.nightly_price, s.room.hotel_id, s.room.room_type)))
 
 
 @cache
