@@ -102,3 +102,23 @@ def test_constructor_errors_become_program_errors():
 
     with pytest.raises(ProgramError, match="line 1: Strict\\(...\\): bad value"):
         parse_program("API.put(Strict(1))", FUNCTIONS, {"Strict": strict})
+
+
+@pytest.mark.parametrize("unit", ["~", "-", "a<", "a;", "a,", "()+", "[]+", "a.b+", "a[a]+", "not ", "f'{a}'+", "{}+"])
+def test_no_source_has_more_syntax_nodes_per_character_than_the_bound(unit):
+    """Programs short enough that NODES_PER_CHAR_BOUND keeps them under MAX_NODES are not counted."""
+    import ast
+
+    from toolbench.core.program import NODES_PER_CHAR_BOUND
+
+    text = unit * 500 + "1"
+    assert sum(1 for _ in ast.walk(ast.parse(text))) <= NODES_PER_CHAR_BOUND * len(text)
+
+
+def test_a_long_program_over_the_node_limit_is_refused():
+    from toolbench.core.program import MAX_NODES, NODES_PER_CHAR_BOUND
+
+    text = "x = " + "a<" * 9000 + "a"  # 1.5 nodes per character
+    assert len(text) <= MAX_PROGRAM_CHARS and len(text) * NODES_PER_CHAR_BOUND > MAX_NODES
+    with pytest.raises(ProgramError, match="syntax nodes"):
+        parse(text)

@@ -56,10 +56,12 @@ class CriteriaApiEnv(ToolEnv):
         """Apply one call; raises ``ActionError`` naming the line and the rule when it fails."""
         method = getattr(api, call.function)
         where = f"line {call.line}: " if self.mode == "program" else ""
-        try:
-            inspect.signature(method).bind(*call.args, **call.kwargs)
-        except TypeError as exc:
-            raise ActionError(f"{where}{call.function}(): {exc}") from None
+        signature, positional = _signature(api, call.function)
+        if call.kwargs or len(call.args) != positional:  # else the arguments fit: one per parameter
+            try:
+                signature.bind(*call.args, **call.kwargs)
+            except TypeError as exc:
+                raise ActionError(f"{where}{call.function}(): {exc}") from None
         try:
             return method(*call.args, **call.kwargs)
         except RuleError as exc:
@@ -188,6 +190,20 @@ class CriteriaApiEnv(ToolEnv):
         if state["api"] is not None:
             self._api.restore(state["api"])
         self._variables = dict(state["variables"])
+
+
+_SIGNATURES: dict[tuple[type, str], tuple[inspect.Signature, int]] = {}
+
+
+def _signature(api: Any, function: str) -> tuple[inspect.Signature, int]:
+    """The signature of ``api.function``, read once per API class (reading it costs more than the
+    call), and how many positional arguments surely bind (-1 if that is not simply its length)."""
+    key = (type(api), function)
+    if key not in _SIGNATURES:
+        signature = inspect.signature(getattr(api, function))
+        simple = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in signature.parameters.values())
+        _SIGNATURES[key] = signature, len(signature.parameters) if simple else -1
+    return _SIGNATURES[key]
 
 
 def _short(value: Any) -> str:
