@@ -165,3 +165,25 @@ def test_same_seed_same_episodes_in_processes_with_different_hash_seeds():
     second = run_python(DETERMINISM_SCRIPT, {"PYTHONHASHSEED": "4242"})
     assert first == second
     assert len(json.loads(first)) == len(CASES) * 12
+
+
+@pytest.mark.parametrize("env_id, mode", CASES)
+def test_reset_docs_are_built_once_or_left_out(env_id, mode):
+    """Docs and tools that do not change with the task are the same objects at every reset;
+    info_docs=False leaves them out of reset infos and changes nothing else."""
+    env = gym.make(env_id, mode=mode).unwrapped
+    tasks = env.tasks[:2]
+    infos = []
+    for task in tasks:
+        infos.append(env.reset(options={"task_id": task.id})[1])
+        assert infos[-1]["api_docs"] == env.api_docs() and infos[-1].get("tools") == env.tools()
+    if not env.docs_per_task:
+        assert infos[0]["api_docs"] is infos[1]["api_docs"] and infos[0].get("tools") is infos[1].get("tools")
+    lean = gym.make(env_id, mode=mode, info_docs=False)
+    for task, info in zip(tasks, infos):
+        observation, lean_info = lean.reset(options={"task_id": task.id})
+        assert "api_docs" not in lean_info and "tools" not in lean_info
+        assert lean_info == {k: v for k, v in info.items() if k not in ("api_docs", "tools")}
+        assert lean.unwrapped.api_docs() == info["api_docs"]  # still there for a loop that reads them once
+    env.close()
+    lean.close()

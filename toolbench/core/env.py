@@ -83,6 +83,9 @@ class ToolEnv(gym.Env[str, str]):
     metric_names: ClassVar[tuple[str, ...]] = ()
     #: The action that ends an interactive episode (``"submit"``, ``"API.search()"``), for prompts.
     finishing_action: ClassVar[str | None] = None
+    #: Whether ``api_docs()`` and ``tools()`` change with the episode's task (AppBench, RapidAPI). When
+    #: they do not, reset builds them once per env and every reset info shares them.
+    docs_per_task: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -93,6 +96,7 @@ class ToolEnv(gym.Env[str, str]):
         task_file: str | Path | None = None,
         tasks: Sequence[Task] | None = None,
         diagnostics: bool = False,
+        info_docs: bool = True,
     ) -> None:
         mode = mode or self.modes[0]
         if mode not in self.modes:
@@ -119,6 +123,10 @@ class ToolEnv(gym.Env[str, str]):
         # Expected values in info (say, Sheets' expected cells) only when asked: an RL agent that
         # sees them can learn the answers instead of the task.
         self.diagnostics = bool(diagnostics)
+        # Reset infos carry api_docs and tools (the contract); a training loop that reads them once
+        # can drop them, so vector envs do not copy them across processes at every reset.
+        self.info_docs = bool(info_docs)
+        self._shared_docs: tuple[str, list[dict[str, Any]] | None] | None = None
         self.render_mode = render_mode
         if max_steps is None:
             max_steps = 1 if mode == "program" else self.default_max_steps
@@ -197,11 +205,22 @@ class ToolEnv(gym.Env[str, str]):
         self._done = False
         prompt = self._begin(task)
         self._transcript = [("task", prompt)]
-        info: dict[str, Any] = {"task_id": task.id, "split": self.split, "mode": self.mode, "api_docs": self.api_docs()}
-        tools = self.tools()
-        if tools is not None:
-            info["tools"] = tools
+        info: dict[str, Any] = {"task_id": task.id, "split": self.split, "mode": self.mode}
+        if self.info_docs:
+            docs, tools = self._docs_for_reset()
+            info["api_docs"] = docs
+            if tools is not None:
+                info["tools"] = tools
         return self._fit(prompt), info
+
+    def _docs_for_reset(self) -> tuple[str, list[dict[str, Any]] | None]:
+        """The episode's docs and tool schemas: built once per env unless they change with the task.
+        Shared ones are the same objects at every reset; treat them as read-only."""
+        if self.docs_per_task:
+            return self.api_docs(), self.tools()
+        if self._shared_docs is None:
+            self._shared_docs = (self.api_docs(), self.tools())
+        return self._shared_docs
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self._task is None:

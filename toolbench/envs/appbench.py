@@ -164,6 +164,7 @@ class AppBenchEnv(ToolEnv):
     default_max_steps = 12
     metric_names = METRICS
     finishing_action = FINISH
+    docs_per_task = True  # the task's apps (hierarchical prompting)
 
     def __init__(self, prompting: str = "hierarchical", scorer: str = "ours", **kwargs: Any) -> None:
         if prompting not in PROMPTINGS:

@@ -145,6 +145,7 @@ class RapidAPIEnv(ToolEnv):
     default_max_steps = 20
     metric_names = METRICS
     finishing_action = FINISH
+    docs_per_task = True  # each query has its own APIs
 
     def __init__(
         self,
