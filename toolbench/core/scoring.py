@@ -44,8 +44,20 @@ def dict_f1(prediction: Mapping[Any, Any], reference: Mapping[Any, Any]) -> PRF:
     return PRF(precision, recall, 2 * precision * recall / (precision + recall))
 
 
+_PLAIN = (str, int, float)  # exact types: bool is not among them
+_SEQUENCES = (list, tuple)
+
+
 def deep_equal(a: Any, b: Any) -> bool:
     """Structural equality that, unlike ``==``, keeps ``True`` and ``1`` apart."""
+    # Fast paths for JSON's own types (scoring compares whole responses); the general rules follow.
+    kind_a, kind_b = type(a), type(b)
+    if kind_a in _PLAIN and kind_b in _PLAIN:
+        return bool(a == b)
+    if kind_a is dict and kind_b is dict:
+        return a.keys() == b.keys() and all(deep_equal(value, b[key]) for key, value in a.items())
+    if kind_a in _SEQUENCES and kind_b in _SEQUENCES:
+        return len(a) == len(b) and all(deep_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, Mapping) and isinstance(b, Mapping):
