@@ -31,10 +31,17 @@ class Execution:
     request: HttpRequest
     response: HttpResponse
     effects: dict[str, Any] = field(default_factory=dict)
+    _fields: dict[Any, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
         return self.response.ok
+
+    def fields(self) -> dict[Any, Any]:
+        """``response_fields`` of the response, read once (a reference's are read at every step)."""
+        if self._fields is None:
+            self._fields = response_fields(self.response)
+        return self._fields
 
 
 def response_fields(response: HttpResponse) -> dict[Any, Any]:
@@ -64,6 +71,19 @@ def response_fields(response: HttpResponse) -> dict[Any, Any]:
     if isinstance(body, list):
         return dict(enumerate(body))
     return {"body": body}
+
+
+PERFECT = PRF(1.0, 1.0, 1.0)
+
+
+def fields_f1(prediction: Execution, reference: Execution) -> PRF:
+    """ToolBench's field comparison of two responses: ``dict_f1`` of their fields. Identical bodies
+    have identical fields, each equal to itself (unless a JSON ``NaN``, equal to nothing, is in
+    them), so they match without reading them: a correct answer costs no walk of the response."""
+    body = prediction.response.body
+    if body == reference.response.body and b"NaN" not in body:
+        return PERFECT
+    return dict_f1(prediction.fields(), reference.fields())
 
 
 def canonical_request(request: HttpRequest, headers: tuple[str, ...] = ("x-api-key",)) -> tuple[Any, ...]:
@@ -125,7 +145,7 @@ class CurlProgramEnv(ToolEnv):
         return request
 
     def _compare(self, prediction: Execution, reference: Execution) -> PRF:
-        return dict_f1(response_fields(prediction.response), response_fields(reference.response))
+        return fields_f1(prediction, reference)
 
     # ----------------------------------------------------------------- episode
     def _begin(self, task: Task) -> str:
@@ -219,7 +239,7 @@ class CurlProgramEnv(ToolEnv):
         for reference in task.references:
             try:
                 if canonical_request(self.parse_action(reference).request) == ours:
-                    return PRF(1.0, 1.0, 1.0)
+                    return PERFECT
             except ActionError:
                 continue
         return ZERO

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from toolbench.core.curl_env import CurlProgramEnv, Execution, response_fields
+from toolbench.core.curl_env import CurlProgramEnv, Execution, fields_f1
 from toolbench.core.scoring import PRF, dict_f1
 from toolbench.core.transport import HttpRequest, Router
 from toolbench.mock_services.catapi import DEMO_API_KEY, HOST, Catalogue, CatStore, create_app
@@ -159,7 +159,7 @@ class CatAPIEnv(CurlProgramEnv):
     def _compare(self, prediction: Execution, reference: Execution) -> PRF:
         if prediction.effects or reference.effects:
             return dict_f1(prediction.effects, reference.effects)
-        return dict_f1(response_fields(prediction.response), response_fields(reference.response))
+        return fields_f1(prediction, reference)
 
     def _get_backend_state(self) -> Any:
         return self._store.snapshot()
