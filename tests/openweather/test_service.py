@@ -224,3 +224,53 @@ def test_python_requests_reaches_the_fake_in_process(world):
     response = session.get(f"https://{HOST}/data/2.5/weather", params={"q": "Nairobi", "units": "metric", "appid": KEY})
     assert response.status_code == 200 and response.json()["name"] == "Nairobi"
     assert session.get(f"https://{HOST}/data/2.5/weather", params={"q": "Nairobi"}).status_code == 401
+
+
+def test_kept_answers_are_the_answers(world):
+    """The fake keeps its answers to GET requests: they must be byte for byte what it computes."""
+    from toolbench.mock_services.http import ResponseCache
+
+    app = create_app(world)
+    assert isinstance(app.wsgi_app, ResponseCache)
+    kept = Router({HOST: app})
+    computed = Router({HOST: create_app(world)})
+    computed._apps[HOST].wsgi_app = computed._apps[HOST].wsgi_app.app  # the app without its cache
+    paths = [
+        "/data/2.5/weather?q=London&units=metric",
+        "/data/2.5/forecast?lat=40.7&lon=-74.0&mode=xml",
+        "/data/2.5/air_pollution/forecast?lat=48.9&lon=2.35",
+        "/data/2.5/weather?q=Nowhere-at-all",
+        "/geo/1.0/direct?q=Paris&limit=3",
+    ]
+    for _ in range(2):
+        for path in paths:
+            request = HttpRequest("GET", f"https://{HOST}{path}&appid={KEY}")
+            assert kept.send(request) == computed.send(request)
+        assert kept.send(HttpRequest("GET", f"https://{HOST}{paths[0]}&appid=wrong")).status == 401
+    post = HttpRequest("POST", f"https://{HOST}{paths[0]}&appid={KEY}")
+    assert kept.send(post).status == 405 and (post.method, paths[0]) not in app.wsgi_app._answers
+
+
+def test_the_answer_cache_is_bounded():
+    from toolbench.mock_services.http import ResponseCache
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [environ["QUERY_STRING"].encode() * (1000 if environ["QUERY_STRING"] == "big" else 1)]
+
+    cache = ResponseCache(app, size=3, max_body=100)
+    statuses = []
+    for query in ("a", "b", "c", "d", "big", "b"):
+        body = b"".join(
+            cache({"REQUEST_METHOD": "GET", "PATH_INFO": "/", "QUERY_STRING": query}, lambda s, h, e=None: statuses.append(s))
+        )
+        assert body == query.encode() * (1000 if query == "big" else 1)
+    assert list(cache._answers) == [("/", "c"), ("/", "d"), ("/", "b")] and statuses == ["200 OK"] * 6
+
+
+def test_air_quality_callers_get_their_own_components(world):
+    from toolbench.mock_services.openweather.weather import air_quality_series
+
+    ((aqi, components),) = air_quality_series(world, 51.5, -0.12, [DEFAULT_NOW])
+    components["co"] = -1
+    assert air_quality_series(world, 51.5, -0.12, [DEFAULT_NOW])[0][1]["co"] != -1

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask import Flask, Response
@@ -48,6 +51,50 @@ def new_app(name: str) -> Flask:
         return json_response({"message": f"Bad Request: the request body cannot be read ({error})"[:200]}, 400)
 
     return app
+
+
+class ResponseCache:
+    """WSGI middleware keeping a stateless app's answers to GET requests, least recently used
+    dropped first. The app must answer from the path and query string alone (no headers, no state):
+    then a kept answer is byte for byte the one the app would give again."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], size: int = 256, max_body: int = 64 * 1024):
+        self.app = app
+        self.size = size
+        self.max_body = max_body  # bigger answers are not kept: the cache's memory stays under size x max_body
+        self._answers: OrderedDict[tuple[str, str], tuple[str, list[tuple[str, str]], bytes]] = OrderedDict()
+        self._lock = threading.Lock()  # served fakes answer from several threads
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") != "GET":
+            return self.app(environ, start_response)
+        key = (environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", ""))
+        with self._lock:
+            kept = self._answers.get(key)
+            if kept is not None:
+                self._answers.move_to_end(key)
+        if kept is not None:
+            status, headers, body = kept
+            start_response(status, list(headers))
+            return [body]
+        started: list[Any] = []
+
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
+            started[:] = [status, list(headers)]
+            return start_response(status, headers, exc_info)
+
+        chunks = self.app(environ, capture)
+        try:
+            body = b"".join(chunks)
+        finally:
+            if hasattr(chunks, "close"):
+                chunks.close()
+        if started and len(body) <= self.max_body:
+            with self._lock:
+                self._answers[key] = (started[0], started[1], body)
+                if len(self._answers) > self.size:
+                    self._answers.popitem(last=False)
+        return [body]
 
 
 def text_response(text: str, status: int, content_type: str = "text/plain; charset=utf-8") -> Response:

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from toolbench.mock_services.http import json_response, new_app, parse_int, text_response
+from toolbench.mock_services.http import ResponseCache, json_response, new_app, parse_int, text_response
 from toolbench.mock_services.openweather import formats
 from toolbench.mock_services.openweather.conditions import LANGUAGES
 from toolbench.mock_services.openweather.weather import air_quality_series, sun_times, weather_at
@@ -178,6 +178,8 @@ def create_app(world: World | None = None, api_keys: Iterable[str] = (DEMO_API_K
         return respond([formats.geocoding_json(city) for city in world.search(query)[:count]])
 
     keyed_paths.update(rule.rule for rule in app.url_map.iter_rules() if rule.endpoint != "static")
+    # Every answer is a function of the path and the query (the world never changes): keep them.
+    app.wsgi_app = ResponseCache(app.wsgi_app)  # type: ignore[method-assign]
     return app
 
 

@@ -102,6 +102,12 @@ def temperature_at(lat: float, lon: float, t: int) -> float:
     return annual_mean + 0.28 * abs_lat * season + daily + anomaly
 
 
+#: Weathers and air qualities kept: a forecast asks for 40 of them, and the same places and hours
+#: come back in every episode of a task.
+CACHED_POINTS = 4096
+
+
+@lru_cache(maxsize=CACHED_POINTS)
 def weather_at(world: World, lat: float, lon: float, t: int, utc_offset: int | None = None) -> Weather:
     """Weather at a place and time; pass ``utc_offset`` when already known (saves a city lookup)."""
     cell = _cell(lat, lon)
@@ -204,10 +210,12 @@ def air_quality_at(world: World, lat: float, lon: float, t: int) -> tuple[int, d
 def air_quality_series(world: World, lat: float, lon: float, times: list[int]) -> list[tuple[int, dict[str, float]]]:
     """Air quality at one place for several hours (the nearby city is looked up once)."""
     city = world.nearest(lat, lon, within_km=80.0)
-    return [_air_quality(lat, lon, t, city) for t in times]
+    return [(aqi, dict(components)) for aqi, components in (_air_quality(lat, lon, t, city) for t in times)]
 
 
+@lru_cache(maxsize=CACHED_POINTS)
 def _air_quality(lat: float, lon: float, t: int, city: City | None) -> tuple[int, dict[str, float]]:
+    # kept: callers get copies of the components
     cell = _cell(lat, lon)
     hour = t // HOUR
     urban = math.log10(city.population + 1) / 7.0 if city is not None else 0.05
