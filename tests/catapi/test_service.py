@@ -246,3 +246,29 @@ def test_ids_a_client_stores_are_bounded(call):
     assert response.status == 400 and b"less than or equal to 255" in response.body
     assert call("POST", "/votes", {"image_id": "abc", "sub_id": "s" * 256, "value": 1}).status == 400
     assert call("POST", "/favourites", {"image_id": "a" * 255}).status == 200
+
+
+def test_snapshots_are_unchanged_by_what_the_store_does_later(call, store):
+    """Snapshots share the records and copy their lists: adding and deleting must not reach them."""
+    before = store.snapshot()
+    frozen = json.dumps(before, sort_keys=True)
+    assert call("POST", "/favourites", {"image_id": "snap1"}).status == 200
+    favourite_id = store.account(KEY)["favourites"][0]["id"]
+    assert call("DELETE", f"/favourites/{favourite_id}").status == 200
+    assert call("POST", "/votes", {"image_id": "snap1", "value": 1}).status in (200, 201)
+    assert json.dumps(before, sort_keys=True) == frozen
+    store.restore(before)
+    assert json.dumps(store.snapshot(), sort_keys=True) == frozen
+    assert call("POST", "/favourites", {"image_id": "snap2"}).status == 200
+    assert json.dumps(before, sort_keys=True) == frozen  # restoring copied the lists again
+
+
+def test_episodes_never_change_the_starting_state():
+    import gymnasium as gym
+
+    env = gym.make("toolbench/CatAPI-v0").unwrapped
+    frozen = json.dumps(env._initial, sort_keys=True)
+    for task in env.tasks:
+        env.reset(options={"task_id": task.id})
+        env.step(task.references[0])
+    assert json.dumps(env._initial, sort_keys=True) == frozen
