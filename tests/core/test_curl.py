@@ -157,3 +157,24 @@ def test_an_unclosed_quote_takes_the_following_lines_and_a_comment_closes_nothin
     assert find_curl_command("curl -d 'a\nb' x\nnext") == "curl -d 'a\nb' x"
     assert find_curl_command("curl x # it's a comment\nnext") == "curl x # it's a comment"
     assert find_curl_command('curl -d "a\\"\nb" x\nnext') == 'curl -d "a\\"\nb" x'
+
+
+def test_word_splitting_is_shlex_split():
+    """curl commands are split by our own reader (shlex is ten times slower): same words, same errors."""
+    import random
+    import shlex
+
+    from toolbench.core.curl import split_words
+
+    def outcome(split, text):
+        try:
+            return split(text)
+        except ValueError as exc:
+            return str(exc)
+
+    pieces = ["a", "b", "'", '"', "\\", " ", "\t", "\n", "\r", "é", "\x0b", "\xa0", "-", "#", "$", "=", "{}"]
+    r = random.Random("split")
+    texts = ["".join(r.choice(pieces) for _ in range(r.randint(0, 16))) for _ in range(20_000)]
+    texts += ['curl -H "A: b\\"c" \'x y\' z\\ w ""\'\'', "a\"b\"c'd'e", '"\\', '"a\\\\\\', "'a\\", "\\"]
+    for text in texts:
+        assert outcome(split_words, text) == outcome(shlex.split, text), repr(text)

@@ -262,7 +262,10 @@ def test_the_answer_cache_is_bounded():
     statuses = []
     for query in ("a", "b", "c", "d", "big", "b"):
         body = b"".join(
-            cache({"REQUEST_METHOD": "GET", "PATH_INFO": "/", "QUERY_STRING": query}, lambda s, h, e=None: statuses.append(s))
+            cache(
+                {"REQUEST_METHOD": "GET", "PATH_INFO": "/", "QUERY_STRING": query},
+                lambda s, h, e=None: statuses.append(s),
+            )
         )
         assert body == query.encode() * (1000 if query == "big" else 1)
     assert list(cache._answers) == [("/", "c"), ("/", "d"), ("/", "b")] and statuses == ["200 OK"] * 6
