@@ -144,6 +144,7 @@ _OPTIONS_WITH_VALUE = {
     *_HARMLESS_WITH_VALUE,
 }
 _SHELL_OPERATORS = set(";&|<>()")
+_SHELL_SPECIAL = re.compile(r"[\\$`\"'#;&|<>()]")  # every character the shell check looks at
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _EXPANSION_START = re.compile(r"[({A-Za-z_0-9@*#?$!-]")  # what makes "$" start a shell expansion
 
@@ -375,32 +376,38 @@ def _strip_comment_and_check_shell(command: str) -> str:
     quote_char: str | None = None
     index = 0
     while index < len(command):
+        if quote_char == "'":  # inside single quotes only the closing quote counts
+            end = command.find("'", index)
+            if end < 0:
+                break
+            quote_char, index = None, end + 1
+            continue
+        special = _SHELL_SPECIAL.search(command, index)  # the characters between are plain: skip them at once
+        if special is None:
+            break
+        index = special.start()
         char = command[index]
-        if quote_char == "'":
-            if char == "'":
+        if char == "\\":
+            index += 2
+            continue
+        if quote_char is None and char == "$" and command[index + 1 : index + 2] in ("'", '"'):
+            raise CurlError("shell quoting $'...' and $\"...\" is not supported: use plain single or double quotes")
+        if char == "`" or (char == "$" and _EXPANSION_START.match(command, index + 1)):
+            raise CurlError(
+                "shell expansion ($..., `...`) is not supported: the action is one curl command, not a shell script"
+            )
+        if quote_char == '"':
+            if char == '"':
                 quote_char = None
-        else:
-            if char == "\\":
-                index += 2
-                continue
-            if quote_char is None and char == "$" and command[index + 1 : index + 2] in ("'", '"'):
-                raise CurlError("shell quoting $'...' and $\"...\" is not supported: use plain single or double quotes")
-            if char == "`" or (char == "$" and _EXPANSION_START.match(command, index + 1)):
-                raise CurlError(
-                    "shell expansion ($..., `...`) is not supported: the action is one curl command, not a shell script"
-                )
-            if quote_char == '"':
-                if char == '"':
-                    quote_char = None
-            elif char in "'\"":
-                quote_char = char
-            elif char in _SHELL_OPERATORS:
-                raise CurlError(
-                    f"shell operator {char!r} is not allowed: the action is one curl command, not a shell script"
-                    + (" (put the URL in quotes when it contains '&')" if char == "&" else "")
-                )
-            elif char == "#" and (index == 0 or command[index - 1].isspace()):
-                return command[:index]
+        elif char in "'\"":
+            quote_char = char
+        elif char in _SHELL_OPERATORS:
+            raise CurlError(
+                f"shell operator {char!r} is not allowed: the action is one curl command, not a shell script"
+                + (" (put the URL in quotes when it contains '&')" if char == "&" else "")
+            )
+        elif char == "#" and (index == 0 or command[index - 1].isspace()):
+            return command[:index]
         index += 1
     if quote_char is not None:
         raise CurlError(f"unbalanced quotes: a {quote_char} is never closed")
