@@ -1,19 +1,26 @@
 """Seeded fuzzing of every env: each action is a task's reference action, mutated (cut, spliced with
 hostile text, reversed, repeated, shuffled). An action must never raise, never be an internal error,
-and must not leave state behind: the reference still succeeds after the fuzzing.
+never get a 5xx from a fake, and must not leave state behind: a reference episode played between
+the mutated ones gives exactly what it gave before any of them.
 
 ``python -m tests.fuzzing 10000`` (``make fuzz``) is the long run: per env and mode it reports
-exceptions, internal errors, whether the reference still succeeds, and the slowest action.
-``tests/core/test_fuzz_references.py`` runs a few dozen actions per env in ``make test`` (next to
-``tests/core/test_fuzz.py``, which mutates characters and tries edge cases).
+exceptions, internal errors, 5xx answers, leaks, the process's memory growth after a warm-up and
+the slowest action. ``tests/core/test_fuzz_references.py`` runs a few hundred actions per env in
+``make test`` (next to ``tests/core/test_fuzz.py``, which mutates characters and tries edge cases).
 """
 
 from __future__ import annotations
 
+import gc
+import json
+import os
 import random
+import re
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 
@@ -39,14 +46,45 @@ def mutate(r: random.Random, text: str, repeat: int = 30) -> str:
     return "".join(r.choice(text) for _ in range(min(len(text), 300)))
 
 
+SERVER_ERROR = re.compile(r"\bHTTP 5\d\d\b|Internal Server Error")
+LEAK_CHECKS = 20  # reference episodes played between the mutated ones, spread over the run
+
+
 @dataclass
 class Report:
     env_id: str
     mode: str
     actions: int = 0
-    failures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # exceptions, internal errors, 5xx and leaks, each said
+    exceptions: int = 0
+    internal_errors: int = 0
+    server_errors: int = 0
+    leaks: int = 0
     slowest_s: float = 0.0
+    slowest_action: str = ""
+    memory_growth_mb: float | None = None  # resident memory after the run minus after a warm-up tenth of it
     reference_still_works: bool = True
+
+
+def resident_mb() -> float | None:
+    """This process's resident memory (Linux), after a garbage collection."""
+    gc.collect()
+    statm = Path("/proc/self/statm")
+    if not statm.exists():
+        return None
+    return int(statm.read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _episode(env: Any, task: Any) -> str:
+    """A reference episode, as text: what a leak would change."""
+    env.reset(options={"task_id": task.id})
+    steps = []
+    for action in env.oracle_actions(task):
+        observation, reward, terminated, truncated, info = env.step(action)
+        steps.append([observation, reward, terminated, truncated, info])
+        if terminated or truncated:
+            break
+    return json.dumps(steps, sort_keys=True, default=repr)
 
 
 def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz") -> Report:
@@ -54,24 +92,44 @@ def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz") -> Report:
     report = Report(env_id, mode)
     r = random.Random(f"{seed}/{env_id}/{mode}")
     repeat = 2 if any(name in env_id for name in CODE_TASKS) else 30
+    reference_task = env.tasks[0]
+    baseline = _episode(env, reference_task)
+    checks = {count * (i + 1) // LEAK_CHECKS for i in range(LEAK_CHECKS)}
+    warm = None
     try:
-        for _ in range(count):
+        for index in range(1, count + 1):
             task = env.tasks[r.randrange(len(env.tasks))]
             env.reset(options={"task_id": task.id})
             action = mutate(r, r.choice(env.oracle_actions(task) or [""]), repeat)
             started = time.perf_counter()
             try:
-                *_, info = env.step(action)
+                observation, *_, info = env.step(action)
             except Exception as exc:  # noqa: BLE001  (the point: nothing may escape)
+                report.exceptions += 1
                 report.failures.append(f"raised {type(exc).__name__}: {str(exc)[:200]} <- {action[:80]!r}")
                 continue
-            report.slowest_s = max(report.slowest_s, time.perf_counter() - started)
+            elapsed = time.perf_counter() - started
+            if elapsed > report.slowest_s:
+                report.slowest_s, report.slowest_action = elapsed, action[:80]
             report.actions += 1
-            if (info.get("error") or "").startswith("internal error"):
-                report.failures.append(f"{info['error'][:200]} <- {action[:80]!r}")
-        task = env.tasks[0]
-        *_, info = play(env, task.id, env.oracle_actions(task))
+            error = info.get("error") or ""
+            if error.startswith("internal error"):
+                report.internal_errors += 1
+                report.failures.append(f"{error[:200]} <- {action[:80]!r}")
+            statuses = info.get("http_status") or []
+            if any(status >= 500 for status in statuses) or SERVER_ERROR.search(error + observation[:2000]):
+                report.server_errors += 1
+                report.failures.append(f"5xx: {(error or observation)[:200]} <- {action[:80]!r}")
+            if index in checks and _episode(env, reference_task) != baseline:
+                report.leaks += 1
+                report.failures.append(f"leak: the reference episode changed after {index} actions")
+            if index == max(1, count // 10):
+                warm = resident_mb()
+        *_, info = play(env, reference_task.id, env.oracle_actions(reference_task))
         report.reference_still_works = bool(info["success"])
+        end = resident_mb()
+        if warm is not None and end is not None:
+            report.memory_growth_mb = round(end - warm, 1)
     finally:
         env.close()
     return report
@@ -84,8 +142,11 @@ def main(count: int) -> int:
             n = count // 10 if spec.name in CODE_TASKS else count
             report = fuzz(spec.env_id, mode, n)
             failed |= bool(report.failures) or not report.reference_still_works
-            print(f"{spec.name:12} {mode:11} {report.actions:6} actions  failures {len(report.failures):3}  "
-                  f"reference ok {report.reference_still_works}  slowest {report.slowest_s:.3f} s", flush=True)  # fmt: skip
+            growth = "-" if report.memory_growth_mb is None else f"{report.memory_growth_mb:+.1f} MB"
+            print(f"{spec.name:12} {mode:11} {report.actions:6} actions  exceptions {report.exceptions}  "
+                  f"internal {report.internal_errors}  5xx {report.server_errors}  leaks {report.leaks}  "
+                  f"reference ok {report.reference_still_works}  memory {growth:>8}  "
+                  f"slowest {report.slowest_s:.3f} s ({report.slowest_action[:40]!r})", flush=True)  # fmt: skip
             for failure in report.failures[:5]:
                 print(f"    {failure}")
     return 1 if failed else 0

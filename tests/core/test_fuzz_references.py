@@ -1,16 +1,42 @@
-"""A bounded, seeded fuzz of every env and mode (``make fuzz`` runs the long version)."""
+"""A bounded, seeded fuzz of every env and mode: 200 actions per text env, 8 per code env (``make fuzz``
+runs 10,000 and 1,000)."""
 
 from __future__ import annotations
 
+import gymnasium as gym
 import pytest
 
 import toolbench
 from tests.fuzzing import CODE_TASKS, fuzz
+from toolbench.envs.home_search import HomeSearchEnv
 
 CASES = [(spec.env_id, mode, spec.name in CODE_TASKS) for spec in toolbench.TASKS for mode in spec.modes]
 
 
 @pytest.mark.parametrize("env_id, mode, code", CASES, ids=[f"{e.split('/')[1]}-{m}" for e, m, _ in CASES])
 def test_mutated_actions_never_raise_or_break_the_env(env_id, mode, code):
-    report = fuzz(env_id, mode, 6 if code else 40)
+    report = fuzz(env_id, mode, 8 if code else 200)
     assert not report.failures and report.reference_still_works, report
+
+
+class _LeakyHomeSearch(HomeSearchEnv):
+    """Home Search that carries a count of its steps into every later episode: a leak."""
+
+    steps_ever = 0
+
+    def _act(self, action):
+        outcome = super()._act(action)
+        _LeakyHomeSearch.steps_ever += 1
+        outcome.observation += f" ({_LeakyHomeSearch.steps_ever} steps so far)"
+        return outcome
+
+
+def test_the_fuzzer_reports_leaks_and_slow_actions():
+    gym.register("toolbench-test/LeakyHomeSearch-v0", entry_point=_LeakyHomeSearch)
+    try:
+        report = fuzz("toolbench-test/LeakyHomeSearch-v0", "program", 40)
+    finally:
+        gym.registry.pop("toolbench-test/LeakyHomeSearch-v0")
+    assert report.leaks == 20 and any(failure.startswith("leak:") for failure in report.failures)
+    assert report.actions == 40 and report.slowest_s > 0 and report.slowest_action
+    assert report.exceptions == report.internal_errors == report.server_errors == 0
