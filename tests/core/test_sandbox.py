@@ -500,3 +500,17 @@ def test_no_pandas_object_looks_up_a_dunder_by_name(target, method):
 def test_code_that_parses_but_does_not_compile_is_a_code_error_naming_the_line(code, said):
     with pytest.raises(CodeError, match=re.escape(said)):
         compile_code(code)
+
+
+def test_compiler_warnings_about_agent_code_stay_out_of_the_log(capfd):
+    """`1.0(x)` and invalid escapes make the compiler warn; the env's process must not print that."""
+    import warnings
+
+    from toolbench.core.sandbox import compile_code
+
+    before = list(warnings.filters)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would raise here
+        compile_code('x = 1.0(2)\ny = "\\d"')
+    assert warnings.filters == before
+    assert "Warning" not in capfd.readouterr().err

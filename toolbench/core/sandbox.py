@@ -45,7 +45,8 @@ import sys
 import sysconfig
 import time
 import traceback
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -159,7 +160,8 @@ def compile_code(code: str, echo_last_expression: bool = False) -> Any:
     if len(code) > MAX_CODE_CHARS:
         raise CodeError(f"the code is {len(code)} characters long; the limit is {MAX_CODE_CHARS}")
     try:
-        tree = ast.parse(code, filename=AGENT_FILE, mode="exec")
+        with _quiet_compiler():
+            tree = ast.parse(code, filename=AGENT_FILE, mode="exec")
     except SyntaxError as exc:
         raise CodeError(f"line {exc.lineno}: syntax error: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
@@ -182,7 +184,8 @@ def compile_code(code: str, echo_last_expression: bool = False) -> Any:
         )
     try:
         tree = ast.fix_missing_locations(_Rewrite().visit(tree))
-        result = compile_restricted_exec(tree, filename=AGENT_FILE)
+        with _quiet_compiler():
+            result = compile_restricted_exec(tree, filename=AGENT_FILE)
     except RecursionError:
         raise CodeError("the code is nested too deeply to compile") from None
     except SyntaxError as exc:  # parsed, but not compilable: `return` or `break` out of place, `global` after use...
@@ -192,6 +195,16 @@ def compile_code(code: str, echo_last_expression: bool = False) -> Any:
     if result.errors:
         raise CodeError("; ".join(_readable(error) for error in result.errors))
     return result.code
+
+
+@contextlib.contextmanager
+def _quiet_compiler() -> Iterator[None]:
+    """The compiler's warnings about agent code (``1.0(x)``: "perhaps you missed a comma?", an invalid
+    escape) would go to the env process's stderr, a training run's log; its errors are what counts."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        yield
 
 
 def _readable(error: str) -> str:
