@@ -26,6 +26,7 @@ import gymnasium as gym
 
 import toolbench
 from tests.episodes import play
+from toolbench.core.env import ACTION_MAX_LENGTH
 
 HOSTILE = ("\x00", "\ud800", "9" * 30, "(" * 200, "'", '"', "\\", "\n" * 50, "[[[[", "}", "é", "💥", "-1e309", "NaN")
 CODE_TASKS = ("GoogleSheets", "Tabletop")  # each action runs a program: fewer, and never repeated 30 times
@@ -46,6 +47,32 @@ def mutate(r: random.Random, text: str, repeat: int = 30) -> str:
     return "".join(r.choice(text) for _ in range(min(len(text), 300)))
 
 
+def longest_actions(reference: str, limit: int = ACTION_MAX_LENGTH) -> list[str]:
+    """Hostile actions of the action space's full length: the reference repeated, and shapes that
+    make readers work hard (open quotes and brackets, escapes, newlines, nesting, huge numbers)."""
+    shapes = [
+        reference * (limit // max(1, len(reference)) + 1),
+        reference + "\n" * limit,
+        "curl -X GET '" + "\n" * limit,
+        "curl -X POST 'https://x/' -d '" + "[" * limit,
+        "curl " + "-H 'a: b' " * limit,
+        "curl 'https://x/?" + "a=%ff&" * limit,
+        'API.set_location("' + "\\" * limit,
+        "API.search(" + "(" * limit,
+        "x = " + "-" * limit + "1",
+        "x = [" + "1," * limit,
+        "print(" + "9" * limit + ")",
+        '{"name": "search", "arguments": {"q": "' + "\\u00e9" * limit,
+        '[{"name": "f"}' + ', {"name": "f"}' * limit,
+        "'" * limit,
+        '"' * limit,
+        "#" * limit,
+        "\\\n" * limit,
+        "é猫\u2028" * limit,
+    ]
+    return [shape[:limit] for shape in shapes]
+
+
 SERVER_ERROR = re.compile(r"\bHTTP 5\d\d\b|Internal Server Error")
 LEAK_CHECKS = 20  # reference episodes played between the mutated ones, spread over the run
 
@@ -62,6 +89,7 @@ class Report:
     leaks: int = 0
     slowest_s: float = 0.0
     slowest_action: str = ""
+    slowest_longest_s: float = 0.0  # of the longest_actions, each as long as the action space allows
     memory_growth_mb: float | None = None  # resident memory after the run minus after a warm-up tenth of it
     reference_still_works: bool = True
 
@@ -87,7 +115,7 @@ def _episode(env: Any, task: Any) -> str:
     return json.dumps(steps, sort_keys=True, default=repr)
 
 
-def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz") -> Report:
+def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: bool = False) -> Report:
     env = gym.make(env_id, mode=mode).unwrapped
     report = Report(env_id, mode)
     r = random.Random(f"{seed}/{env_id}/{mode}")
@@ -125,6 +153,18 @@ def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz") -> Report:
                 report.failures.append(f"leak: the reference episode changed after {index} actions")
             if index == max(1, count // 10):
                 warm = resident_mb()
+        for action in longest_actions(env.oracle_actions(reference_task)[0]) if long_actions else []:
+            env.reset(options={"task_id": reference_task.id})
+            started = time.perf_counter()
+            try:
+                env.step(action)
+            except Exception as exc:  # noqa: BLE001
+                report.exceptions += 1
+                report.failures.append(f"raised {type(exc).__name__}: {str(exc)[:200]} <- {action[:80]!r}")
+            report.slowest_longest_s = max(report.slowest_longest_s, time.perf_counter() - started)
+        if long_actions and _episode(env, reference_task) != baseline:
+            report.leaks += 1
+            report.failures.append("leak: the reference episode changed after the longest actions")
         *_, info = play(env, reference_task.id, env.oracle_actions(reference_task))
         report.reference_still_works = bool(info["success"])
         end = resident_mb()
@@ -140,13 +180,14 @@ def main(count: int) -> int:
     for spec in toolbench.TASKS:
         for mode in spec.modes:
             n = count // 10 if spec.name in CODE_TASKS else count
-            report = fuzz(spec.env_id, mode, n)
+            report = fuzz(spec.env_id, mode, n, long_actions=True)
             failed |= bool(report.failures) or not report.reference_still_works
             growth = "-" if report.memory_growth_mb is None else f"{report.memory_growth_mb:+.1f} MB"
             print(f"{spec.name:12} {mode:11} {report.actions:6} actions  exceptions {report.exceptions}  "
                   f"internal {report.internal_errors}  5xx {report.server_errors}  leaks {report.leaks}  "
                   f"reference ok {report.reference_still_works}  memory {growth:>8}  "
-                  f"slowest {report.slowest_s:.3f} s ({report.slowest_action[:40]!r})", flush=True)  # fmt: skip
+                  f"slowest {report.slowest_s:.3f} s ({report.slowest_action[:30]!r}), "
+                  f"of the longest actions {report.slowest_longest_s:.3f} s", flush=True)  # fmt: skip
             for failure in report.failures[:5]:
                 print(f"    {failure}")
     return 1 if failed else 0

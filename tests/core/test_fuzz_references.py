@@ -40,3 +40,13 @@ def test_the_fuzzer_reports_leaks_and_slow_actions():
     assert report.leaks == 20 and any(failure.startswith("leak:") for failure in report.failures)
     assert report.actions == 40 and report.slowest_s > 0 and report.slowest_action
     assert report.exceptions == report.internal_errors == report.server_errors == 0
+
+
+TEXT_CASES = [case[:2] for case in CASES if not case[2]]
+
+
+@pytest.mark.parametrize("env_id, mode", TEXT_CASES, ids=[f"{e.split('/')[1]}-{m}" for e, m in TEXT_CASES])
+def test_actions_as_long_as_the_action_space_allows_are_observations(env_id, mode):
+    """(How long they take is in make fuzz's report: under a second each is the target.)"""
+    report = fuzz(env_id, mode, 0, long_actions=True)
+    assert not report.failures and report.reference_still_works, report
