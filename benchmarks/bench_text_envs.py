@@ -1,0 +1,209 @@
+"""The text envs against their floor, and a 2-worker vector env against two independent processes.
+
+**Episodes and floor.** For each text env and mode: oracle episodes per second over the test split
+(warm: every reference seen once before), next to the floor measured in the same run on the same
+tasks, and the ratio (how many times its floor an episode costs; the target is at most 1.5). The
+floor is the work no env can avoid, without the env around it:
+
+- curl tasks (OpenWeather, The Cat API): the command split into words by ``shlex.split`` (what the
+  original harness's shell does first) and its request, built beforehand, sent to the fake
+  in-process (The Cat API's store restored to its start first, as every episode starts there);
+- call tasks (Home Search, Trip Booking): compiling the program text to a syntax tree (what the
+  original harness's ``exec`` does first) and the backend's calls, with their arguments, on a fresh
+  backend; interactive mode does the same for each call.
+
+Env and floor passes alternate, and each keeps its best pass, so both see the same machine.
+
+**Vector env.** ``gym.make_vec(..., vectorization_mode="async")`` with 2 workers, stepped with
+oracle actions, next to two single-env processes run at the same time (this machine's own ceiling
+for two workers), each for the same wall time; the ratio is vector / combined (target at least 0.9).
+
+``python benchmarks/bench_text_envs.py [--seconds S]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import multiprocessing as mp
+import shlex
+import time
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+
+import toolbench
+from toolbench.core.curl import find_curl_command
+from toolbench.core.program import parse_program
+
+TEXT_ENVS = ("OpenWeather", "CatAPI", "HomeSearch", "TripBooking")
+PASSES = 5
+
+
+def _curl_floor(env: Any, tasks: list[Any]) -> Callable[[], None]:
+    commands = [find_curl_command(task.references[0]) for task in tasks]
+    requests = [env.parse_action(task.references[0]).request for task in tasks]
+    router = env._episode_router()
+    store = getattr(env, "_store", None)  # The Cat API: each episode starts from the same store
+    initial = getattr(env, "_initial", None)
+
+    def floor() -> None:
+        for command, request in zip(commands, requests):
+            shlex.split(command)
+            if store is not None:
+                store.restore(initial)
+            router.send(request)
+
+    return floor
+
+
+def _call_floor(env: Any, tasks: list[Any]) -> Callable[[], None]:
+    # Per episode: the texts the env is given (the program, or one call per step) and the calls they make.
+    episodes = []
+    for task in tasks:
+        texts = env.oracle_actions(task)
+        calls = [call for text in texts for call in parse_program(text, env._specs, env.constructors, variables={})]
+        episodes.append((texts, [(call.function, call.args, call.kwargs) for call in calls]))
+
+    def floor() -> None:
+        for texts, calls in episodes:
+            for text in texts:
+                ast.parse(text)
+            api = env.new_api()
+            for function, args, kwargs in calls:
+                getattr(api, function)(*args, **kwargs)
+
+    return floor
+
+
+def _env_pass(env: Any, tasks: list[Any], actions: list[list[str]]) -> None:
+    for task, steps in zip(tasks, actions):
+        env.reset(options={"task_id": task.id})
+        for action in steps:
+            if any(env.step(action)[2:4]):
+                break
+
+
+def _best_rate(run: Callable[[], None], count: int) -> float:
+    start = time.perf_counter()
+    run()
+    return count / (time.perf_counter() - start)
+
+
+def env_versus_floor(name: str, mode: str) -> dict[str, float]:
+    env_id = f"toolbench/{name}-v0"
+    env = gym.make(env_id, mode=mode).unwrapped
+    tasks = env.tasks
+    actions = [env.oracle_actions(task) for task in tasks]
+    floor = _curl_floor(env, tasks) if hasattr(env, "parse_action") else _call_floor(env, tasks)
+    _env_pass(env, tasks, actions)  # warm: references scored, caches filled, as in any longer run
+    floor()
+    env_rates, floor_rates = [], []
+    for _ in range(PASSES):
+        env_rates.append(_best_rate(lambda: _env_pass(env, tasks, actions), len(tasks)))
+        floor_rates.append(_best_rate(floor, len(tasks)))
+    env_rate, floor_rate = max(env_rates), max(floor_rates)
+    return {
+        "episodes_per_s": round(env_rate, 1),
+        "floor_per_s": round(floor_rate, 1),
+        "cost_over_floor": round(floor_rate / env_rate, 2),
+    }
+
+
+# ----------------------------------------------------------------------------- vector env
+def _oracle_by_task(env_id: str, mode: str) -> dict[str, list[str]]:
+    env = gym.make(env_id, mode=mode).unwrapped
+    return {task.id: env.oracle_actions(task) for task in env.tasks}
+
+
+def _single_process(env_id: str, mode: str, seconds: float, info_docs: bool, start: Any, out: Any) -> None:
+    env = gym.make(env_id, mode=mode, info_docs=info_docs)
+    oracle = _oracle_by_task(env_id, mode)
+    seed = 0
+    start.wait()
+    episodes, began = 0, time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        _, info = env.reset(seed=seed)
+        seed += 1
+        for action in oracle[info["task_id"]]:
+            if any(env.step(action)[2:4]):
+                break
+        episodes += 1
+    out.put(episodes / (time.perf_counter() - began))
+
+
+def two_processes(env_id: str, mode: str, seconds: float, info_docs: bool) -> float:
+    """Combined episodes per second of two single-env processes running at the same time."""
+    start, out = mp.Event(), mp.Queue()
+    workers = [
+        mp.Process(target=_single_process, args=(env_id, mode, seconds, info_docs, start, out)) for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    time.sleep(1.0)  # both have built their env
+    start.set()
+    rates = [out.get(timeout=seconds + 120) for _ in workers]
+    for worker in workers:
+        worker.join()
+    return sum(rates)
+
+
+def vector_env(env_id: str, mode: str, seconds: float, info_docs: bool) -> float:
+    """Episodes per second of an async vector env with 2 workers, autoresetting in the same step."""
+    envs = gym.make_vec(
+        env_id,
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+        mode=mode,
+        info_docs=info_docs,
+    )
+    oracle = _oracle_by_task(env_id, mode)
+    try:
+        _, infos = envs.reset(seed=0)
+        queues = [list(oracle[task_id]) for task_id in infos["task_id"]]
+        episodes, began = 0, time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            _, _, terminated, truncated, infos = envs.step([queue.pop(0) for queue in queues])
+            for index, ended in enumerate(terminated | truncated):
+                if ended:
+                    episodes += 1
+                    queues[index] = list(oracle[infos["task_id"][index]])
+        return episodes / (time.perf_counter() - began)
+    finally:
+        envs.close()
+
+
+def main(seconds: float = 4.0) -> dict[str, Any]:
+    results: dict[str, Any] = {"episodes_and_floor": {}, "vector_env": {}}
+    print(f"{'env':12} {'mode':11} {'episodes/s':>11} {'floor/s':>9} {'cost/floor':>10}")
+    for name in TEXT_ENVS:
+        for mode in toolbench.find_task(name).modes:
+            row = env_versus_floor(name, mode)
+            results["episodes_and_floor"][f"{name}/{mode}"] = row
+            print(
+                f"{name:12} {mode:11} {row['episodes_per_s']:11.1f} {row['floor_per_s']:9.1f} "
+                f"{row['cost_over_floor']:9.2f}x",
+                flush=True,
+            )
+    print(f"\n{'env (program)':22} {'make_vec 2 async':>17} {'2 processes':>12} {'ratio':>6}")
+    for name in TEXT_ENVS:
+        for info_docs in (True, False):
+            env_id = f"toolbench/{name}-v0"
+            vector = vector_env(env_id, "program", seconds, info_docs)
+            combined = two_processes(env_id, "program", seconds, info_docs)
+            label = f"{name}{'' if info_docs else ' info_docs=False'}"
+            results["vector_env"][label] = {
+                "make_vec_async_2_per_s": round(vector, 1),
+                "two_processes_per_s": round(combined, 1),
+                "ratio": round(vector / combined, 2),
+            }
+            print(f"{label:22} {vector:17.1f} {combined:12.1f} {vector / combined:6.2f}", flush=True)
+    return results
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="wall time of each vector-env measurement")
+    main(parser.parse_args().seconds)
