@@ -1,7 +1,8 @@
 # make demo   create .venv if needed, install, score the reference agents on every task
 # make test   create .venv if needed, install, run the test suite
 # make bench  create .venv if needed, install, run the benchmarks (numbers in benchmarks/results/)
-# make fuzz   10,000 mutated actions per env: exceptions, internal errors, leaks, the slowest action
+# make fuzz   10,000 mutated actions per env: exceptions, internal errors, 5xx, leaks, memory, the slowest action
+# make conformance   gspread's own test suite live against the Sheets emulator, and its 2,116 recorded requests replayed
 
 PYTHON ?= python3
 VENV := .venv
@@ -9,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test bench fuzz install fixtures clean
+.PHONY: demo test bench fuzz conformance install fixtures clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +37,9 @@ bench: $(STAMP)
 
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzzing 10000
+
+conformance: $(STAMP)
+	$(BIN)/python -m conformance
 
 fixtures: $(STAMP)
 	$(BIN)/python -m toolbench.taskgen

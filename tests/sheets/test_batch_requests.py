@@ -180,7 +180,9 @@ def test_conditional_formats_and_groups(sh):
         },
     )
     sheet = sh.fetch_sheet_metadata()["sheets"][0]
-    assert sheet["conditionalFormats"][0]["ranges"] == [grid(r0=1, r1=7, c0=1, c1=2)]
+    written = grid(r0=1, r1=7, c0=1, c1=2)
+    del written["sheetId"]  # a GridRange's sheetId 0 is left out, as proto3 JSON does
+    assert sheet["conditionalFormats"][0]["ranges"] == [written]
     sh.sheet1.insert_row(["x"], 1)
     assert sh.fetch_sheet_metadata()["sheets"][0]["conditionalFormats"][0]["ranges"][0]["startRowIndex"] == 2
     (deleted,) = run(sh, {"deleteConditionalFormatRule": {"sheetId": 0, "index": 0}})

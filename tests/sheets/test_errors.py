@@ -37,9 +37,27 @@ def env():
     return store, book, app, call
 
 
-def sheets_error(code: int, message: str) -> dict[str, Any]:
+def sheets_error(code: int, message: str, field: str | None = None) -> dict[str, Any]:
+    """The error body; the JSON transcoder's errors (a value that does not fit the request's schema) also
+    name the field in ``details``, as Google's do."""
     status = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND"}[code]
-    return {"error": {"code": code, "message": message, "status": status}}
+    error: dict[str, Any] = {"code": code, "message": message, "status": status}
+    if field is not None:
+        violation = {"field": field, "description": message}
+        error["details"] = [{"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [violation]}]
+    return {"error": error}
+
+
+#: The field each transcoder error below names in its ``details``.
+TRANSCODER_FIELDS = {
+    "Invalid value at 'value_render_option' (type.googleapis.com/google.apps.sheets.v4.ValueRenderOption), \"PRETTY\"": (
+        "value_render_option"
+    ),
+    "Invalid value at 'data.values[0]' (type.googleapis.com/google.protobuf.ListValue), 1": "data.values[0]",
+    "Invalid value at 'data.values' (type.googleapis.com/google.protobuf.ListValue), \"abc\"": "data.values",
+    "Invalid value at 'requests[0].delete_sheet.sheet_id' (TYPE_INT32), \"abc\"": "requests[0].delete_sheet.sheet_id",
+    "Invalid JSON payload received. Unknown name \"fooBar\" at 'requests[0]': Cannot find field.": "requests[0]",
+}
 
 
 def test_not_found_shapes(env):
@@ -68,7 +86,8 @@ def test_not_found_shapes(env):
 )
 def test_read_errors(env, path, body, message):
     _, book, _, call = env
-    assert call("GET", f"{SHEETS}/{book.spreadsheet_id}{path}") == (400, sheets_error(400, message))
+    expected = sheets_error(400, message, TRANSCODER_FIELDS.get(message))
+    assert call("GET", f"{SHEETS}/{book.spreadsheet_id}{path}") == (400, expected)
 
 
 @pytest.mark.parametrize(
@@ -99,7 +118,8 @@ def test_read_errors(env, path, body, message):
 )
 def test_write_errors(env, path, body, message):
     _, book, _, call = env
-    assert call("PUT", f"{SHEETS}/{book.spreadsheet_id}{path}", body) == (400, sheets_error(400, message))
+    expected = sheets_error(400, message, TRANSCODER_FIELDS.get(message))
+    assert call("PUT", f"{SHEETS}/{book.spreadsheet_id}{path}", body) == (400, expected)
 
 
 @pytest.mark.parametrize(
@@ -130,7 +150,7 @@ def test_batch_update_errors(env, request_, message):
     _, book, _, call = env
     assert call("POST", f"{SHEETS}/{book.spreadsheet_id}:batchUpdate", {"requests": [request_]}) == (
         400,
-        sheets_error(400, message),
+        sheets_error(400, message, TRANSCODER_FIELDS.get(message)),
     )
 
 
@@ -292,7 +312,7 @@ def test_fuzzed_requests_never_500(env):
         status, body = call("POST", f"{SHEETS}/{sid}:batchUpdate", {"requests": [{kind: spec}]})
         assert status != 500, (kind, spec, app.config.get("SHEETS_LAST_ERROR"))
         if status >= 400:
-            assert set(body["error"]) == {"code", "message", "status"}
+            assert {"code", "message", "status"} <= set(body["error"]) <= {"code", "message", "status", "details"}
     ranges = [
         "A1",
         "Sheet1!A:A",

@@ -40,12 +40,13 @@ def test_create_copy_list_delete(gc, book):
     assert [(w.title, w.id, w.row_count, w.col_count) for w in created.worksheets()] == [("Sheet1", 0, 1000, 26)]
     copied = gc.copy(book.spreadsheet_id, title="Products copy")
     assert copied.sheet1.get_all_values() == gc.open("Products").sheet1.get_all_values()
-    assert [f["name"] for f in gc.list_spreadsheet_files()] == ["Products", "Budget", "Products copy"]
+    # Drive lists the most recently modified first
+    assert [f["name"] for f in gc.list_spreadsheet_files()] == ["Products copy", "Budget", "Products"]
     assert [s.title for s in gc.openall("Budget")] == ["Budget"]
     copied.sheet1.update_acell("A1", "changed")  # a copy is independent
     assert gc.open("Products").sheet1.acell("A1").value == "Product"
     gc.del_spreadsheet(copied.id)
-    assert [s.title for s in gc.openall()] == ["Products", "Budget"]
+    assert [s.title for s in gc.openall()] == ["Budget", "Products"]
     assert set(gc.list_spreadsheet_files("Budget")[0]) == {"id", "name", "createdTime", "modifiedTime"}
 
 
@@ -72,7 +73,8 @@ def test_permissions(gc, sh):
 
 def test_import_csv_replaces_the_first_sheet(gc, sh):
     gc.import_csv(sh.id, "name,score\nann,3\nbo,4.5\n")
-    assert [w.title for w in sh.worksheets()] == ["Sheet1"]
+    # Drive's conversion makes a new first sheet (a new id) named after the file
+    assert [w.title for w in sh.worksheets()] == ["Products"] and sh.sheet1.id != 0
     assert sh.sheet1.get_all_records() == [{"name": "ann", "score": 3}, {"name": "bo", "score": 4.5}]
 
 
@@ -242,8 +244,9 @@ def test_append_row_and_rows(ws):
     assert ws.col_values(1)[-3:] == ["goat", "emu", "yak"]
     ws.append_row(["after gap"], table_range="A20")
     assert ws.acell("A20").value == "after gap"
-    ws.append_row(["tail"], insert_data_option="INSERT_ROWS")  # below the first table, pushing the rest down
-    assert ws.acell("A11").value == "tail" and ws.acell("A21").value == "after gap"
+    # The table is the block around the last filled cell (here "after gap"), as the service finds it
+    ws.append_row(["tail"], insert_data_option="INSERT_ROWS")
+    assert ws.acell("A21").value == "tail" and ws.acell("A20").value == "after gap"
 
 
 def test_append_grows_the_grid(sh):
@@ -337,7 +340,7 @@ def test_sort_numbers_before_text_blanks_last(ws):
 def test_merge_and_unmerge(sh, ws):
     ws.merge_cells("A1:C1")
     assert sh.fetch_sheet_metadata()["sheets"][0]["merges"] == [
-        {"sheetId": 0, "startRowIndex": 0, "endRowIndex": 1, "startColumnIndex": 0, "endColumnIndex": 3}
+        {"startRowIndex": 0, "endRowIndex": 1, "startColumnIndex": 0, "endColumnIndex": 3}  # sheetId 0 left out
     ]
     assert ws.row_values(1) == ["Product"]  # only the top-left value of a merge survives
     assert ws.get_values("A1:C2", combine_merged_cells=True)[0] == ["Product", "Product", "Product"]
@@ -367,8 +370,7 @@ def test_format_and_batch_format(store, book, ws):
 
 def test_basic_filter(sh, ws):
     ws.set_basic_filter("A1:C7")
-    assert sh.fetch_sheet_metadata()["sheets"][0]["basicFilter"]["range"] == {
-        "sheetId": 0,
+    assert sh.fetch_sheet_metadata()["sheets"][0]["basicFilter"]["range"] == {  # sheetId 0 left out
         "startRowIndex": 0,
         "endRowIndex": 7,
         "startColumnIndex": 0,

@@ -135,11 +135,12 @@ def test_drive_queries(store):
         return [f["name"] for f in list_files(store, query, 100, "", order, None)["files"]]
 
     assert names('mimeType="application/vnd.google-apps.spreadsheet" and name = "Beta"') == ["Beta"]
-    assert names("name contains 'alpha'") == ["Alpha", "Alphabet"]
+    # no orderBy: the most recently modified first, the newest first among equal times
+    assert names("name contains 'alpha'") == ["Alphabet", "Alpha"]
     assert names("trashed = false and name contains 'Alpha'") == ["Alphabet"]
     assert names(f"'{folder.file_id}' in parents") == ["Inside"]
     assert names(f'parents in "{folder.file_id}"') == ["Inside"]
-    assert names("not name = 'Beta' and (name = 'Alpha' or name = 'Inside')") == ["Alpha", "Inside"]
+    assert names("not name = 'Beta' and (name = 'Alpha' or name = 'Inside')") == ["Inside", "Alpha"]
     assert names("mimeType != 'application/vnd.google-apps.folder'", "name desc") == [
         "Inside",
         "Beta",
@@ -147,7 +148,7 @@ def test_drive_queries(store):
         "Alpha",
     ]
     page = list_files(store, "", 2, "", "", "nextPageToken,files(name)")
-    assert page == {"nextPageToken": "2", "files": [{"name": "Alpha"}, {"name": "Beta"}]}
+    assert page == {"nextPageToken": "2", "files": [{"name": "Inside"}, {"name": "Folder"}]}
 
 
 def test_threaded_server_keeps_the_store_consistent(store, book):

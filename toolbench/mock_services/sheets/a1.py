@@ -197,10 +197,11 @@ def format_range(title: str, rect: Rect) -> str:
 
 
 def grid_range_json(sheet_id: int, rect: Rect) -> dict[str, int]:
-    """A ``GridRange`` object as the API writes it: every index present, zeros included (gspread reads
-    ``merge["startRowIndex"]`` without a default)."""
+    """A ``GridRange`` object as the API writes it: every index present, zeros included (they are
+    optional fields, and gspread reads ``merge["startRowIndex"]`` without a default), but ``sheetId``
+    left out when it is 0 (a plain proto3 int, which JSON omits at its default)."""
     return {
-        "sheetId": sheet_id,
+        **({"sheetId": sheet_id} if sheet_id else {}),
         "startRowIndex": rect.r0,
         "endRowIndex": rect.r1,
         "startColumnIndex": rect.c0,

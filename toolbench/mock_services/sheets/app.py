@@ -15,7 +15,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from toolbench.mock_services.http import json_response, new_app, parse_int
-from toolbench.mock_services.sheets import batch, drive, values_api, work
+from toolbench.mock_services.sheets import batch, drive, drive_v2, values_api, work
 from toolbench.mock_services.sheets.body import Obj, bad_value, parse_json_body, snake
 from toolbench.mock_services.sheets.errors import DriveError, SheetsError, invalid, not_found
 from toolbench.mock_services.sheets.fields import parse_mask, project, selects
@@ -244,6 +244,7 @@ class _Api:
         data = body.objs("data")
         saved = book.to_data() if len(data) > 1 else None  # one update validates before writing
         responses = []
+        tally: values_api.Tally = set()
         try:
             for index, item in enumerate(data):
                 major = item.enum("majorDimension", values_api.DIMENSIONS, "Dimension", "ROWS") or "ROWS"
@@ -262,21 +263,14 @@ class _Api:
                         render,
                         dates,
                         path=f"data[{index}].values",
+                        tally=tally,
                     )
                 )
         except SheetsError:
             if saved is not None:
                 _restore(book, saved)
             raise
-        out: dict[str, Any] = {"spreadsheetId": book.spreadsheet_id}
-        written = [r for r in responses if "updatedCells" in r]
-        if written:
-            out.update(
-                totalUpdatedRows=sum(r["updatedRows"] for r in written),
-                totalUpdatedColumns=sum(r["updatedColumns"] for r in written),
-                totalUpdatedCells=sum(r["updatedCells"] for r in written),
-                totalUpdatedSheets=len({r["updatedRange"].rsplit("!", 1)[0] for r in written}),
-            )
+        out: dict[str, Any] = {"spreadsheetId": book.spreadsheet_id, **values_api.batch_totals(tally)}
         out["responses"] = responses
         if responses:
             self.store.changed(book.spreadsheet_id)
@@ -427,9 +421,7 @@ class _Api:
             raise drive.bad_request("Only spreadsheets can be replaced by a CSV upload here.")
         drive.import_csv(self.store, entry, request.get_data(cache=True))
         self.store.changed(entry.file_id)
-        return json_response(
-            {"kind": "drive#file", "id": entry.file_id, "title": entry.name, "mimeType": entry.mime_type}
-        )
+        return json_response(drive_v2.file_v2_json(self.store, entry))
 
 
 def _restore(book: Spreadsheet, saved: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ service's shapes (``{"addSheet": {"properties": ...}}``, ``{}`` for requests wit
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -92,12 +93,23 @@ def _tab_color(properties: Obj) -> tuple[bool, dict[str, Any] | None]:
     style = properties.raw("tabColorStyle")
     if "tabColorStyle" in properties.data:
         if isinstance(style, dict) and isinstance(style.get("rgbColor"), dict):
-            return True, normalize_color(style["rgbColor"])
+            return True, normalize_color(_eight_bit(style["rgbColor"]))
         return True, None
     if "tabColor" in properties.data:
         color = properties.raw("tabColor")
-        return True, normalize_color(color) if isinstance(color, dict) else None
+        return True, normalize_color(_eight_bit(color)) if isinstance(color, dict) else None
     return False, None
+
+
+def _eight_bit(color: dict[str, Any]) -> dict[str, Any]:
+    """A tab colour as the product keeps it: 8 bits a channel, rounded down (blue 0.5 reads back as
+    127/255, 0.49803922)."""
+    out = dict(color)
+    for key in ("red", "green", "blue"):
+        value = out.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            out[key] = math.floor(min(max(value, 0.0), 1.0) * 255 + 1e-6) / 255
+    return out
 
 
 # ---------------------------------------------------------------------------------- spreadsheet and sheets
@@ -188,6 +200,10 @@ def update_sheet_properties(ctx: Context, obj: Obj) -> None:
     sheet.frozen_rows, sheet.frozen_columns = frozen_rows, frozen_cols
     if grid_field("hideGridlines"):
         sheet.hide_gridlines = grid.flag("hideGridlines")
+    if grid_field("rowGroupControlAfter"):
+        sheet.row_group_control_after = grid.flag("rowGroupControlAfter")
+    if grid_field("columnGroupControlAfter"):
+        sheet.column_group_control_after = grid.flag("columnGroupControlAfter")
     if title != sheet.title:
         structure.rename_sheet(ctx.book, sheet, title)
     sheet.hidden = hidden
@@ -384,6 +400,10 @@ def add_dimension_group(ctx: Context, obj: Obj) -> dict[str, Any]:
         if start <= g["start"] and g["end"] <= end:
             g["depth"] += 1
     groups.append({"start": start, "end": end, "depth": depth, "collapsed": False})
+    if rows:
+        sheet.row_group_control_after = True
+    else:
+        sheet.column_group_control_after = True
     ctx.book.touch()
     return {"addDimensionGroup": {"dimensionGroups": _group_reply(sheet, rows)}}
 
@@ -399,7 +419,9 @@ def delete_dimension_group(ctx: Context, obj: Obj) -> dict[str, Any]:
         if start <= g["start"] and g["end"] <= end:
             g["depth"] = max(1, g["depth"] - 1)
     ctx.book.touch()
-    return {"deleteDimensionGroup": {"dimensionGroups": _group_reply(sheet, rows)}}
+    remaining = _group_reply(sheet, rows)
+    # An empty repeated field is left out of the JSON: the last group gone, the reply is {}.
+    return {"deleteDimensionGroup": {"dimensionGroups": remaining} if remaining else {}}
 
 
 def update_dimension_group(ctx: Context, obj: Obj) -> None:
@@ -510,20 +532,35 @@ def add_protected_range(ctx: Context, obj: Obj) -> dict[str, Any]:
     if warning:
         item["warningOnly"] = True
     item["requestingUserCanEdit"] = True
-    if not warning:
-        editors = spec.obj("editors")
-        users = [u for u in (editors.array("users") if editors else []) if isinstance(u, str)]
-        if ctx.store.owner_email not in users:
-            users.insert(0, ctx.store.owner_email)
-        item["editors"] = {"users": users}
-        groups = [g for g in (editors.array("groups") if editors else []) if isinstance(g, str)]
-        if groups:
-            item["editors"]["groups"] = groups
+    requested = _editors(spec.obj("editors"))
+    item["editors"] = _with_owner(ctx, requested)
     if spec.raw("unprotectedRanges"):
         item["unprotectedRanges"] = copy.deepcopy(spec.raw("unprotectedRanges"))
     sheet.protected_ranges.append(item)
     ctx.book.touch()
-    return {"addProtectedRange": {"protectedRange": protected_range_json(sheet, item)}}
+    # The reply echoes the editors as asked (empty lists left out, even for a warning-only range);
+    # the owner, always an editor, shows up in the spreadsheet's metadata afterwards.
+    return {"addProtectedRange": {"protectedRange": {**protected_range_json(sheet, item), "editors": requested}}}
+
+
+def _editors(editors: Obj | None) -> dict[str, Any]:
+    """An Editors object as given: ``users`` and ``groups`` (non-empty lists of addresses), ``domainUsersCanEdit``."""
+    out: dict[str, Any] = {}
+    if editors is None:
+        return out
+    for key in ("users", "groups"):
+        found = [item for item in editors.array(key) if isinstance(item, str)]
+        if found:
+            out[key] = found
+    if editors.flag("domainUsersCanEdit"):
+        out["domainUsersCanEdit"] = True
+    return out
+
+
+def _with_owner(ctx: Context, editors: dict[str, Any]) -> dict[str, Any]:
+    """The editors a protected range has: those given, and the spreadsheet's owner first."""
+    users = [user for user in editors.get("users", []) if user != ctx.store.owner_email]
+    return {**editors, "users": [ctx.store.owner_email, *users]}
 
 
 def delete_protected_range(ctx: Context, obj: Obj) -> None:
@@ -536,12 +573,14 @@ def update_protected_range(ctx: Context, obj: Obj) -> None:
     spec = obj.required_obj("protectedRange")
     sheet, item = _find_protected(ctx, spec.integer("protectedRangeId"))
     names = {path[0] for path in mask_paths(obj.text("fields") or "*")}
-    for name in ("description", "warningOnly", "editors", "unprotectedRanges"):
+    for name in ("description", "warningOnly", "unprotectedRanges"):
         if name in names or "*" in names:
             if spec.raw(name) is None:
                 item.pop(name, None)
             else:
                 item[name] = copy.deepcopy(spec.raw(name))
+    if "editors" in names or "*" in names:
+        item["editors"] = _with_owner(ctx, _editors(spec.obj("editors")))
     if "range" in names or "*" in names:
         new_sheet, rect = grid_range(ctx.book, spec.obj("range"), clip=True)
         item["range"] = rect

@@ -8,6 +8,7 @@ dropped (black is ``{}``), so a format read back compares equal however it was w
 from __future__ import annotations
 
 import copy
+import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -51,8 +52,20 @@ _COLOR_PAIRS = (
 )
 
 
+def float32_number(value: float) -> int | float:
+    """``value`` as a proto ``float`` field comes back: rounded to single precision and written with
+    the fewest digits that round-trip (127/255 is ``0.49803922``), integral values without a fraction."""
+    single = struct.unpack("<f", struct.pack("<f", value))[0]
+    for digits in range(1, 10):
+        text = f"{single:.{digits}g}"
+        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == single:
+            return json_number(float(text))
+    return json_number(single)
+
+
 def normalize_color(color: Any) -> Any:
-    """A Color with zero components dropped and numbers as the API writes them."""
+    """A Color with zero components dropped and numbers as the API writes them (single precision:
+    Color's components are proto floats)."""
     if not isinstance(color, dict):
         return color
     out = {}
@@ -61,7 +74,10 @@ def normalize_color(color: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value != 0:
             if key == "alpha" and value == 1:
                 continue
-            out[key] = json_number(float(value))
+            try:
+                out[key] = float32_number(float(value))
+            except OverflowError:  # beyond single precision: the transcoder would refuse it; keep it as sent
+                out[key] = json_number(float(value))
     return out
 
 
@@ -165,7 +181,11 @@ def add_cell_attachments(cell: Cell, out: dict[str, Any]) -> None:
     if cell.validation is not None:
         out["dataValidation"] = copy.deepcopy(cell.validation)
     if cell.pivot is not None:
-        out["pivotTable"] = copy.deepcopy(cell.pivot)
+        pivot = copy.deepcopy(cell.pivot)
+        source = pivot.get("source")
+        if isinstance(source, dict) and source.get("sheetId") == 0:
+            del source["sheetId"]  # a GridRange's 0 sheetId is left out of the JSON, as everywhere
+        out["pivotTable"] = pivot
     for key, value in (cell.extra or {}).items():
         out[key] = copy.deepcopy(value)
 

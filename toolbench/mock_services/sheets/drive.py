@@ -3,7 +3,8 @@
 ``files.list`` understands the query language gspread and most scripts send
 (``mimeType="..." and name = "..."``, ``'folder' in parents`` and gspread's ``parents in "folder"``,
 ``trashed = false``, ``name contains 'x'``, ``not``, ``or``, parentheses). Without a ``fields``
-parameter a file is ``{kind, id, name, mimeType}``, as in the real API.
+parameter a file is ``{kind, id, name, mimeType}``, as in the real API; without ``orderBy`` the most
+recently modified file comes first, as Drive lists them.
 """
 
 from __future__ import annotations
@@ -236,6 +237,9 @@ def list_files(
     predicate = parse_query(query)
     work.charge(len(store.files) * max(1, len(query) // 20))  # each file against each term
     found = [entry for entry in store.files.values() if predicate(store, entry)]
+    # With no orderBy, Drive lists the most recently modified first (newest created first on a tie).
+    found.reverse()
+    found.sort(key=lambda entry: entry.modified, reverse=True)
     for key in reversed([part.strip() for part in order_by.split(",") if part.strip()]):
         name, _, direction = key.partition(" ")
         attribute = {
@@ -296,7 +300,8 @@ def update_file(store: SheetsStore, entry: DriveFile, body: Any) -> None:
 
 
 def export_file(store: SheetsStore, entry: DriveFile, mime_type: str) -> bytes:
-    """CSV or TSV of the first sheet, formatted values, as Drive exports a spreadsheet."""
+    """CSV or TSV of the first sheet, formatted values, as Drive exports a spreadsheet: rows end
+    with CRLF except the last, which ends with nothing."""
     if entry.mime_type != SPREADSHEET_MIME:
         raise DriveError(403, "Export only supports Docs Editors files.", "fileNotExportable")
     delimiter = EXPORT_TYPES.get(mime_type)
@@ -314,11 +319,12 @@ def export_file(store: SheetsStore, entry: DriveFile, mime_type: str) -> bytes:
     for row in range(rows):
         line = [formatted(calc.value(sheet, row, col), calc.number_format(sheet, row, col)) for col in range(cols)]
         writer.writerow(line)
-    return buffer.getvalue().encode("utf-8")
+    return buffer.getvalue().removesuffix("\r\n").encode("utf-8")
 
 
 def import_csv(store: SheetsStore, entry: DriveFile, data: bytes) -> None:
-    """Replace the spreadsheet with the CSV: other sheets go, the first holds the rows (as typed text)."""
+    """Replace the spreadsheet with the CSV, as Drive's conversion does: other sheets go, and the
+    first is a new sheet (a new id, named after the file) holding the rows (as typed text)."""
     from toolbench.mock_services.sheets.celldata import apply_entered, charge_typed_grid
     from toolbench.mock_services.sheets.values import parse_user_entered
 
@@ -335,6 +341,12 @@ def import_csv(store: SheetsStore, entry: DriveFile, data: bytes) -> None:
         raise DriveError(400, "The uploaded CSV is larger than the workbook limit.", "badRequest")
     charge_typed_grid(rows, formulas_possible=True)
     book.sheets = [sheet]
+    sheet.sheet_id = book.new_sheet_id()
+    sheet.title = entry.name[:100] or "Sheet1"  # a sheet name has at most 100 characters
+    sheet.row_meta, sheet.column_meta, sheet.row_groups, sheet.column_groups = {}, {}, [], []
+    sheet.hidden = sheet.hide_gridlines = sheet.right_to_left = False
+    sheet.row_group_control_after = sheet.column_group_control_after = False
+    sheet.tab_color = None
     book.named_ranges = []
     sheet.cells, sheet.merges, sheet.basic_filter = {}, [], None
     sheet.protected_ranges, sheet.conditional_formats = [], []

@@ -7,6 +7,7 @@ Sheets v4 errors are ``{"error": {"code", "message", "status"}}``; Drive v3 erro
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 STATUS_BY_CODE = {
@@ -35,7 +36,28 @@ class SheetsError(Exception):
         self.status = status or STATUS_BY_CODE.get(code, "UNKNOWN")
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message, "status": self.status}}
+        out: dict[str, Any] = {"code": self.code, "message": self.message, "status": self.status}
+        violation = field_violation(self.message) if self.code == 400 else None
+        if violation is not None:
+            out["details"] = [{"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [violation]}]
+        return {"error": out}
+
+
+#: The JSON transcoder's errors (a body that does not fit the request's schema), which Google
+#: explains in ``error.details`` as a ``BadRequest`` field violation; the API's own checks do not.
+_TRANSCODER_FIELD = re.compile(
+    r"^Invalid value at '([^']*)' \(|^Invalid JSON payload received\. Unknown name .* at '([^']*)'"
+)
+
+
+def field_violation(message: str) -> dict[str, str] | None:
+    """The ``fieldViolations`` entry Google adds to a transcoder error, or None for other errors."""
+    found = _TRANSCODER_FIELD.match(message)
+    if found is not None:
+        return {"field": found.group(1) or found.group(2), "description": message}
+    if message.startswith("Invalid JSON payload received."):
+        return {"description": message}
+    return None
 
 
 class DriveError(SheetsError):
@@ -69,6 +91,10 @@ def check_cell_text(text: str) -> str:
 
 def not_found() -> SheetsError:
     return SheetsError(404, NOT_FOUND_MESSAGE)
+
+
+def permission_denied() -> SheetsError:
+    return SheetsError(403, "The caller does not have permission")
 
 
 def file_not_found(file_id: str) -> DriveError:

@@ -9,6 +9,7 @@ Sheet properties, merges, basic filter, protected ranges, named ranges and, with
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from toolbench.mock_services.sheets import work
@@ -17,11 +18,48 @@ from toolbench.mock_services.sheets.celldata import (
     DEFAULT_FORMAT,
     add_cell_attachments,
     effective_format,
+    float32_number,
     user_entered_json,
 )
 from toolbench.mock_services.sheets.formula import Calculator
 from toolbench.mock_services.sheets.model import DEFAULT_COLUMN_PIXELS, DEFAULT_ROW_PIXELS, Sheet, Spreadsheet
 from toolbench.mock_services.sheets.values import formatted, typed_value_json
+
+#: The default theme of a new spreadsheet: Arial and the product's standard palette (text black,
+#: background white, six accents, link blue), as ``#rrggbb``.
+DEFAULT_THEME_FONT = "Arial"
+DEFAULT_THEME_COLORS = (
+    ("TEXT", "#000000"),
+    ("BACKGROUND", "#ffffff"),
+    ("ACCENT1", "#4285f4"),
+    ("ACCENT2", "#ea4335"),
+    ("ACCENT3", "#fbbc04"),
+    ("ACCENT4", "#34a853"),
+    ("ACCENT5", "#ff6d01"),
+    ("ACCENT6", "#46bdc6"),
+    ("LINK", "#1155cc"),
+)
+
+
+def rgb_color(hex_color: str) -> dict[str, int | float]:
+    """A Color from ``#rrggbb``, zero components left out and the rest in single precision, as the API writes it."""
+    channels = zip(("red", "green", "blue"), (hex_color[1:3], hex_color[3:5], hex_color[5:7]))
+    return {name: float32_number(int(pair, 16) / 255) for name, pair in channels if int(pair, 16)}
+
+
+@functools.cache
+def _default_theme() -> dict[str, Any]:
+    return {
+        "primaryFontFamily": DEFAULT_THEME_FONT,
+        "themeColors": [
+            {"colorType": kind, "color": {"rgbColor": rgb_color(hex_color)}} for kind, hex_color in DEFAULT_THEME_COLORS
+        ],
+    }
+
+
+def spreadsheet_theme() -> dict[str, Any]:
+    """The ``SpreadsheetTheme`` of spreadsheet properties (the default one: themes cannot be changed here)."""
+    return copy.deepcopy(_default_theme())
 
 
 def spreadsheet_url(spreadsheet_id: str) -> str:
@@ -35,6 +73,7 @@ def spreadsheet_properties(book: Spreadsheet) -> dict[str, Any]:
         "autoRecalc": book.auto_recalc,
         "timeZone": book.time_zone,
         "defaultFormat": copy.deepcopy(DEFAULT_FORMAT),
+        "spreadsheetTheme": spreadsheet_theme(),
     }
 
 
@@ -47,6 +86,10 @@ def sheet_properties(book: Spreadsheet, sheet: Sheet) -> dict[str, Any]:
         grid["frozenColumnCount"] = sheet.frozen_columns
     if sheet.hide_gridlines:
         grid["hideGridlines"] = True
+    if sheet.row_group_control_after:
+        grid["rowGroupControlAfter"] = True
+    if sheet.column_group_control_after:
+        grid["columnGroupControlAfter"] = True
     out: dict[str, Any] = {
         "sheetId": sheet.sheet_id,
         "title": sheet.title,
@@ -90,7 +133,7 @@ def dimension_groups_json(sheet: Sheet, rows: bool) -> list[dict[str, Any]]:
     return [
         {
             "range": {
-                "sheetId": sheet.sheet_id,
+                **({"sheetId": sheet.sheet_id} if sheet.sheet_id else {}),  # proto3 leaves out a 0 id
                 "dimension": "ROWS" if rows else "COLUMNS",
                 "startIndex": group["start"],
                 "endIndex": group["end"],

@@ -88,6 +88,10 @@ class Sheet:
     hidden: bool = False
     hide_gridlines: bool = False
     right_to_left: bool = False
+    # Where a group's +/- control sits: set (after the group) when the sheet gets its first group of
+    # that dimension, and kept after the groups go, as the product does.
+    row_group_control_after: bool = False
+    column_group_control_after: bool = False
     tab_color: dict[str, Any] | None = None  # an rgbColor
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
     merges: list[Rect] = field(default_factory=list)
@@ -150,6 +154,8 @@ class Sheet:
             "hideGridlines": self.hide_gridlines,
             "rightToLeft": self.right_to_left,
             "tabColor": copy.deepcopy(self.tab_color),
+            **({"rowGroupControlAfter": True} if self.row_group_control_after else {}),
+            **({"columnGroupControlAfter": True} if self.column_group_control_after else {}),
             "cells": [[row, col, cell.to_data()] for (row, col), cell in sorted(self.cells.items())],
             "merges": [list(rect) for rect in self.merges],
             "basicFilter": _rects_to_lists(self.basic_filter),
@@ -174,6 +180,8 @@ class Sheet:
             hide_gridlines=data.get("hideGridlines", False),
             right_to_left=data.get("rightToLeft", False),
             tab_color=copy.deepcopy(data.get("tabColor")),
+            row_group_control_after=data.get("rowGroupControlAfter", False),
+            column_group_control_after=data.get("columnGroupControlAfter", False),
             cells={(row, col): Cell.from_data(cell) for row, col, cell in data.get("cells", [])},
             merges=[Rect(*rect) for rect in data.get("merges", [])],
             basic_filter=_lists_to_rects(data.get("basicFilter")),

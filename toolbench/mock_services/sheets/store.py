@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolbench.mock_services.sheets.errors import file_not_found, not_found
+from toolbench.mock_services.sheets.errors import file_not_found, not_found, permission_denied
 from toolbench.mock_services.sheets.model import Sheet, Spreadsheet
 from toolbench.mock_services.sheets.numfmt import serial_from_datetime
 
@@ -106,6 +106,9 @@ class SheetsStore:
         self.revision = 0
         self.files: dict[str, DriveFile] = {}
         self.spreadsheets: dict[str, Spreadsheet] = {}
+        #: Spreadsheets that exist but belong to someone who never shared them with the caller
+        #: (id -> owner's address): Sheets answers 403 for them, Drive 404, and no listing shows them.
+        self.foreign: dict[str, str] = {}
         self.lock = threading.RLock()
         self._base = _parse_clock(clock)
 
@@ -141,8 +144,15 @@ class SheetsStore:
     def spreadsheet(self, spreadsheet_id: str) -> Spreadsheet:
         found = self.spreadsheets.get(spreadsheet_id)
         if found is None:
-            raise not_found()
+            raise permission_denied() if spreadsheet_id in self.foreign else not_found()
         return found
+
+    def create_foreign_spreadsheet(self, spreadsheet_id: str, owner_email: str) -> None:
+        """Note a spreadsheet owned by ``owner_email`` and not shared with the caller. The caller
+        sees only that it exists (Sheets refuses it with 403, as Google does), so nothing else of it is kept."""
+        if spreadsheet_id in self.files:
+            raise ValueError(f"{spreadsheet_id} is already one of the caller's files")
+        self.foreign[spreadsheet_id] = owner_email
 
     def owner_permission(self) -> dict[str, Any]:
         return {
@@ -218,6 +228,7 @@ class SheetsStore:
             "revision": self.revision,
             "files": [entry.to_data() for entry in self.files.values()],
             "spreadsheets": [book.to_data() for book in self.spreadsheets.values()],
+            **({"foreign": dict(self.foreign)} if self.foreign else {}),
         }
 
     def restore(self, snapshot: dict[str, Any]) -> None:
@@ -235,6 +246,7 @@ class SheetsStore:
             self.spreadsheets = {
                 item["spreadsheetId"]: Spreadsheet.from_data(item) for item in snapshot["spreadsheets"]
             }
+            self.foreign = dict(snapshot.get("foreign", {}))
 
     @classmethod
     def from_snapshot(cls, snapshot: dict[str, Any]) -> SheetsStore:

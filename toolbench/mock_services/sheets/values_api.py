@@ -129,16 +129,30 @@ def _grid_shape(values: list[list[Any]], major: str) -> list[list[Any]]:
     return rows
 
 
+#: Cells written by a batch of updates, as (sheetId, row, column): the batch's totals count them.
+Tally = set[tuple[int, int, int]]
+
+
 def write_grid(
-    book: Spreadsheet, sheet: Sheet, top: int, left: int, rows: list[list[Any]], user_entered: bool
+    book: Spreadsheet,
+    sheet: Sheet,
+    top: int,
+    left: int,
+    rows: list[list[Any]],
+    user_entered: bool,
+    tally: Tally | None = None,
 ) -> dict[str, int] | None:
-    """Write rows of values with their top-left at (top, left); returns the counts, or None if nothing."""
+    """Write rows of values with their top-left at (top, left); returns the counts, or None if nothing.
+
+    The counts are of cells written: ``null`` leaves a cell alone and is not counted, so
+    ``[["a", null], [null, "b"]]`` updates 2 rows, 2 columns and 2 cells, and ``[["a", null]]``
+    1 row and 1 column, as the service counts them."""
     height = len(rows)
     width = max((len(line) for line in rows), default=0)
     if not height or not width:
         return None
     charge_typed_grid(rows, user_entered)
-    updated = 0
+    written: set[tuple[int, int]] = set()
     for i, line in enumerate(rows):
         for j, item in enumerate(line):
             if item is None:
@@ -147,9 +161,27 @@ def write_grid(
             cell = sheet.ensure(row, col)
             apply_entered(cell, parse_json_value(item, user_entered))
             sheet.prune(row, col)
-            updated += 1
+            written.add((row, col))
     book.touch()
-    return {"rows": height, "columns": width, "cells": updated}
+    if tally is not None:
+        tally.update((sheet.sheet_id, row, col) for row, col in written)
+    return {
+        "rows": len({row for row, _ in written}),
+        "columns": len({col for _, col in written}),
+        "cells": len(written),
+    }
+
+
+def batch_totals(tally: Tally) -> dict[str, int]:
+    """``totalUpdated*`` of a batch: distinct rows, columns and sheets among the cells written (none when 0)."""
+    if not tally:
+        return {}
+    return {
+        "totalUpdatedRows": len({(sheet, row) for sheet, row, _ in tally}),
+        "totalUpdatedColumns": len({(sheet, col) for sheet, _, col in tally}),
+        "totalUpdatedCells": len(tally),
+        "totalUpdatedSheets": len({sheet for sheet, _, _ in tally}),
+    }
 
 
 def _update_response(
@@ -168,12 +200,9 @@ def _update_response(
         out["updatedRange"] = fallback_range
         return out
     updated_range = format_range(sheet.title, rect)
-    out.update(
-        updatedRange=updated_range,
-        updatedRows=counts["rows"],
-        updatedColumns=counts["columns"],
-        updatedCells=counts["cells"],
-    )
+    out["updatedRange"] = updated_range
+    if counts["cells"]:  # zero counts are left out of the JSON, as proto3 writes them
+        out.update(updatedRows=counts["rows"], updatedColumns=counts["columns"], updatedCells=counts["cells"])
     if include_values:
         out["updatedData"] = value_range(store, book, updated_range, "ROWS", response_render, response_datetime)
     return out
@@ -190,8 +219,10 @@ def update(
     response_render: str = "FORMATTED_VALUE",
     response_datetime: str = "SERIAL_NUMBER",
     path: str = "data.values",
+    tally: Tally | None = None,
 ) -> dict[str, Any]:
-    """values.update: write from the range's top-left corner, within the range and the grid."""
+    """values.update: write from the range's top-left corner, within the range and the grid
+    (``tally`` collects the cells written, for a batch's totals)."""
     rows = _grid_shape(check_values(values, path), major)
     sheet, bounds = resolve_a1(book, range_text)
     if bounds.is_single_cell and ":" not in range_text.rpartition("!")[2]:
@@ -214,47 +245,42 @@ def update(
         or (left + width > sheet.column_count)
     ):
         raise exceeds_grid(shown, sheet)
-    counts = write_grid(book, sheet, top, left, rows, user_entered)
+    counts = write_grid(book, sheet, top, left, rows, user_entered, tally)
     rect = Rect(top, top + height, left, left + width) if counts else None
     start = format_range(sheet.title, Rect(top, top + 1, left, left + 1))
     return _update_response(store, book, sheet, rect, counts, include_values, response_render, response_datetime, start)
 
 
-def _content_rows(calc: Calculator, sheet: Sheet) -> dict[int, set[int]]:
-    rows: dict[int, set[int]] = {}
-    for (row, col), cell in sheet.cells.items():
-        if cell.has_content:
-            rows.setdefault(row, set()).add(col)
-    for row, col in calc.overlay(sheet):
-        rows.setdefault(row, set()).add(col)
-    return rows
+def _content_cells(calc: Calculator, sheet: Sheet, rect: Rect) -> set[tuple[int, int]]:
+    """Positions in ``rect`` that show something: a value, a formula, or a spilled result."""
+    work.charge(len(sheet.cells) + 1)
+    cells = {pos for pos, cell in sheet.cells.items() if cell.has_content and rect.contains(*pos)}
+    cells.update(pos for pos in calc.overlay(sheet) if rect.contains(*pos))
+    return cells
 
 
 def find_table(calc: Calculator, sheet: Sheet, rect: Rect) -> Rect | None:
-    """The "table" values.append finds: the block of rows with data that starts inside ``rect``."""
-    content = _content_rows(calc, sheet)
-    top = next(
-        (
-            row
-            for row in sorted(content)
-            if rect.r0 <= row < rect.r1 and any(rect.c0 <= c < rect.c1 for c in content[row])
-        ),
-        None,
-    )
-    if top is None:
+    """The "table" values.append finds in ``rect``: the block of filled cells around the last one.
+
+    The last filled cell (reading the range row by row) and every filled cell joined to it through
+    filled neighbours (up, down, left, right) make the table; its bounding box is the table range.
+    So after a row ``["x", "", "y"]`` the table is just the ``y`` cell, and the next append starts
+    under ``y``, as the service does (gspread's ``test_append_row_with_empty_value``)."""
+    cells = _content_cells(calc, sheet, rect)
+    if not cells:
         return None
-    first_col = min(c for c in content[top] if rect.c0 <= c < rect.c1)
-    bottom = top
-    columns = set(content[top])
-    while bottom + 1 in content and any(c >= rect.c0 for c in content[bottom + 1]):
-        bottom += 1
-        columns |= content[bottom]
-    low = high = first_col
-    while low - 1 >= rect.c0 and low - 1 in columns:
-        low -= 1
-    while high + 1 in columns:
-        high += 1
-    return Rect(top, bottom + 1, low, high + 1)
+    start = max(cells)
+    seen = {start}
+    todo = [start]
+    while todo:
+        row, col = todo.pop()
+        for near in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
+            if near in cells and near not in seen:
+                seen.add(near)
+                todo.append(near)
+    rows = [row for row, _ in seen]
+    cols = [col for _, col in seen]
+    return Rect(min(rows), max(rows) + 1, min(cols), max(cols) + 1)
 
 
 def append(
