@@ -103,8 +103,9 @@ class OpenWeatherEnv(CurlProgramEnv):
     weather be like in Lyon over the next days, in Celsius?") and writes the curl command that asks
     the OpenWeather API for the answer. Nine call types are covered: current weather and 5-day
     forecast by city name, zip code or coordinates; current and forecast air pollution; and
-    direct geocoding. The API is a local Flask fake over 341 real cities whose weather is a
-    deterministic function of place and a fixed clock (2024-05-14 12:00 UTC), so scores never drift.
+    direct geocoding. The API is a local Flask fake over 382 real cities (with their real
+    OpenWeather ids, US zip codes and names in other languages) whose weather is a deterministic
+    function of place and a fixed clock (2024-05-14 12:00 UTC), so scores never drift.
 
     ## Action Space
     Free text (``UnicodeText``, up to 131,072 characters). The first line starting with ``curl``

@@ -139,7 +139,11 @@ def forecast_city_json(lat: float, lon: float, city: City | None, offset: int, s
 
 
 def geocoding_json(city: City) -> dict[str, Any]:
-    body: dict[str, Any] = {"name": city.name, "lat": city.lat, "lon": city.lon, "country": city.country}
+    """A direct-geocoding match, with the real API's fields in its order (``local_names`` only when known)."""
+    body: dict[str, Any] = {"name": city.name}
+    if city.local_names:
+        body["local_names"] = dict(city.local_names)
+    body.update({"lat": city.lat, "lon": city.lon, "country": city.country})
     if city.state:
         body["state"] = city.state
     return body

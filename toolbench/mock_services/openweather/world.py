@@ -1,13 +1,17 @@
 """The OpenWeather world: real cities, geocoding, and the clock.
 
-Cities come from ``fixtures/openweather/cities.csv`` (real names, coordinates, country codes,
-approximate populations, time zones with their UTC offset at the world's clock, and a central zip
-code for US cities). City ids are this project's own numbering, not OpenWeather's.
+Cities come from ``fixtures/openweather/cities.csv``: real names, coordinates, country codes,
+approximate populations, time zones with their UTC offset at the world's clock, and, for US
+cities, their zip codes (ZCTAs; the first is the central one). Ids are the real OpenWeather city
+ids (GeoNames ids), so ``?id=2643743`` is London as on the real service. The names a place has in
+other languages (``local_names`` in geocoding answers, and accepted in ``q``) come from
+``fixtures/openweather/local_names.json``.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
@@ -34,7 +38,14 @@ class City:
     population: int
     timezone: str
     utc_offset: int
-    zip: str
+    zips: tuple[str, ...] = ()
+    #: (language code, name) pairs, sorted by language; a tuple so that a City stays hashable.
+    local_names: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def zip(self) -> str:
+        """The central zip code ("" outside the US)."""
+        return self.zips[0] if self.zips else ""
 
 
 def fold(text: str) -> str:
@@ -43,7 +54,14 @@ def fold(text: str) -> str:
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
+def load_local_names() -> dict[int, tuple[tuple[str, str], ...]]:
+    with open(fixture_file("openweather", "local_names.json"), encoding="utf-8") as handle:
+        raw: dict[str, dict[str, str]] = json.load(handle)
+    return {int(city_id): tuple(sorted(names.items())) for city_id, names in raw.items()}
+
+
 def load_cities() -> tuple[City, ...]:
+    local_names = load_local_names()
     with open(fixture_file("openweather", "cities.csv"), encoding="utf-8", newline="") as handle:
         return tuple(
             City(
@@ -57,7 +75,8 @@ def load_cities() -> tuple[City, ...]:
                 population=int(row["population"]),
                 timezone=row["timezone"],
                 utc_offset=int(row["utc_offset"]),
-                zip=row["zip"],
+                zips=tuple(row["zips"].split()),
+                local_names=local_names.get(int(row["id"]), ()),
             )
             for row in csv.DictReader(handle)
         )
@@ -72,14 +91,17 @@ class World:
 
     @cached_property
     def _by_name(self) -> dict[str, list[City]]:
+        # A place is found by its English name and by its names in other languages ("Londres",
+        # "München"), as the real service's q parameter and geocoder do.
         index: dict[str, list[City]] = {}
         for city in sorted(self.cities, key=lambda c: (-c.population, c.id)):
-            index.setdefault(fold(city.name), []).append(city)
+            for key in dict.fromkeys([fold(city.name), *(fold(name) for _, name in city.local_names)]):
+                index.setdefault(key, []).append(city)
         return index
 
     @cached_property
     def _by_zip(self) -> dict[str, City]:
-        return {city.zip: city for city in self.cities if city.zip}
+        return {code: city for city in self.cities for code in city.zips}
 
     def search(self, query: str) -> list[City]:
         """Cities matching ``"name[,state code][,country code]"``, most populous first."""
