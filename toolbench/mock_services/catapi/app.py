@@ -141,15 +141,14 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             chosen, headers = images[:limit], {}
         else:
             chosen, headers = page(images, 1, max_limit)
-        with_breeds = bool(breed_ids) or request.args.get("has_breeds", "") in ("1", "true")
-        return json_response([catalogue.image_json(image, with_breeds) for image in chosen], headers=headers)
+        return json_response([catalogue.image_json(image) for image in chosen], headers=headers)
 
     @app.get("/v1/images/<image_id>")
     def get_image(image_id: str) -> Response:
         image = catalogue.images_by_id.get(image_id)
         if image is None:
             raise ApiError(400, f"Couldn't find an image matching the passed 'id' of {image_id}")
-        return json_response(catalogue.image_json(image, with_breeds=True))
+        return json_response(catalogue.image_json(image))
 
     @app.get("/v1/breeds")
     def list_breeds() -> Response:
@@ -162,7 +161,8 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
     @app.get("/v1/breeds/search")
     def search_breeds() -> Response:
         query = request.args.get("q", "").strip().lower()
-        return json_response([b for b in catalogue.breeds if query and query in b["name"].lower()])
+        found = [b["id"] for b in catalogue.breeds if query and query in b["name"].lower()]
+        return json_response([catalogue.embedded_breeds_by_id[breed_id] for breed_id in found])
 
     @app.get("/v1/breeds/<breed_id>")
     def get_breed(breed_id: str) -> Response:
