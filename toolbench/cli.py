@@ -487,12 +487,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from toolbench.core.transport import make_loopback_server
+    from toolbench.core.server import make_production_server
     from toolbench.mock_services import create_service_app, service_api_key
 
     app = create_service_app(args.service, args.api_key)
-    server = make_loopback_server(app, args.host, args.port, log_requests=True)
-    url = f"http://{args.host}:{server.server_port}"
+    server = make_production_server(
+        app,
+        args.host,
+        args.port,
+        threads=args.threads,
+        connection_limit=args.connection_limit,
+        max_body=args.max_body,
+        timeout=args.timeout,
+        log_requests=True,
+    )
+    url = server.url  # the real port, also when --port 0 asked for a free one
     if args.service == "webshop":  # a website: the address of a shopping session for one goal
         print(f"serving webshop; open {url}/fixed_{args.goal} (goal {args.goal}; /fixed_<n> for goal n); Ctrl-C stops")
     elif args.service == "rapidapi":  # StableToolBench's env posts here; its toolbench_key only names a session
@@ -501,11 +510,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"serving {args.service} on {url} (API key: {service_api_key(args.service, args.api_key)}); Ctrl-C stops")
     sys.stdout.flush()
     try:
-        server.serve_forever()
+        server.serve_forever()  # waitress returns here on Ctrl-C
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
+        server.close()
     return 0
 
 
@@ -642,6 +651,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-key", type=_non_empty, default=None, help="the key the service accepts (default: its demo key)"
     )
     serve.add_argument("--goal", type=_int_in(0), default=0, help="webshop: the goal whose session the URL opens")
+    # The server is waitress (pure Python, any OS); these bound what one client can cost it.
+    serve.add_argument("--threads", type=_int_in(1, 1024), default=8, help="worker threads running the app")
+    serve.add_argument(
+        "--connection-limit", type=_int_in(1), default=100, help="open connections at most (more wait to connect)"
+    )
+    serve.add_argument(
+        "--max-body",
+        type=_int_in(0),
+        default=10 * 1024 * 1024,  # server.MAX_BODY, written out: importing waitress here would slow every command
+        help="largest request body in bytes (default 10 MiB, Sheets' own limit); larger ones get 413",
+    )
+    serve.add_argument("--timeout", type=_int_in(1), default=30, help="seconds before an idle connection is closed")
     serve.set_defaults(run=cmd_serve)
     return parser
 
