@@ -10,6 +10,8 @@ def code_in_reply(text: str) -> str:
     them blanked), else every line. Fence lines and ``Action:`` headers become blank lines, so
     line N of the result is line N of the reply."""
     lines = text.splitlines()
+    if "`" not in text and "action" not in text.lower():  # no fence, no header: every line as it is
+        return "\n".join(lines)
     fenced = any(line.lstrip().startswith("```") for line in lines)
     kept: list[str] = []
     inside = False

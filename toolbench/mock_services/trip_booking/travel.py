@@ -13,7 +13,7 @@ import csv
 import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 
 from toolbench.core.seeding import stable_uniform
 from toolbench.core.tasks import fixture_file
@@ -73,6 +73,10 @@ class Departure:
     seats: int
 
     def describe(self) -> str:
+        return self._description
+
+    @cached_property
+    def _description(self) -> str:  # kept: searches are kept, and each shows its first options again
         start = dt.datetime.combine(self.date, dt.time.fromisoformat(self.route.departure))
         arrive = start + dt.timedelta(minutes=self.route.duration_min)
         r = self.route
@@ -90,6 +94,10 @@ class Stay:
     rooms_left: int  # the fewest free rooms on any night
 
     def describe(self) -> str:
+        return self._description
+
+    @cached_property
+    def _description(self) -> str:
         r = self.room
         return (
             f"{r.hotel} ({r.stars}*), {r.room_type}: ${self.nightly_price:.2f} per night, "
