@@ -90,7 +90,7 @@ class Report:
     slowest_s: float = 0.0
     slowest_action: str = ""
     slowest_longest_s: float = 0.0  # of the longest_actions, each as long as the action space allows
-    memory_growth_mb: float | None = None  # resident memory after the run minus after a warm-up tenth of it
+    memory_growth_mb: float | None = None  # resident memory after the mutated actions minus after a tenth of them
     reference_still_works: bool = True
 
 
@@ -153,6 +153,7 @@ def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: b
                 report.failures.append(f"leak: the reference episode changed after {index} actions")
             if index == max(1, count // 10):
                 warm = resident_mb()
+        end = resident_mb()  # the growth over the mutated actions (the longest ones below are a separate check)
         for action in longest_actions(env.oracle_actions(reference_task)[0]) if long_actions else []:
             env.reset(options={"task_id": reference_task.id})
             started = time.perf_counter()
@@ -167,7 +168,6 @@ def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: b
             report.failures.append("leak: the reference episode changed after the longest actions")
         *_, info = play(env, reference_task.id, env.oracle_actions(reference_task))
         report.reference_still_works = bool(info["success"])
-        end = resident_mb()
         if warm is not None and end is not None:
             report.memory_growth_mb = round(end - warm, 1)
     finally:
