@@ -248,8 +248,37 @@ def test_kept_answers_are_the_answers(world):
             request = HttpRequest("GET", f"https://{HOST}{path}&appid={KEY}")
             assert kept.send(request) == computed.send(request)
         assert kept.send(HttpRequest("GET", f"https://{HOST}{paths[0]}&appid=wrong")).status == 401
-    post = HttpRequest("POST", f"https://{HOST}{paths[0]}&appid={KEY}")
-    assert kept.send(post).status == 405 and (post.method, paths[0]) not in app.wsgi_app._answers
+    kept_before = len(app.wsgi_app._answers)
+    assert kept.send(HttpRequest("POST", f"https://{HOST}{paths[0]}&appid={KEY}")).status == 405
+    assert len(app.wsgi_app._answers) == kept_before  # only GET answers are kept
+
+
+def test_redirects_and_long_urls_are_not_kept(world):
+    """A redirect's Location comes from the Host header and scheme: a kept one would send later
+    clients to the first client's host. Long URLs are not kept: the cache's memory stays bounded."""
+    app = create_app(world)
+    router = Router({HOST: app, "other.example": app})
+    path = f"/data//2.5/weather?q=London&appid={KEY}"
+    first = router.send(HttpRequest("GET", f"http://other.example:8080{path}"))
+    second = router.send(HttpRequest("GET", f"https://{HOST}{path}"))
+    assert first.status == second.status == 308
+    assert first.header("Location").startswith("http://other.example:8080/")
+    assert second.header("Location").startswith(f"https://{HOST}/")
+    long_query = "&x=" + "a" * 3000
+    assert router.send(HttpRequest("GET", f"https://{HOST}/data/2.5/weather?q=London&appid={KEY}{long_query}")).ok
+    assert all(len(p) + len(q) <= 2048 for p, q in app.wsgi_app._answers)
+
+
+def test_the_weather_at_minus_zero_does_not_depend_on_what_was_asked_first(world):
+    from toolbench.mock_services.openweather import weather
+
+    def both(order):
+        for cache in (weather._uniform, weather.weather_at, weather._air_quality):
+            cache.cache_clear()
+        found = {lat: weather.weather_at(world, lat, 10.0, DEFAULT_NOW) for lat in order}
+        return found[0.0], found[-0.0]
+
+    assert both((-0.0, 0.0)) == both((0.0, -0.0))
 
 
 def test_the_answer_cache_is_bounded():

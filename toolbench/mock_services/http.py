@@ -56,19 +56,28 @@ def new_app(name: str) -> Flask:
 class ResponseCache:
     """WSGI middleware keeping a stateless app's answers to GET requests, least recently used
     dropped first. The app must answer from the path and query string alone (no headers, no state):
-    then a kept answer is byte for byte the one the app would give again."""
+    then a kept answer is byte for byte the one the app would give again. Redirects are not kept:
+    their ``Location`` is built from the Host header and the scheme (Werkzeug's ``//`` merging)."""
 
-    def __init__(self, app: Callable[..., Iterable[bytes]], size: int = 256, max_body: int = 64 * 1024):
+    def __init__(
+        self,
+        app: Callable[..., Iterable[bytes]],
+        size: int = 256,
+        max_body: int = 64 * 1024,
+        max_key: int = 2048,
+    ):
         self.app = app
         self.size = size
-        self.max_body = max_body  # bigger answers are not kept: the cache's memory stays under size x max_body
+        # Longer URLs and bigger answers are not kept: the cache holds at most size x (max_key + max_body).
+        self.max_body = max_body
+        self.max_key = max_key
         self._answers: OrderedDict[tuple[str, str], tuple[str, list[tuple[str, str]], bytes]] = OrderedDict()
         self._lock = threading.Lock()  # served fakes answer from several threads
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if environ.get("REQUEST_METHOD") != "GET":
-            return self.app(environ, start_response)
         key = (environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", ""))
+        if environ.get("REQUEST_METHOD") != "GET" or len(key[0]) + len(key[1]) > self.max_key:
+            return self.app(environ, start_response)
         with self._lock:
             kept = self._answers.get(key)
             if kept is not None:
@@ -89,12 +98,30 @@ class ResponseCache:
         finally:
             if hasattr(chunks, "close"):
                 chunks.close()
-        if started and len(body) <= self.max_body:
+        redirect = started and any(name.lower() == "location" for name, _ in started[1])
+        if started and not redirect and len(body) <= self.max_body:
             with self._lock:
                 self._answers[key] = (started[0], started[1], body)
                 if len(self._answers) > self.size:
                     self._answers.popitem(last=False)
         return [body]
+
+
+def serialized(app: Callable[..., Iterable[bytes]], lock: Any) -> Callable[..., Iterable[bytes]]:
+    """WSGI middleware answering one request at a time under ``lock``: for a fake whose state is
+    plain Python data, served by several threads (``toolbench serve``), so a check and the change it
+    guards (no duplicate favourite; the next id) happen together."""
+
+    def serialized_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        with lock:
+            chunks = app(environ, start_response)
+            try:
+                return [b"".join(chunks)]
+            finally:
+                if hasattr(chunks, "close"):
+                    chunks.close()
+
+    return serialized_app
 
 
 def text_response(text: str, status: int, content_type: str = "text/plain; charset=utf-8") -> Response:

@@ -33,7 +33,9 @@ def _noise(*key: object) -> float:
 
 
 def _cell(lat: float, lon: float) -> tuple[float, float]:
-    return round(lat, 1), round(lon, 1)
+    # + 0.0 turns -0.0 into 0.0: the two are one cache key, so they must be one place (else the
+    # weather at lat=-0.0 would depend on which of the two was asked first)
+    return round(lat, 1) + 0.0, round(lon, 1) + 0.0
 
 
 def _smooth(key: tuple[object, ...], t: int, period: int) -> float:
