@@ -127,3 +127,12 @@ def test_kept_searches_are_the_callers_own_lists(db):
     stays = db.stays("Denver", day, day + dt.timedelta(days=2))
     stays.pop()
     assert len(db.stays("Denver", day, day + dt.timedelta(days=2))) == len(stays) + 1
+
+
+def test_unknown_places_are_not_kept(db):
+    """An agent can name any place: searches for places the database lacks answer [] and are not kept."""
+    day = dt.date(2024, 6, 14)
+    kept = db._departures.cache_info().currsize, db._stays.cache_info().currsize
+    assert db.departures("Atlantis" * 100, "Denver", "flight", day) == []
+    assert db.stays("Atlantis" * 100, day, day + dt.timedelta(days=2)) == []
+    assert (db._departures.cache_info().currsize, db._stays.cache_info().currsize) == kept

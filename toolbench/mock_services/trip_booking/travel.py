@@ -21,7 +21,7 @@ from toolbench.core.tasks import fixture_file
 MODES = ("flight", "train", "bus", "cruise")
 ROOM_TYPES = ("King Bed", "Queen Bed", "Double", "Luxury")
 MAX_NIGHTS = 60
-CACHED_SEARCHES = 4096  # departure and stay searches a database keeps (each a few kB)
+CACHED_SEARCHES = 1024  # departure and stay searches a database keeps (each a few kB)
 
 
 @dataclass(frozen=True)
@@ -198,10 +198,14 @@ class TravelDB:
 
     def departures(self, origin: str, destination: str, mode: str, day: dt.date) -> list[Departure]:
         """Every departure of that mode on that day, cheapest first (sold-out ones included)."""
+        if (origin, destination, mode) not in self._routes:  # not kept: an agent can name any place
+            return []
         return list(self._departures(origin, destination, mode, day))
 
     def stays(self, city: str, checkin: dt.date, checkout: dt.date) -> list[Stay]:
         """Every room type of every hotel in ``city`` for the nights from check-in to check-out."""
+        if city not in self._rooms:
+            return []
         return list(self._stays(city, checkin, checkout))
 
     def _find_departures(self, origin: str, destination: str, mode: str, day: dt.date) -> tuple[Departure, ...]:
