@@ -272,3 +272,25 @@ def test_episodes_never_change_the_starting_state():
         env.reset(options={"task_id": task.id})
         env.step(task.references[0])
     assert json.dumps(env._initial, sort_keys=True) == frozen
+
+
+def test_requests_are_answered_one_at_a_time(store, catalogue):
+    """Served fakes answer from several threads: the store's lock is held for each request, so a
+    check and the change it guards (no duplicate favourite, the next id) happen together."""
+    import threading
+
+    router = Router({HOST: create_app(store, catalogue)})
+    request = HttpRequest(
+        "POST",
+        f"https://{HOST}/v1/favourites",
+        (("x-api-key", KEY), ("Content-Type", "application/json")),
+        json.dumps({"image_id": "locked"}).encode(),
+    )
+    answers = []
+    with store.lock:
+        sender = threading.Thread(target=lambda: answers.append(router.send(request)))
+        sender.start()
+        sender.join(timeout=0.3)
+        assert sender.is_alive() and not answers  # waits for the lock
+    sender.join(timeout=5)
+    assert [answer.status for answer in answers] == [200]

@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from toolbench.core.seeding import stable_uniform
 from toolbench.mock_services.catapi.store import CatStore
 from toolbench.mock_services.catapi.world import Catalogue
-from toolbench.mock_services.http import json_response, new_app, parse_int, text_response
+from toolbench.mock_services.http import json_response, new_app, parse_int, serialized, text_response
 
 HOST = "api.thecatapi.com"
 #: The key the envs and ``toolbench serve catapi`` accept by default (shaped like a real "live_" key).
@@ -281,4 +281,5 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
         owner["votes"].remove(vote)
         return json_response({"message": "SUCCESS"})
 
+    app.wsgi_app = serialized(app.wsgi_app, store.lock)  # type: ignore[method-assign]
     return app

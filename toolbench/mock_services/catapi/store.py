@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import json
+import threading
 from typing import Any
 
 from toolbench.core.tasks import fixture_file
@@ -36,6 +37,7 @@ class CatStore:
         favourite_ids = [f["id"] for a in accounts.values() for f in a["favourites"]]
         vote_ids = [v["id"] for a in accounts.values() for v in a["votes"]]
         self.now = now
+        self.lock = threading.Lock()  # the app holds it for each request (served fakes answer from threads)
         self.state: dict[str, Any] = {
             "accounts": copy.deepcopy(accounts),
             "next_favourite_id": max(favourite_ids, default=232400000) + 1,
