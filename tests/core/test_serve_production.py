@@ -202,3 +202,12 @@ def test_toolbench_serve_on_port_0_prints_the_real_port_and_logs_requests():
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_the_request_log_escapes_control_characters():
+    """A request target with ESC sequences or CR/LF must not reach the operator's terminal raw."""
+    from toolbench.core.server import _request_line
+
+    raw = "/a\x1b[2Jb\r\nFORGED é".encode().decode("latin-1")  # WSGI's form of the raw bytes
+    line = _request_line({"REQUEST_METHOD": "GET", "REQUEST_URI": raw, "SERVER_PROTOCOL": "HTTP/1.1"})
+    assert line == "GET /a\\x1b[2Jb\\x0d\\x0aFORGED é HTTP/1.1"

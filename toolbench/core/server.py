@@ -41,6 +41,7 @@ from waitress.server import BaseWSGIServer, create_server
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 MAX_BODY = 10 * 1024 * 1024  # bytes: Sheets' own limit (MAX_BODY_BYTES), the largest body any fake accepts
 
@@ -87,7 +88,10 @@ def with_raw_path(app: WsgiApp) -> WsgiApp:
 def _request_line(environ: dict[str, Any]) -> str:
     uri = environ.get("REQUEST_URI") or environ.get("PATH_INFO", "")
     text = uri.encode("latin-1", "replace").decode("utf-8", "backslashreplace")  # raw bytes, shown as sent
-    return f"{environ.get('REQUEST_METHOD', '')} {text} {environ.get('SERVER_PROTOCOL', '')}"
+    line = f"{environ.get('REQUEST_METHOD', '')} {text} {environ.get('SERVER_PROTOCOL', '')}"
+    # A client's control characters (ESC sequences, CR, LF) must not reach the operator's terminal
+    # or forge log lines: they are written as escapes, as Werkzeug's server did.
+    return _CONTROL.sub(lambda match: f"\\x{ord(match[0]):02x}", line)
 
 
 def with_request_log(app: WsgiApp, stream: Any = None) -> WsgiApp:
