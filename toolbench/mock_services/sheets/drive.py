@@ -342,7 +342,8 @@ def import_csv(store: SheetsStore, entry: DriveFile, data: bytes) -> None:
     charge_typed_grid(rows, formulas_possible=True)
     book.sheets = [sheet]
     sheet.sheet_id = book.new_sheet_id()
-    sheet.title = entry.name[:100] or "Sheet1"  # a sheet name has at most 100 characters
+    # A sheet name has at most 100 characters and is never blank (the API refuses blank ones everywhere).
+    sheet.title = entry.name[:100] if entry.name[:100].strip() else "Sheet1"
     sheet.row_meta, sheet.column_meta, sheet.row_groups, sheet.column_groups = {}, {}, [], []
     sheet.hidden = sheet.hide_gridlines = sheet.right_to_left = False
     sheet.row_group_control_after = sheet.column_group_control_after = False
