@@ -145,13 +145,3 @@ def run_live(extra_args: list[str] | None = None) -> LiveReport:
         seconds = time.monotonic() - started
         results = _parse_junit(junit) if junit.is_file() else []
     return LiveReport(results=results, seconds=seconds, output=done.stdout + done.stderr)
-
-
-def main() -> int:
-    report = run_live()
-    print(report.render())
-    return 0 if report.ok() or report.skipped_reason else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -258,13 +258,3 @@ def run_replay(pattern: str = "*.json") -> ReplayReport:
     for path in sorted((gspread_suite() / "tests" / "cassettes").glob(pattern)):
         report.outcomes.extend(replay_cassette(path))
     return report
-
-
-def main() -> int:
-    report = run_replay()
-    print(report.render())
-    return 0 if report.ok() or report.skipped_reason else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
