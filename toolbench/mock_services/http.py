@@ -10,6 +10,8 @@ from typing import Any
 
 from flask import Flask, Response
 
+from toolbench.core.transport import read_body
+
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """Compact UTF-8 JSON with no trailing newline, in the caller's key order, as real APIs send it."""
@@ -92,12 +94,7 @@ class ResponseCache:
             started[:] = [status, list(headers)]
             return start_response(status, headers, exc_info)
 
-        chunks = self.app(environ, capture)
-        try:
-            body = b"".join(chunks)
-        finally:
-            if hasattr(chunks, "close"):
-                chunks.close()
+        body = read_body(self.app(environ, capture))
         redirect = started and any(name.lower() == "location" for name, _ in started[1])
         if started and not redirect and len(body) <= self.max_body:
             with self._lock:
@@ -114,12 +111,7 @@ def serialized(app: Callable[..., Iterable[bytes]], lock: Any) -> Callable[..., 
 
     def serialized_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         with lock:
-            chunks = app(environ, start_response)
-            try:
-                return [b"".join(chunks)]
-            finally:
-                if hasattr(chunks, "close"):
-                    chunks.close()
+            return [read_body(app(environ, start_response))]
 
     return serialized_app
 
