@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import gymnasium as gym
+from profile_env import play_all
 
 import toolbench
 
@@ -18,11 +19,7 @@ def episodes_per_second(env_id: str, mode: str, passes: int = 3) -> tuple[float,
     rates = []
     for _ in range(passes):
         start = time.perf_counter()
-        for task in tasks:
-            env.reset(options={"task_id": task.id})
-            for action in actions[task.id]:
-                if any(env.step(action)[2:4]):
-                    break
+        play_all(env, tasks, actions)
         rates.append(len(tasks) / (time.perf_counter() - start))
     return rates[0], max(rates[1:])
 

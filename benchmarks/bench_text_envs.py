@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
+from profile_env import play_all
 
 import toolbench
 from toolbench.core.curl import find_curl_command
@@ -81,15 +82,7 @@ def _call_floor(env: Any, tasks: list[Any]) -> Callable[[], None]:
     return floor
 
 
-def _env_pass(env: Any, tasks: list[Any], actions: list[list[str]]) -> None:
-    for task, steps in zip(tasks, actions):
-        env.reset(options={"task_id": task.id})
-        for action in steps:
-            if any(env.step(action)[2:4]):
-                break
-
-
-def _best_rate(run: Callable[[], None], count: int) -> float:
+def _rate(run: Callable[[], None], count: int) -> float:
     start = time.perf_counter()
     run()
     return count / (time.perf_counter() - start)
@@ -99,14 +92,14 @@ def env_versus_floor(name: str, mode: str) -> dict[str, float]:
     env_id = f"toolbench/{name}-v0"
     env = gym.make(env_id, mode=mode).unwrapped
     tasks = env.tasks
-    actions = [env.oracle_actions(task) for task in tasks]
+    actions = {task.id: env.oracle_actions(task) for task in tasks}
     floor = _curl_floor(env, tasks) if hasattr(env, "parse_action") else _call_floor(env, tasks)
-    _env_pass(env, tasks, actions)  # warm: references scored, caches filled, as in any longer run
+    play_all(env, tasks, actions)  # warm: references scored, caches filled, as in any longer run
     floor()
     env_rates, floor_rates = [], []
     for _ in range(PASSES):
-        env_rates.append(_best_rate(lambda: _env_pass(env, tasks, actions), len(tasks)))
-        floor_rates.append(_best_rate(floor, len(tasks)))
+        env_rates.append(_rate(lambda: play_all(env, tasks, actions), len(tasks)))
+        floor_rates.append(_rate(floor, len(tasks)))
     env_rate, floor_rate = max(env_rates), max(floor_rates)
     return {
         "episodes_per_s": round(env_rate, 1),

@@ -18,6 +18,7 @@ import toolbench
 
 
 def play_all(env: gym.Env, tasks: list, actions: dict) -> None:
+    """One episode per task, with ``actions[task.id]`` (the benchmarks' oracle pass)."""
     for task in tasks:
         env.reset(options={"task_id": task.id})
         for action in actions[task.id]:
