@@ -115,6 +115,20 @@ def _episode(env: Any, task: Any) -> str:
     return json.dumps(steps, sort_keys=True, default=repr)
 
 
+def _step(env: Any, task: Any, action: str, report: Report) -> tuple[float, str, dict[str, Any]] | None:
+    """Reset on ``task`` and take ``action``: how long the step took, its observation and info, or
+    None when it raised (counted in ``report``: nothing may escape an env)."""
+    env.reset(options={"task_id": task.id})
+    started = time.perf_counter()
+    try:
+        observation, *_, info = env.step(action)
+    except Exception as exc:  # noqa: BLE001  (the point: nothing may escape)
+        report.exceptions += 1
+        report.failures.append(f"raised {type(exc).__name__}: {str(exc)[:200]} <- {action[:80]!r}")
+        return None
+    return time.perf_counter() - started, observation, info
+
+
 def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: bool = False) -> Report:
     env = gym.make(env_id, mode=mode).unwrapped
     report = Report(env_id, mode)
@@ -127,16 +141,11 @@ def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: b
     try:
         for index in range(1, count + 1):
             task = env.tasks[r.randrange(len(env.tasks))]
-            env.reset(options={"task_id": task.id})
             action = mutate(r, r.choice(env.oracle_actions(task) or [""]), repeat)
-            started = time.perf_counter()
-            try:
-                observation, *_, info = env.step(action)
-            except Exception as exc:  # noqa: BLE001  (the point: nothing may escape)
-                report.exceptions += 1
-                report.failures.append(f"raised {type(exc).__name__}: {str(exc)[:200]} <- {action[:80]!r}")
+            stepped = _step(env, task, action, report)
+            if stepped is None:
                 continue
-            elapsed = time.perf_counter() - started
+            elapsed, observation, info = stepped
             if elapsed > report.slowest_s:
                 report.slowest_s, report.slowest_action = elapsed, action[:80]
             report.actions += 1
@@ -155,14 +164,9 @@ def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: b
                 warm = resident_mb()
         end = resident_mb()  # the growth over the mutated actions (the longest ones below are a separate check)
         for action in longest_actions(env.oracle_actions(reference_task)[0]) if long_actions else []:
-            env.reset(options={"task_id": reference_task.id})
-            started = time.perf_counter()
-            try:
-                env.step(action)
-            except Exception as exc:  # noqa: BLE001
-                report.exceptions += 1
-                report.failures.append(f"raised {type(exc).__name__}: {str(exc)[:200]} <- {action[:80]!r}")
-            report.slowest_longest_s = max(report.slowest_longest_s, time.perf_counter() - started)
+            stepped = _step(env, reference_task, action, report)
+            if stepped is not None:
+                report.slowest_longest_s = max(report.slowest_longest_s, stepped[0])
         if long_actions and _episode(env, reference_task) != baseline:
             report.leaks += 1
             report.failures.append("leak: the reference episode changed after the longest actions")
