@@ -171,6 +171,8 @@ def find_curl_command(text: str) -> str:
     for index, line in enumerate(lines):
         stripped = line.strip()
         if stripped == "curl" or (stripped.startswith("curl") and stripped[4].isspace()):
+            if index + 1 == len(lines):
+                return stripped
             parts = [stripped]
             scanner = _QuoteScanner()
             scanner.feed(stripped)
@@ -181,6 +183,10 @@ def find_curl_command(text: str) -> str:
                 scanner.feed("\n" + following)
             return "\n".join(parts).strip()
     raise CurlError("no curl command found: write the API call on a line that starts with `curl`")
+
+
+_UNQUOTED_SPECIAL = re.compile(r"""[\\'"#]""")
+_DOUBLE_QUOTED_SPECIAL = re.compile(r'[\\"]')
 
 
 class _QuoteScanner:
@@ -195,22 +201,37 @@ class _QuoteScanner:
         self.previous = ""
 
     def feed(self, text: str) -> None:
-        for char in text:
-            if self.comment:
-                break
+        # Jump from one character that matters to the next (the rest cannot change the state), so
+        # a long text costs a few regex searches, not a Python step per character.
+        index = 0
+        while index < len(text) and not self.comment:
             if self.escaped:
                 self.escaped = False
-            elif self.quote == "'":
-                self.quote = None if char == "'" else self.quote
-            elif char == "\\":
+                index += 1
+                continue
+            if self.quote == "'":
+                end = text.find("'", index)
+                if end < 0:
+                    break
+                self.quote, index = None, end + 1
+                continue
+            found = (_DOUBLE_QUOTED_SPECIAL if self.quote == '"' else _UNQUOTED_SPECIAL).search(text, index)
+            if found is None:
+                break
+            index = found.start()
+            char = text[index]
+            if char == "\\":
                 self.escaped = True
             elif self.quote == '"':
-                self.quote = None if char == '"' else self.quote
-            elif char in "'\"":
+                self.quote = None  # the closing "
+            elif char == "#":
+                before = text[index - 1] if index else self.previous
+                self.comment = not before or before.isspace()
+            else:
                 self.quote = char
-            elif char == "#" and (not self.previous or self.previous.isspace()):
-                self.comment = True
-            self.previous = char
+            index += 1
+        if text:
+            self.previous = text[-1]
 
     def open_quote(self) -> str | None:
         return self.quote
@@ -317,7 +338,7 @@ def parse_curl(command: str) -> CurlCommand:
         body = ("".join(data_parts) if json_mode else "&".join(data_parts)).encode("utf-8", "surrogateescape")
     elif data_parts:
         query = "&".join(data_parts)
-        if any(char.isspace() for char in query):
+        if _BLANK.search(query):
             raise CurlError(f"curl: (3) URL using bad/illegal format: {_SPACES_HINT}")
         url = url.split("#", 1)[0]  # -G data goes into the query; curl sends no fragment
         url += ("&" if "?" in url else "?") + query
@@ -448,13 +469,15 @@ def _data_value(kind: str, value: str) -> str:
     return value
 
 
+_BLANK = re.compile(r"\s")  # the characters str.isspace() accepts, found without a Python loop
+_GLOB = re.compile(r"[{}[\]]")
 _SPACES_HINT = "a URL cannot contain spaces (write %20 or +, or use --data-urlencode)"
 
 
 def _check_url(url: str, globoff: bool = False, path_as_is: bool = False) -> str:
-    if any(char.isspace() for char in url):
+    if _BLANK.search(url):
         raise CurlError(f"curl: (3) URL using bad/illegal format: {_SPACES_HINT}")
-    if not globoff and any(char in url for char in "{}[]"):
+    if not globoff and _GLOB.search(url):
         raise CurlError(
             "curl would expand {...} and [...] in the URL into several requests (URL globbing); "
             "percent-encode those characters or add -g"
@@ -469,12 +492,13 @@ def _check_url(url: str, globoff: bool = False, path_as_is: bool = False) -> str
         parts.port  # noqa: B018 - raises ValueError on a malformed port
     except ValueError as exc:
         raise CurlError(f"curl: (3) URL using bad/illegal format: {exc}") from exc
-    if not parts.hostname:
+    hostname = parts.hostname
+    if not hostname:
         raise CurlError("curl: (3) URL using bad/illegal format or missing host")
-    if parts.hostname.endswith("."):  # "example.com." is the same host, fully qualified
+    if hostname.endswith("."):  # "example.com." is the same host, fully qualified
         parts = parts._replace(netloc=re.sub(r"\.(?=(:\d*)?$)", "", parts.netloc))
         url = urlunsplit(parts)
-    if path_as_is or "." not in parts.path:
+    if path_as_is or "/." not in parts.path:  # a dot segment ("." or "..") follows a "/"
         return url
     return urlunsplit(parts._replace(path=_remove_dot_segments(parts.path)))
 

@@ -162,7 +162,8 @@ class CurlProgramEnv(ToolEnv):
             raise ActionError(
                 f"refused: host {host!r} is not this task's service; send the call to {self.service_host}"
             )
-        return dataclasses.replace(command, request=self._prepare(command.request))
+        prepared = self._prepare(command.request)
+        return command if prepared is command.request else dataclasses.replace(command, request=prepared)
 
     def execute(self, request: HttpRequest, router: Router) -> Execution:
         before = self._snapshot(router)

@@ -29,6 +29,8 @@ TRUNCATION_NOTE = "\n...[observation truncated at {n} characters]"
 
 def _unpaired_surrogate(text: str) -> int | None:
     """Position of the first lone surrogate: such text cannot be encoded, sent or stored."""
+    if text.isascii():  # a flag of the string, read without a scan: most text is ASCII
+        return None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
