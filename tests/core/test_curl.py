@@ -178,3 +178,40 @@ def test_word_splitting_is_shlex_split():
     texts += ['curl -H "A: b\\"c" \'x y\' z\\ w ""\'\'', "a\"b\"c'd'e", '"\\', '"a\\\\\\', "'a\\", "\\"]
     for text in texts:
         assert outcome(split_words, text) == outcome(shlex.split, text), repr(text)
+
+
+def _quote_state_char_by_char(texts):
+    """The shell's quote rules read one character at a time: the model the scanner must agree with."""
+    quote, escaped, comment, previous = None, False, False, ""
+    for text in texts:
+        for char in text:
+            if comment:
+                break
+            if escaped:
+                escaped = False
+            elif quote == "'":
+                quote = None if char == "'" else quote
+            elif char == "\\":
+                escaped = True
+            elif quote == '"':
+                quote = None if char == '"' else quote
+            elif char in "'\"":
+                quote = char
+            elif char == "#" and (not previous or previous.isspace()):
+                comment = True
+            previous = char
+    return quote, escaped, comment
+
+
+def test_the_quote_scanner_agrees_with_reading_one_character_at_a_time():
+    import random
+
+    from toolbench.core.curl import _QuoteScanner
+
+    rng = random.Random(1)
+    for _ in range(20_000):
+        texts = ["".join(rng.choice("'\"\\# a\n\t\u00a0x") for _ in range(rng.randint(0, 12))) for _ in range(3)]
+        scanner = _QuoteScanner()
+        for text in texts:
+            scanner.feed(text)
+        assert (scanner.quote, scanner.escaped, scanner.comment) == _quote_state_char_by_char(texts), texts

@@ -1,5 +1,7 @@
 """The API-program language: what it accepts, what it refuses, and that it never runs code."""
 
+import contextlib
+
 import pytest
 
 from toolbench.core.program import MAX_PROGRAM_CHARS, Call, ProgramError, parse_program
@@ -122,3 +124,51 @@ def test_a_long_program_over_the_node_limit_is_refused():
     assert len(text) <= MAX_PROGRAM_CHARS and len(text) * NODES_PER_CHAR_BOUND > MAX_NODES
     with pytest.raises(ProgramError, match="syntax nodes"):
         parse(text)
+
+
+@pytest.mark.parametrize("text", ['API.put("\\d")', "x = 1if 1 else 2\nAPI.search()", "API.put(0x1for)"])
+def test_what_the_parser_warns_about_never_reaches_the_caller(text):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with contextlib.suppress(ProgramError):
+            parse(text)
+    assert caught == []
+
+
+def test_text_the_parser_could_warn_about_is_always_parsed_with_warnings_caught():
+    # Text without a backslash or a digit before a letter skips catching warnings; check on random
+    # text close to what warns that the parser indeed never warns about such text.
+    import ast
+    import random
+    import warnings
+
+    from toolbench.core.program import _MAY_WARN
+
+    rng = random.Random(7)
+    pieces = ["1", "0x1", "1.", ".5", "1_0", "if", "or", "and", "e", "j", "'", '"', "\\d", "\\n", " ", "\n", "x", "="]
+    warned = 0
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with contextlib.suppress(SyntaxError, ValueError):
+                ast.parse(text)
+        if caught:
+            warned += 1
+            assert _MAY_WARN.search(text), text
+    assert warned > 100  # the sample does reach the warnings
+
+
+def test_dedent_is_skipped_only_where_it_would_change_nothing():
+    import random
+    import textwrap
+
+    from toolbench.core.program import _LINE_STARTS_BLANK
+
+    rng = random.Random(3)
+    for _ in range(20_000):
+        text = "".join(rng.choice(" \t\nab\r\x0c") for _ in range(rng.randint(0, 10)))
+        if not _LINE_STARTS_BLANK.search(text):
+            assert textwrap.dedent(text) == text, repr(text)

@@ -55,17 +55,19 @@ class CriteriaApiEnv(ToolEnv):
     def run_call(self, api: Any, call: Call) -> str:
         """Apply one call; raises ``ActionError`` naming the line and the rule when it fails."""
         method = getattr(api, call.function)
-        where = f"line {call.line}: " if self.mode == "program" else ""
         signature, positional = _signature(api, call.function)
         if call.kwargs or len(call.args) != positional:  # else the arguments fit: one per parameter
             try:
                 signature.bind(*call.args, **call.kwargs)
             except TypeError as exc:
-                raise ActionError(f"{where}{call.function}(): {exc}") from None
+                raise ActionError(f"{self._where(call)}{call.function}(): {exc}") from None
         try:
             return method(*call.args, **call.kwargs)
         except RuleError as exc:
-            raise ActionError(f"{where}{exc}") from None
+            raise ActionError(f"{self._where(call)}{exc}") from None
+
+    def _where(self, call: Call) -> str:
+        return f"line {call.line}: " if self.mode == "program" else ""
 
     def run_program(self, api: Any, text: str) -> str:
         try:
@@ -109,8 +111,8 @@ class CriteriaApiEnv(ToolEnv):
 
     def _interactive_call(self, action: str) -> Call | None:
         text = action.strip()
-        bare = unfenced(text)
-        if bare.startswith(("{", "[")):
+        # Fences aside, a JSON call starts with { or [; other text (most calls) skips unfencing.
+        if text.startswith(("{", "[", "`")) and (bare := unfenced(text)).startswith(("{", "[")):
             return self._json_call(bare)
         try:
             calls = parse_program(text, self._specs, self.constructors, variables=self._variables)

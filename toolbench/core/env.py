@@ -336,6 +336,8 @@ class ToolEnv(gym.Env[str, str]):
     @staticmethod
     def _fit(text: str) -> str:
         """Cut an observation to the observation space's maximum length (as valid UTF-8 text)."""
+        if isinstance(text, str) and len(text) <= OBSERVATION_MAX_LENGTH and text.isascii():
+            return text  # most observations: nothing to escape or cut
         text = _valid_text(text)
         if len(text) <= OBSERVATION_MAX_LENGTH:
             return text

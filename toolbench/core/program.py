@@ -18,6 +18,7 @@ message that names the line and the construct.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 import warnings
 from collections.abc import Callable, Collection, Mapping
@@ -68,7 +69,10 @@ def parse_program(
     """The calls a program makes, in order. ``variables`` (updated in place) carries names across calls."""
     if len(text) > MAX_PROGRAM_CHARS:
         raise ProgramError(f"the program is {len(text)} characters long; the limit is {MAX_PROGRAM_CHARS}")
-    tree = _parse(textwrap.dedent(code_in_reply(text)))
+    code = code_in_reply(text)
+    if _LINE_STARTS_BLANK.search(code):  # else no margin to remove, no blank-only line to empty
+        code = textwrap.dedent(code)
+    tree = _parse(code)
     if len(tree.body) > MAX_STATEMENTS:
         raise ProgramError(f"the program has {len(tree.body)} statements; the limit is {MAX_STATEMENTS}")
     if len(text) * NODES_PER_CHAR_BOUND > MAX_NODES:
@@ -84,19 +88,32 @@ def parse_program(
     return calls
 
 
+_LINE_STARTS_BLANK = re.compile(r"^[ \t]", re.MULTILINE)  # what textwrap.dedent works on
+#: What the parser warns about ("invalid escape sequence", "invalid decimal literal" in ``1if``) needs
+#: a backslash or a digit right before a letter (a dot between allowed): text without either is
+#: parsed without the cost of catching warnings, a sixth of a short call's parse.
+_MAY_WARN = re.compile(r"\\|\d\.?[^\W\d]")
+
+
 def _parse(text: str) -> ast.Module:
     try:
+        if _MAY_WARN.search(text) is None:
+            return _parse_indented(text)
         with warnings.catch_warnings():  # e.g. "invalid escape sequence" in a string: not our business
             warnings.simplefilter("ignore")
-            try:
-                return ast.parse(text, mode="exec")
-            except IndentationError:
-                # The language has no blocks, so stray indentation (common in model output) is harmless.
-                return ast.parse("\n".join(line.strip() for line in text.splitlines()), mode="exec")
+            return _parse_indented(text)
     except SyntaxError as exc:
         raise ProgramError(f"line {exc.lineno}: syntax error: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise ProgramError(f"the program cannot be parsed: {type(exc).__name__}") from None
+
+
+def _parse_indented(text: str) -> ast.Module:
+    try:
+        return ast.parse(text, mode="exec")
+    except IndentationError:
+        # The language has no blocks, so stray indentation (common in model output) is harmless.
+        return ast.parse("\n".join(line.strip() for line in text.splitlines()), mode="exec")
 
 
 class _Reader:
@@ -107,7 +124,7 @@ class _Reader:
         variables: dict[str, Any],
         receiver: str,
     ):
-        self.functions = set(functions)
+        self.functions = functions
         self.constructors = constructors
         self.variables = variables
         self.receiver = receiver
