@@ -17,6 +17,8 @@ Env and floor passes alternate, and each keeps its best pass, so both see the sa
 **Vector env.** ``gym.make_vec(..., vectorization_mode="async")`` with 2 workers, stepped with
 oracle actions, next to two single-env processes run at the same time (this machine's own ceiling
 for two workers), each for the same wall time; the ratio is vector / combined (target at least 0.9).
+Then ``toolbench.BatchedVectorEnv`` with 2 workers holding ``--batch`` envs in all (each worker
+steps its share per round trip), next to two single-env processes again.
 Google Sheets is measured too, for contrast: a step of a few milliseconds against the vector env's
 fixed cost per step (a round trip through pipes and the merging of infos in the main process).
 
@@ -172,7 +174,33 @@ def vector_env(env_id: str, mode: str, seconds: float, info_docs: bool) -> float
         envs.close()
 
 
-def main(seconds: float = 4.0) -> dict[str, Any]:
+def batched_vector_env(env_id: str, mode: str, seconds: float, num_envs: int) -> float:
+    """Episodes per second of ``toolbench.BatchedVectorEnv`` with 2 workers (``num_envs / 2`` envs
+    each), autoresetting in the same step, measured after as long a warm-up (each of its envs
+    fills its own caches, as the single env of each independent process does in its first second)."""
+    envs = toolbench.BatchedVectorEnv(
+        env_id, num_envs=num_envs, workers=2, autoreset_mode="SameStep", mode=mode, info_docs=False
+    )
+    oracle = _oracle_by_task(env_id, mode)
+    try:
+        _, infos = envs.reset(seed=0)
+        queues = [list(oracle[task_id]) for task_id in infos["task_id"]]
+        rates = []
+        for _ in range(2):  # warm-up, then the measurement
+            episodes, began = 0, time.perf_counter()
+            while time.perf_counter() - began < seconds:
+                _, _, terminated, truncated, infos = envs.step([queue.pop(0) for queue in queues])
+                for index, ended in enumerate(terminated | truncated):
+                    if ended:
+                        episodes += 1
+                        queues[index] = list(oracle[infos["task_id"][index]])
+            rates.append(episodes / (time.perf_counter() - began))
+        return rates[-1]
+    finally:
+        envs.close()
+
+
+def main(seconds: float = 4.0, batch: int = 32) -> dict[str, Any]:
     results: dict[str, Any] = {"episodes_and_floor": {}, "vector_env": {}}
     print(f"{'env':12} {'mode':11} {'episodes/s':>11} {'floor/s':>9} {'cost/floor':>10}")
     for name in TEXT_ENVS:
@@ -197,10 +225,25 @@ def main(seconds: float = 4.0) -> dict[str, Any]:
                 "ratio": round(vector / combined, 2),
             }
             print(f"{label:22} {vector:17.1f} {combined:12.1f} {vector / combined:6.2f}", flush=True)
+    results["batched_vector_env"] = {}
+    print(f"\n{'env (program)':22} {f'batched {batch} on 2':>17} {'2 processes':>12} {'ratio':>6}")
+    for name in TEXT_ENVS:
+        env_id = f"toolbench/{name}-v0"
+        batched = batched_vector_env(env_id, "program", seconds, batch)
+        combined = two_processes(env_id, "program", seconds, False)
+        results["batched_vector_env"][name] = {
+            "num_envs": batch,
+            "batched_2_workers_per_s": round(batched, 1),
+            "two_processes_per_s": round(combined, 1),
+            "ratio": round(batched / combined, 2),
+        }
+        print(f"{name:22} {batched:17.1f} {combined:12.1f} {batched / combined:6.2f}", flush=True)
     return results
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="wall time of each vector-env measurement")
-    main(parser.parse_args().seconds)
+    parser.add_argument("--batch", type=int, default=32, help="num_envs of the batched vector env (2 workers)")
+    arguments = parser.parse_args()
+    main(arguments.seconds, arguments.batch)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from toolbench.catalog import TASKS, TaskSpec, find_task, register_envs
 from toolbench.core.tasks import Task, read_task_file
+from toolbench.core.vector import BatchedVectorEnv
 
 __version__ = "0.1.0"
 
@@ -22,4 +23,4 @@ def load_tasks(task: str, split: str = "test") -> list[Task]:
 
 register_envs()
 
-__all__ = ["TASKS", "Task", "TaskSpec", "__version__", "find_task", "load_tasks", "read_task_file", "register_envs"]
+__all__ = ["TASKS", "BatchedVectorEnv", "Task", "TaskSpec", "__version__", "find_task", "load_tasks", "read_task_file", "register_envs"]

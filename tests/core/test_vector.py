@@ -1,0 +1,145 @@
+"""BatchedVectorEnv: the same episodes and infos as Gymnasium's vector envs, several envs per worker."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import toolbench
+from toolbench.core.vector import BatchedVectorEnv, WorkerError, _columns, _joined
+
+ENV_ID = "toolbench/HomeSearch-v0"
+
+
+def _same(a: Any, b: Any, ordered: bool = True) -> bool:
+    """Equal keys (in equal order if ``ordered``), arrays of equal dtype and contents, recursively."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and (list(a) == list(b) if ordered else a.keys() == b.keys())
+            and all(_same(a[key], b[key], ordered) for key in a)
+        )
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and repr(a.tolist()) == repr(b.tolist())  # NaN (None in a float array) equals itself here
+        )
+    return type(a) is type(b) and a == b
+
+
+def _random_info(rng: random.Random, depth: int = 0) -> dict[str, Any]:
+    values = [0, 3, 2.5, True, False, None, "text", [1, 2], (3,), np.float32(1.5), np.int64(7), np.zeros(2)]
+    info: dict[str, Any] = {}
+    for key in rng.sample(["a", "b", "c", "score", "final_obs", "nested", "error"], rng.randint(0, 6)):
+        if key == "nested" and depth < 2 and rng.random() < 0.8:
+            info[key] = _random_info(rng, depth + 1)
+        else:
+            info[key] = rng.choice(values)
+    return info
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_merged_infos_are_what_gymnasium_builds_env_by_env(seed):
+    rng = random.Random(seed)
+    num_envs = rng.randint(1, 6)
+    infos = [_random_info(rng) for _ in range(num_envs)]
+    vector = BatchedVectorEnv.__new__(BatchedVectorEnv)  # only the merging, no workers
+    vector.num_envs = num_envs
+    expected: dict[str, Any] = {}
+    try:
+        for index, info in enumerate(infos):
+            expected = vector._add_info(expected, info, index)
+    except (TypeError, ValueError, AttributeError):  # a mix Gymnasium cannot merge (text into a float array)
+        with pytest.raises((TypeError, ValueError, AttributeError)):  # nor can we (it may fail on another key first)
+            vector._merge_infos(_joined([_columns(enumerate(infos))]))
+        return
+    split = rng.randint(0, num_envs)  # two workers' slices
+    parts = [_columns(list(enumerate(infos))[:split]), _columns(list(enumerate(infos))[split:])]
+    assert _same(vector._merge_infos(_joined(parts)), expected), infos
+
+
+def _play(envs: Any, steps: int, actions_for: Any) -> list[Any]:
+    """Every step's results, with a mix of oracle and broken actions."""
+    record = []
+    observations, infos = envs.reset(seed=5)
+    record.append((observations, infos))
+    for step in range(steps):
+        actions = [actions_for(index, step, observations[index]) for index in range(envs.num_envs)]
+        result = envs.step(actions)
+        observations = result[0]
+        record.append(result)
+    return record
+
+
+@pytest.mark.parametrize("autoreset_mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_episodes_are_those_of_gymnasiums_sync_vector_env(autoreset_mode):
+    plans: dict[int, list[str]] = {}
+
+    def actions_for(index: int, step: int, observation: str) -> str:
+        if step % 7 == 3:
+            return "API.no_such_function()"  # an error step
+        if not plans.get(index):
+            plans[index] = ["API.set_location('Nowhere')", "API.search()"]
+        return plans[index].pop(0)
+
+    kwargs = {"mode": "interactive", "info_docs": False}
+    sync = gym.make_vec(
+        ENV_ID, num_envs=3, vectorization_mode="sync", vector_kwargs={"autoreset_mode": autoreset_mode}, **kwargs
+    )
+    expected = _play(sync, 12, actions_for)
+    sync.close()
+    plans.clear()
+    batched = BatchedVectorEnv(ENV_ID, num_envs=3, workers=2, autoreset_mode=autoreset_mode, **kwargs)
+    try:
+        got = _play(batched, 12, actions_for)
+    finally:
+        batched.close()
+    for ours, theirs in zip(got, expected):
+        assert tuple(ours[0]) == tuple(theirs[0])
+        for mine, gyms in zip(ours[1:], theirs[1:]):
+            # Gymnasium's sync and async envs order final_obs and final_info differently; we follow async
+            assert _same(mine, gyms, ordered=False) if isinstance(mine, dict) else np.array_equal(mine, gyms)
+
+
+def test_oracle_episodes_score_one_in_every_env():
+    envs = BatchedVectorEnv(ENV_ID, num_envs=4, workers=2, autoreset_mode="SameStep", mode="program")
+    try:
+        _, infos = envs.reset(seed=1)
+        tasks = {task.id: task for task in toolbench.load_tasks("HomeSearch")}
+        actions = [tasks[task_id].references[0] for task_id in infos["task_id"]]
+        _, rewards, terminated, truncated, infos = envs.step(actions)
+        assert rewards.tolist() == [1.0] * 4 and terminated.all() and not truncated.any()
+        assert infos["_final_info"].all() and infos["final_info"]["success"].all()
+        assert len(set(envs.get_attr("np_random_seed"))) == 4  # seeds 1..4, one per env
+    finally:
+        envs.close()
+
+
+def test_reset_mask_call_set_attr_errors_and_close():
+    envs = BatchedVectorEnv(ENV_ID, num_envs=3, workers=2, mode="interactive")
+    processes = list(envs._processes)
+    try:
+        observations, infos = envs.reset(seed=0, options={"task_id": toolbench.load_tasks("HomeSearch")[0].id})
+        assert len(set(observations)) == 1 and infos["_task_id"].all()
+        observations, infos = envs.reset(options={"reset_mask": np.array([False, True, False])})
+        assert infos["_task_id"].tolist() == [False, True, False]
+        envs.set_attr("max_steps", [5, 6, 7])
+        assert envs.get_attr("max_steps") == (5, 6, 7)
+        with pytest.raises(WorkerError, match="AttributeError"):
+            envs.call("no_such_method")
+        with pytest.raises(ValueError):
+            envs.step(["API.search()"])  # one action for three envs
+        _, rewards, *_ = envs.step(["API.search()"] * 3)  # the envs keep working after an error
+        assert rewards.shape == (3,)
+    finally:
+        envs.close()
+    assert all(not process.is_alive() for process in processes)
