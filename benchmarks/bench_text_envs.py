@@ -18,7 +18,8 @@ Env and floor passes alternate, and each keeps its best pass, so both see the sa
 oracle actions, next to two single-env processes run at the same time (this machine's own ceiling
 for two workers), each for the same wall time; the ratio is vector / combined (target at least 0.9).
 Then ``toolbench.BatchedVectorEnv`` with 2 workers holding ``--batch`` envs in all (each worker
-steps its share per round trip), next to two single-env processes again.
+steps its share per round trip), next to two single-env processes again; once as is, and once
+with each process kept on its own CPU (``pin_workers=True``, and the two processes pinned alike).
 Google Sheets is measured too, for contrast: a step of a few milliseconds against the vector env's
 fixed cost per step (a round trip through pipes and the merging of infos in the main process).
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import ast
 import multiprocessing as mp
+import os
 import shlex
 import time
 from collections.abc import Callable
@@ -116,7 +118,11 @@ def _oracle_by_task(env_id: str, mode: str) -> dict[str, list[str]]:
     return {task.id: env.oracle_actions(task) for task in env.tasks}
 
 
-def _single_process(env_id: str, mode: str, seconds: float, info_docs: bool, start: Any, out: Any) -> None:
+def _single_process(
+    env_id: str, mode: str, seconds: float, info_docs: bool, start: Any, out: Any, cpu: int | None = None
+) -> None:
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
     env = gym.make(env_id, mode=mode, info_docs=info_docs)
     oracle = _oracle_by_task(env_id, mode)
     seed = 0
@@ -132,11 +138,17 @@ def _single_process(env_id: str, mode: str, seconds: float, info_docs: bool, sta
     out.put(episodes / (time.perf_counter() - began))
 
 
-def two_processes(env_id: str, mode: str, seconds: float, info_docs: bool) -> float:
-    """Combined episodes per second of two single-env processes running at the same time."""
+def two_processes(env_id: str, mode: str, seconds: float, info_docs: bool, pin: bool = False) -> float:
+    """Combined episodes per second of two single-env processes running at the same time (with
+    ``pin``, each kept on its own CPU, as ``pin_workers`` keeps a vector env's workers)."""
     start, out = mp.Event(), mp.Queue()
+    cpus = sorted(os.sched_getaffinity(0)) if pin else []
     workers = [
-        mp.Process(target=_single_process, args=(env_id, mode, seconds, info_docs, start, out)) for _ in range(2)
+        mp.Process(
+            target=_single_process,
+            args=(env_id, mode, seconds, info_docs, start, out, cpus[index % len(cpus)] if cpus else None),
+        )
+        for index in range(2)
     ]
     for worker in workers:
         worker.start()
@@ -174,12 +186,12 @@ def vector_env(env_id: str, mode: str, seconds: float, info_docs: bool) -> float
         envs.close()
 
 
-def batched_vector_env(env_id: str, mode: str, seconds: float, num_envs: int) -> float:
+def batched_vector_env(env_id: str, mode: str, seconds: float, num_envs: int, pin: bool) -> float:
     """Episodes per second of ``toolbench.BatchedVectorEnv`` with 2 workers (``num_envs / 2`` envs
     each), autoresetting in the same step, measured after as long a warm-up (each of its envs
     fills its own caches, as the single env of each independent process does in its first second)."""
     envs = toolbench.BatchedVectorEnv(
-        env_id, num_envs=num_envs, workers=2, autoreset_mode="SameStep", mode=mode, info_docs=False
+        env_id, num_envs=num_envs, workers=2, autoreset_mode="SameStep", pin_workers=pin, mode=mode, info_docs=False
     )
     oracle = _oracle_by_task(env_id, mode)
     try:
@@ -229,15 +241,17 @@ def main(seconds: float = 4.0, batch: int = 32) -> dict[str, Any]:
     print(f"\n{'env (program)':22} {f'batched {batch} on 2':>17} {'2 processes':>12} {'ratio':>6}")
     for name in TEXT_ENVS:
         env_id = f"toolbench/{name}-v0"
-        batched = batched_vector_env(env_id, "program", seconds, batch)
-        combined = two_processes(env_id, "program", seconds, False)
-        results["batched_vector_env"][name] = {
-            "num_envs": batch,
-            "batched_2_workers_per_s": round(batched, 1),
-            "two_processes_per_s": round(combined, 1),
-            "ratio": round(batched / combined, 2),
-        }
-        print(f"{name:22} {batched:17.1f} {combined:12.1f} {batched / combined:6.2f}", flush=True)
+        for pin in (False, True):
+            batched = batched_vector_env(env_id, "program", seconds, batch, pin)
+            combined = two_processes(env_id, "program", seconds, False, pin)
+            label = f"{name}{' pinned' if pin else ''}"
+            results["batched_vector_env"][label] = {
+                "num_envs": batch,
+                "batched_2_workers_per_s": round(batched, 1),
+                "two_processes_per_s": round(combined, 1),
+                "ratio": round(batched / combined, 2),
+            }
+            print(f"{label:22} {batched:17.1f} {combined:12.1f} {batched / combined:6.2f}", flush=True)
     return results
 
 

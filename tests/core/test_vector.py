@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any
 
@@ -143,3 +144,17 @@ def test_reset_mask_call_set_attr_errors_and_close():
     finally:
         envs.close()
     assert all(not process.is_alive() for process in processes)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="CPU affinity needs Linux's sched_getaffinity")
+def test_pinned_workers_each_keep_to_one_cpu():
+    cpus = sorted(os.sched_getaffinity(0))
+    envs = BatchedVectorEnv(ENV_ID, num_envs=4, workers=2, pin_workers=True, mode="program")
+    try:
+        pinned = [os.sched_getaffinity(process.pid) for process in envs._processes]
+        assert pinned == [{cpus[0]}, {cpus[1 % len(cpus)]}]
+        _, infos = envs.reset(seed=0)
+        assert infos["_task_id"].all()  # and they work
+    finally:
+        envs.close()
+    assert os.sched_getaffinity(0) == set(cpus)  # the main process is not pinned
