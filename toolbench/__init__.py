@@ -23,4 +23,14 @@ def load_tasks(task: str, split: str = "test") -> list[Task]:
 
 register_envs()
 
-__all__ = ["TASKS", "BatchedVectorEnv", "Task", "TaskSpec", "__version__", "find_task", "load_tasks", "read_task_file", "register_envs"]
+__all__ = [
+    "TASKS",
+    "BatchedVectorEnv",
+    "Task",
+    "TaskSpec",
+    "__version__",
+    "find_task",
+    "load_tasks",
+    "read_task_file",
+    "register_envs",
+]

@@ -281,8 +281,11 @@ class ToolEnv(gym.Env[str, str]):
             "success": bool(outcome.success),
             "score": float(outcome.score),
             "executable": bool(outcome.executable),
-            "error": _valid_text(outcome.error),
+            "error": None if outcome.error is None else _valid_text(outcome.error),
         }
+        if not outcome.metrics:  # most steps: every metric 0 until the episode is scored
+            info.update(dict.fromkeys(self.metric_names, 0.0))
+            return info
         for name in self.metric_names:
             info[name] = outcome.metrics.get(name, 0.0)
         for name, value in outcome.metrics.items():

@@ -25,6 +25,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolbench.core.program_lines import Recipe, Statement, read_lines
 from toolbench.core.replies import code_in_reply
 
 MAX_PROGRAM_CHARS = 20_000
@@ -70,8 +71,15 @@ def parse_program(
     if len(text) > MAX_PROGRAM_CHARS:
         raise ProgramError(f"the program is {len(text)} characters long; the limit is {MAX_PROGRAM_CHARS}")
     code = code_in_reply(text)
-    if _LINE_STARTS_BLANK.search(code):  # else no margin to remove, no blank-only line to empty
+    indented = _LINE_STARTS_BLANK.search(code) is not None
+    if indented:  # else no margin to remove, no blank-only line to empty
         code = textwrap.dedent(code)
+    if variables is None:
+        variables = {}
+    if len(text) * NODES_PER_CHAR_BOUND <= MAX_NODES:  # short enough to need no count of its nodes
+        statements = read_lines(code, functions, constructors, variables, receiver, MAX_SEQUENCE, indented)
+        if statements is not None and len(statements) <= MAX_STATEMENTS:
+            return _run_lines(statements, constructors, variables)
     tree = _parse(code)
     if len(tree.body) > MAX_STATEMENTS:
         raise ProgramError(f"the program has {len(tree.body)} statements; the limit is {MAX_STATEMENTS}")
@@ -79,7 +87,7 @@ def parse_program(
         nodes = sum(1 for _ in ast.walk(tree))
         if nodes > MAX_NODES:
             raise ProgramError(f"the program is too large ({nodes} syntax nodes; the limit is {MAX_NODES})")
-    reader = _Reader(functions, constructors, variables if variables is not None else {}, receiver)
+    reader = _Reader(functions, constructors, variables, receiver)
     calls = []
     for statement in tree.body:
         call = reader.statement(statement)
@@ -253,6 +261,45 @@ class _Reader:
             f"`{_snippet(node)}` is not a literal value, a defined name or a "
             f"{'/'.join(self.constructors) or 'value'} constructor",
         )
+
+
+def _run_lines(
+    statements: list[Statement], constructors: Mapping[str, Callable[..., Any]], variables: dict[str, Any]
+) -> list[Call]:
+    """The calls of statements read by ``read_lines``, their values built in the order, and with
+    the errors, of ``_Reader``."""
+    calls = []
+    for line, target, function, args, kwargs in statements:
+        if function is None:  # name = value
+            variables[target] = _built(args[0], constructors, variables)  # type: ignore[index]
+            continue
+        if target is not None:  # name = API.f(...): the call runs, the name holds nothing
+            variables[target] = None
+        values = tuple([arg[1] if arg[0] == "const" else _built(arg, constructors, variables) for arg in args])
+        named = {key: _built(value, constructors, variables) for key, value in kwargs.items()} if kwargs else {}
+        calls.append(Call(line, function, values, named))
+    return calls
+
+
+def _built(recipe: Recipe, constructors: Mapping[str, Callable[..., Any]], variables: dict[str, Any]) -> Any:
+    kind = recipe[0]
+    if kind == "const":
+        return recipe[1]
+    if kind == "name":
+        return variables[recipe[1]]
+    if kind == "list":
+        _, line, items = recipe
+        values = [_built(item, constructors, variables) for item in items]
+        if _weight(values) > MAX_ITEMS:
+            raise ProgramError(f"line {line}: a value may hold at most {MAX_ITEMS} items in all")
+        return values
+    _, line, name, args, kwargs = recipe  # "new": a constructor's call
+    arguments = [_built(arg, constructors, variables) for arg in args]
+    keywords = {key: _built(value, constructors, variables) for key, value in kwargs.items()}
+    try:
+        return constructors[name](*arguments, **keywords)
+    except (TypeError, ValueError) as exc:
+        raise ProgramError(f"line {line}: {name}(...): {exc}") from None
 
 
 def _weight(value: Any, limit: int = MAX_ITEMS) -> int:
