@@ -37,6 +37,7 @@ _TOKEN = re.compile(
 )
 _INDENTED = re.compile(r"^[ \t]+[^ \t\n]", re.MULTILINE)  # the ast reader's rules apply to indentation
 _DIGITS = frozenset("0123456789")
+_QUOTES = frozenset("'\"")
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _CONSTANTS = {"True": True, "False": False, "None": None}
 _MAX_DEPTH = 50  # brackets open at once
@@ -114,7 +115,7 @@ def _statements(code: str, context: _Context, maybe_indented: bool) -> list[Stat
         if tokens[1] == "=":
             target = tokens[0]
             if (
-                _kind(target) != "name"
+                target[:1] not in _NAME_START
                 or target in _RESERVED
                 or target.startswith("__")
                 or target == receiver
@@ -132,7 +133,7 @@ def _statements(code: str, context: _Context, maybe_indented: bool) -> list[Stat
         function = tokens[at + 2]
         if tokens[at] != receiver or tokens[at + 1] != "." or function not in context.functions:
             raise _Unsure
-        if _kind(function) != "name" or function in _RESERVED:
+        if function[:1] not in _NAME_START or function in _RESERVED:
             raise _Unsure
         args, kwargs, at = _arguments(tokens, at + 3, context, number)
         if tokens[at] != "":
@@ -153,7 +154,7 @@ def _arguments(tokens: list[str], at: int, context: _Context, line: int) -> tupl
     if tokens[at] == ")":
         return args, kwargs, at + 1
     while True:
-        if tokens[at + 1] == "=" and _kind(tokens[at]) == "name":
+        if tokens[at + 1] == "=" and tokens[at][:1] in _NAME_START:
             name = tokens[at]
             if name in _RESERVED or name in kwargs or name.startswith("__"):
                 raise _Unsure  # a keyword, or repeated (a syntax error); __debug__ too
@@ -174,12 +175,12 @@ def _arguments(tokens: list[str], at: int, context: _Context, line: int) -> tupl
 def _value(tokens: list[str], at: int, context: _Context, line: int) -> tuple[Recipe, int]:
     """The value starting at ``at``, and the index after it."""
     text = tokens[at]
-    kind = _kind(text)
-    if kind == "string":
+    first = text[:1]  # a token's kind shows in its first character
+    if first in _QUOTES:
         return ("const", text[1:-1]), at + 1
-    if kind == "number":
+    if first in _DIGITS:
         return ("const", _number(text)), at + 1
-    if kind == "name":
+    if first in _NAME_START:
         if text in _CONSTANTS:
             return ("const", _CONSTANTS[text]), at + 1
         if text in _RESERVED:
@@ -192,7 +193,7 @@ def _value(tokens: list[str], at: int, context: _Context, line: int) -> tuple[Re
         if text not in context.defined:
             raise _Unsure
         return ("name", text), at + 1
-    if text == "-" and _kind(tokens[at + 1]) == "number":
+    if text == "-" and tokens[at + 1][:1] in _DIGITS:
         return ("const", -_number(tokens[at + 1])), at + 2
     if text == "[":
         items: list[Recipe] = []
@@ -223,17 +224,6 @@ def _check_depth(code: str) -> None:
                 raise _Unsure  # Python has its own limit on nesting, and the grammar recurses
         elif token in (")", "]"):
             depth -= 1
-
-
-def _kind(token: str) -> str:
-    first = token[:1]
-    if first in _NAME_START:
-        return "name"
-    if first in _DIGITS:
-        return "number"
-    if first in ("'", '"'):
-        return "string"
-    return "op" if first else "end"
 
 
 def _number(text: str) -> int | float:
