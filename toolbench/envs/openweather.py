@@ -91,6 +91,11 @@ limit: (optional) how many places to return, up to 5 (1 when omitted).
 
 
 @cache
+def _router() -> Router:
+    return Router({HOST: create_app(_world(), api_keys=[DEMO_API_KEY])})
+
+
+@cache
 def _world() -> World:
     return World()
 
@@ -142,8 +147,9 @@ class OpenWeatherEnv(CurlProgramEnv):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        # The service is stateless, so one router serves episodes and references alike.
-        self._router = Router({HOST: create_app(_world(), api_keys=[DEMO_API_KEY])})
+        # The service is stateless, so one router serves episodes and references alike, and every env
+        # of a process (a vector env's worker holds many) shares it and its cache of answers.
+        self._router = _router()
 
     def _episode_router(self) -> Router:
         return self._router
