@@ -158,3 +158,10 @@ def test_pinned_workers_each_keep_to_one_cpu():
     finally:
         envs.close()
     assert os.sched_getaffinity(0) == set(cpus)  # the main process is not pinned
+
+
+def test_an_env_that_cannot_be_built_is_a_worker_error():
+    with pytest.raises(WorkerError, match="mode"):
+        BatchedVectorEnv(ENV_ID, num_envs=2, workers=2, mode="no_such_mode")
+    with pytest.raises(ValueError, match="workers"):
+        BatchedVectorEnv(ENV_ID, num_envs=1, workers=2)
