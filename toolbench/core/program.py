@@ -13,6 +13,10 @@ language is accepted: calls ``API.<documented function>(...)``; arguments that a
 constructors (``Loc``, ``Date``), or names assigned earlier; and assignments of such values to
 names. Values are evaluated while parsing; nothing is executed. Anything else is refused with a
 message that names the line and the construct.
+
+Plain programs (one such statement per line, written simply) are read by ``core.program_lines``
+without building a syntax tree, which is most of the cost of a short program; every other text,
+and every error, goes through ``ast``. Both readers give the same calls, variables and errors.
 """
 
 from __future__ import annotations

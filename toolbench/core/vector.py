@@ -8,7 +8,9 @@ of them per round trip: the trip's cost is shared by the batch. Results, autores
 those of Gymnasium's vector envs (the same ``autoreset_mode`` values and the same info arrays), so
 training code written for ``gym.make_vec`` runs unchanged::
 
-    envs = toolbench.BatchedVectorEnv("toolbench/HomeSearch-v0", num_envs=16, workers=2, mode="program")
+    envs = toolbench.BatchedVectorEnv(
+        "toolbench/HomeSearch-v0", num_envs=64, workers=2, autoreset_mode="SameStep", mode="program"
+    )
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ class WorkerError(RuntimeError):
 class BatchedVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` copies of ``gym.make(env_id, **env_kwargs)`` in ``workers`` processes.
 
-    Env ``i`` lives in worker ``i * workers // num_envs``; ``reset(seed=s)`` seeds env ``i`` with
-    ``s + i`` as Gymnasium's vector envs do. ``call``, ``get_attr`` and ``set_attr`` reach every
-    env, e.g. ``envs.call("get_state")``.
+    Each worker holds a contiguous slice of the envs, the slices as equal as they can be;
+    ``reset(seed=s)`` seeds env ``i`` with ``s + i`` as Gymnasium's vector envs do. ``call``,
+    ``get_attr`` and ``set_attr`` reach every env, e.g. ``envs.call("get_state")``.
 
     ``pin_workers=True`` keeps worker ``w`` on the ``w``-th CPU this process may use (Linux). On a
     machine given to the run it removes the stalls of workers waiting for a CPU after each round
