@@ -20,7 +20,7 @@ from toolbench.mock_services.webshop import create_demo_app
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (a dev dependency) drives the browser")
 By = pytest.importorskip("selenium.webdriver.common.by").By
 WebDriverWait = pytest.importorskip("selenium.webdriver.support.ui").WebDriverWait
-staleness_of = pytest.importorskip("selenium.webdriver.support.expected_conditions").staleness_of
+exceptions = pytest.importorskip("selenium.common.exceptions")
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,21 @@ def navigate(browser, act) -> None:
     """Do ``act`` (a click or submit that loads a page) and wait until the new page replaced the old."""
     page = browser.find_element(By.TAG_NAME, "html")
     act()
-    WebDriverWait(browser, 20).until(staleness_of(page))
+    WebDriverWait(browser, 20).until(lambda _: _gone(page))
+
+
+def _gone(element) -> bool:
+    """Whether ``element``'s page was replaced. Selenium's ``staleness_of`` waits for a stale-element
+    error; while the new page loads, Chromium may answer "does not belong to the document" instead."""
+    try:
+        element.is_enabled()
+    except exceptions.StaleElementReferenceException:
+        return True
+    except exceptions.WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
+    return False
 
 
 def shot(browser, name: str) -> None:
