@@ -159,6 +159,24 @@ def two_processes(env_id: str, mode: str, seconds: float, info_docs: bool, pin: 
     return sum(rates)
 
 
+def _vector_rates(envs: Any, oracle: dict[str, list[str]], seconds: float, windows: int) -> list[float]:
+    """Oracle episodes per second of a vector env autoresetting in the same step, in each of
+    ``windows`` consecutive windows of ``seconds``."""
+    _, infos = envs.reset(seed=0)
+    queues = [list(oracle[task_id]) for task_id in infos["task_id"]]
+    rates = []
+    for _ in range(windows):
+        episodes, began = 0, time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            _, _, terminated, truncated, infos = envs.step([queue.pop(0) for queue in queues])
+            for index, ended in enumerate(terminated | truncated):
+                if ended:
+                    episodes += 1
+                    queues[index] = list(oracle[infos["task_id"][index]])
+        rates.append(episodes / (time.perf_counter() - began))
+    return rates
+
+
 def vector_env(env_id: str, mode: str, seconds: float, info_docs: bool) -> float:
     """Episodes per second of an async vector env with 2 workers, autoresetting in the same step."""
     envs = gym.make_vec(
@@ -169,49 +187,26 @@ def vector_env(env_id: str, mode: str, seconds: float, info_docs: bool) -> float
         mode=mode,
         info_docs=info_docs,
     )
-    oracle = _oracle_by_task(env_id, mode)
     try:
-        _, infos = envs.reset(seed=0)
-        queues = [list(oracle[task_id]) for task_id in infos["task_id"]]
-        episodes, began = 0, time.perf_counter()
-        while time.perf_counter() - began < seconds:
-            _, _, terminated, truncated, infos = envs.step([queue.pop(0) for queue in queues])
-            for index, ended in enumerate(terminated | truncated):
-                if ended:
-                    episodes += 1
-                    queues[index] = list(oracle[infos["task_id"][index]])
-        return episodes / (time.perf_counter() - began)
+        return _vector_rates(envs, _oracle_by_task(env_id, mode), seconds, 1)[0]
     finally:
         envs.close()
 
 
 def batched_vector_env(env_id: str, mode: str, seconds: float, num_envs: int, pin: bool) -> float:
     """Episodes per second of ``toolbench.BatchedVectorEnv`` with 2 workers (``num_envs / 2`` envs
-    each), autoresetting in the same step, measured after as long a warm-up (each of its envs
-    fills its own caches, as the single env of each independent process does in its first second)."""
+    each), autoresetting in the same step: the best of ``ROUNDS`` windows after a warm-up one (each
+    of its envs fills its own caches, as the single env of each independent process does)."""
     envs = toolbench.BatchedVectorEnv(
         env_id, num_envs=num_envs, workers=2, autoreset_mode="SameStep", pin_workers=pin, mode=mode, info_docs=False
     )
-    oracle = _oracle_by_task(env_id, mode)
     try:
-        _, infos = envs.reset(seed=0)
-        queues = [list(oracle[task_id]) for task_id in infos["task_id"]]
-        rates = []
-        for _ in range(1 + ROUNDS):  # a warm-up, then the measurements
-            episodes, began = 0, time.perf_counter()
-            while time.perf_counter() - began < seconds:
-                _, _, terminated, truncated, infos = envs.step([queue.pop(0) for queue in queues])
-                for index, ended in enumerate(terminated | truncated):
-                    if ended:
-                        episodes += 1
-                        queues[index] = list(oracle[infos["task_id"][index]])
-            rates.append(episodes / (time.perf_counter() - began))
-        return max(rates[1:])
+        return max(_vector_rates(envs, _oracle_by_task(env_id, mode), seconds, 1 + ROUNDS)[1:])
     finally:
         envs.close()
 
 
-def main(seconds: float = 4.0, batch: int = 64) -> dict[str, Any]:
+def main(seconds: float = 4.0, batch: int = 128) -> dict[str, Any]:
     results: dict[str, Any] = {"episodes_and_floor": {}, "vector_env": {}}
     print(f"{'env':12} {'mode':11} {'episodes/s':>11} {'floor/s':>9} {'cost/floor':>10}")
     for name in TEXT_ENVS:
@@ -257,6 +252,6 @@ def main(seconds: float = 4.0, batch: int = 64) -> dict[str, Any]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="wall time of each vector-env measurement")
-    parser.add_argument("--batch", type=int, default=64, help="num_envs of the batched vector env (2 workers)")
+    parser.add_argument("--batch", type=int, default=128, help="num_envs of the batched vector env (2 workers)")
     arguments = parser.parse_args()
     main(arguments.seconds, arguments.batch)

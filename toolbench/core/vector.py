@@ -9,7 +9,7 @@ those of Gymnasium's vector envs (the same ``autoreset_mode`` values and the sam
 training code written for ``gym.make_vec`` runs unchanged::
 
     envs = toolbench.BatchedVectorEnv(
-        "toolbench/HomeSearch-v0", num_envs=64, workers=2, autoreset_mode="SameStep", mode="program"
+        "toolbench/HomeSearch-v0", num_envs=128, workers=2, autoreset_mode="SameStep", mode="program"
     )
 """
 
