@@ -165,3 +165,62 @@ def test_an_env_that_cannot_be_built_is_a_worker_error():
         BatchedVectorEnv(ENV_ID, num_envs=2, workers=2, mode="no_such_mode")
     with pytest.raises(ValueError, match="workers"):
         BatchedVectorEnv(ENV_ID, num_envs=1, workers=2)
+
+
+def test_an_interrupted_round_trip_leaves_the_pipes_in_step():
+    envs = BatchedVectorEnv(ENV_ID, num_envs=2, workers=2, mode="program")
+    try:
+        first, _ = envs.reset(seed=3)
+        gather = envs._gather
+        envs._gather = lambda: (_ for _ in ()).throw(KeyboardInterrupt)  # Ctrl-C while waiting
+        with pytest.raises(KeyboardInterrupt):
+            envs.step(["API.search()"] * 2)
+        envs._gather = gather
+        with pytest.raises(TypeError):  # an action that cannot be sent: nothing is sent
+            envs.step(["API.search()", lambda: None])
+        again, _ = envs.reset(seed=3)
+        assert again == first  # this reset's own answers, not the interrupted step's
+        assert envs.np_random_seed == (3, 4)
+    finally:
+        envs.close()
+
+
+def test_closed_or_broken_envs_say_so():
+    envs = BatchedVectorEnv(ENV_ID, num_envs=2, workers=2, mode="program")
+    envs.reset(seed=0)
+    envs._processes[1].kill()
+    envs._processes[1].join()
+    with pytest.raises(WorkerError):
+        envs.step(["API.search()"] * 2)
+    envs.close()
+    envs.close()  # twice is fine
+    with pytest.raises(gym.error.ClosedEnvironmentError):
+        envs.reset()
+
+
+def test_an_env_dropped_without_close_ends_its_workers():
+    envs = BatchedVectorEnv(ENV_ID, num_envs=2, workers=2, mode="program")
+    processes = list(envs._processes)
+    keep = BatchedVectorEnv(ENV_ID, num_envs=2, workers=2, mode="program")  # holds copies of the first's pipes
+    try:
+        del envs
+        for process in processes:
+            process.join(timeout=10)
+        assert not any(process.is_alive() for process in processes)
+    finally:
+        keep.close()
+
+
+def test_the_vector_api_details_gymnasium_has():
+    envs = BatchedVectorEnv(ENV_ID, num_envs=2, workers=2, mode="program", render_mode="ansi")
+    try:
+        assert envs.metadata["render_fps"] == 1 and envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        envs.reset(seed=1)
+        for mask in ([True, False], np.array([0, 1]), np.array([False, False]), np.array([True])):
+            with pytest.raises((TypeError, ValueError)):
+                envs.reset(options={"reset_mask": mask})
+        with pytest.raises(ValueError, match="directly"):
+            envs.call("reset")
+        assert all(text.startswith("=== toolbench/HomeSearch-v0") for text in envs.render())
+    finally:
+        envs.close()

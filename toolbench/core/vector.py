@@ -22,7 +22,8 @@ import socket
 import traceback
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
-from typing import Any
+from multiprocessing.reduction import ForkingPickler
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -62,7 +63,6 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
             raise ValueError(f"need 1 <= workers <= num_envs, got workers={workers}, num_envs={num_envs}")
         self.num_envs = num_envs
         self.autoreset_mode = AutoresetMode(autoreset_mode)
-        self.metadata = {"autoreset_mode": self.autoreset_mode}
         self.closed = False
         # Contiguous, near-equal slices: worker w holds envs [start, stop).
         self._slices = [(num_envs * w // workers, num_envs * (w + 1) // workers) for w in range(workers)]
@@ -85,7 +85,9 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
             child.close()
             self._pipes.append(parent)
             self._processes.append(process)
-        observation_space, action_space, render_mode = self._gather()[0]
+        self._unread = [1] * workers  # answers sent and not yet read: each worker says hello first
+        observation_space, action_space, render_mode, metadata = self._gather()[0]
+        self.metadata = {**metadata, "autoreset_mode": self.autoreset_mode}
         self.single_observation_space = observation_space
         self.single_action_space = action_space
         self.observation_space = batch_space(observation_space, num_envs)
@@ -103,14 +105,13 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"{len(seeds)} seeds for {self.num_envs} envs")
-        options = dict(options or {})
-        mask = options.pop("reset_mask", None)
-        chosen = [True] * self.num_envs if mask is None else [bool(m) for m in np.asarray(mask)]
-        if len(chosen) != self.num_envs:
-            raise ValueError(f"reset_mask has {len(chosen)} entries for {self.num_envs} envs")
-        for pipe, (start, stop) in zip(self._pipes, self._slices):
-            pipe.send(("reset", ([(seeds[i], chosen[i]) for i in range(start, stop)], options)))
-        answers = self._gather()
+        chosen = [True] * self.num_envs
+        if options is not None and "reset_mask" in options:
+            options = dict(options)
+            chosen = _checked_mask(options.pop("reset_mask"), self.num_envs)
+        answers = self._round_trip(
+            [("reset", ([(seeds[i], chosen[i]) for i in range(start, stop)], options)) for start, stop in self._slices]
+        )
         for observations, _ in answers:
             for index, observation in observations:
                 self._observations[index] = observation
@@ -120,12 +121,10 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
         actions = list(actions)
         if len(actions) != self.num_envs:
             raise ValueError(f"{len(actions)} actions for {self.num_envs} envs")
-        for pipe, (start, stop) in zip(self._pipes, self._slices):
-            pipe.send(("step", actions[start:stop]))
+        answers = self._round_trip([("step", actions[start:stop]) for start, stop in self._slices])
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminations = np.zeros(self.num_envs, dtype=np.bool_)
         truncations = np.zeros(self.num_envs, dtype=np.bool_)
-        answers = self._gather()
         for (start, stop), (observations, step_rewards, terminated, truncated, _) in zip(self._slices, answers):
             self._observations[start:stop] = observations
             rewards[start:stop], terminations[start:stop], truncations[start:stop] = step_rewards, terminated, truncated
@@ -134,28 +133,35 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Each env's ``name(*args, **kwargs)``, or its attribute ``name`` if that is not callable."""
-        for pipe in self._pipes:
-            pipe.send(("call", (name, args, kwargs)))
-        return tuple(value for results in self._gather() for value in results)
+        if name in ("reset", "step", "close", "_setattr", "_check_spaces"):
+            raise ValueError(f"Trying to call function `{name}` with `call`, use `{name}` directly instead.")
+        answers = self._round_trip([("call", (name, args, kwargs))] * len(self._pipes))
+        return tuple(value for results in answers for value in results)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         return self.call(name)
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
+        return self.get_attr("np_random_seed")
+
+    @property
+    def np_random(self) -> tuple[np.random.Generator, ...]:  # type: ignore[override]
+        return self.get_attr("np_random")
 
     def set_attr(self, name: str, values: Any) -> None:
         if not isinstance(values, (list, tuple)):
             values = [values] * self.num_envs
         if len(values) != self.num_envs:
             raise ValueError(f"{len(values)} values for {self.num_envs} envs")
-        for pipe, (start, stop) in zip(self._pipes, self._slices):
-            pipe.send(("set_attr", (name, values[start:stop])))
-        self._gather()
+        self._round_trip([("set_attr", (name, values[start:stop])) for start, stop in self._slices])
 
     def render(self) -> tuple[Any, ...] | None:
         return self.call("render") if self.render_mode is not None else None
 
     def close_extras(self, **kwargs: Any) -> None:
         for pipe in self._pipes:
-            with contextlib.suppress(BrokenPipeError, OSError):  # a worker that already ended
+            with contextlib.suppress(OSError):  # a worker that already ended
                 pipe.send(("close", None))
         for process in self._processes:
             process.join(timeout=5)
@@ -211,20 +217,71 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
             array[index] = value
         return array
 
+    def __del__(self) -> None:
+        # Dropped without close(): end the workers (with fork, workers started later hold copies of
+        # these pipes, so the workers would not see them close).
+        if not getattr(self, "closed", True) and getattr(self, "_processes", None):
+            with contextlib.suppress(Exception):
+                self.close()
+
+    def _round_trip(self, messages: list[Any]) -> list[Any]:
+        """Send worker ``w`` ``messages[w]`` and gather the answers, in worker order. Everything is
+        pickled before anything is sent, and answers that an interrupted round trip left unread (a
+        KeyboardInterrupt while waiting) are read first, so the pipes never fall out of step."""
+        if self.closed:
+            raise gym.error.ClosedEnvironmentError("the vector env is closed")
+        try:
+            payloads = [ForkingPickler.dumps(message) for message in messages]
+        except Exception as exc:  # pickle's errors vary (PicklingError, AttributeError, TypeError)
+            raise TypeError(f"cannot send this to a worker process: {exc}") from exc
+        self._drain()
+        for worker, (pipe, payload) in enumerate(zip(self._pipes, payloads)):
+            try:
+                pipe.send_bytes(payload)
+            except OSError as exc:
+                raise WorkerError(f"worker {worker} cannot be reached ({exc}); close the vector env") from None
+            self._unread[worker] += 1
+        return self._gather()
+
+    def _drain(self) -> None:
+        for worker, pipe in enumerate(self._pipes):
+            while self._unread[worker]:
+                try:
+                    pipe.recv()
+                except (EOFError, OSError):
+                    self._unread[worker] = 0
+                    break
+                self._unread[worker] -= 1
+
     def _gather(self) -> list[Any]:
         """Every worker's answer to the command just sent, in worker order."""
         answers, failures = [], []
-        for pipe in self._pipes:
+        for worker, pipe in enumerate(self._pipes):
             try:
                 ok, payload = pipe.recv()
-            except EOFError:
-                ok, payload = False, "the worker process ended"
+                self._unread[worker] -= 1
+            except (EOFError, OSError):
+                self._unread[worker] = 0
+                ok, payload = False, f"worker {worker}: the worker process ended"
             answers.append(payload)
             if not ok:
                 failures.append(payload)
         if failures:
             raise WorkerError("an env raised in a worker process:\n" + "\n".join(failures))
         return answers
+
+
+def _checked_mask(mask: Any, num_envs: int) -> list[bool]:
+    """``options["reset_mask"]`` checked as Gymnasium's vector envs check it."""
+    if not isinstance(mask, np.ndarray):
+        raise TypeError(f"`options['reset_mask']` must be a numpy array, got {type(mask)}")
+    if mask.shape != (num_envs,):
+        raise ValueError(f"`options['reset_mask']` must have shape `({num_envs},)`, got {mask.shape}")
+    if mask.dtype != np.bool_:
+        raise TypeError(f"`options['reset_mask']` must have `dtype=np.bool_`, got {mask.dtype}")
+    if not mask.any():
+        raise ValueError(f"`options['reset_mask']` must contain at least one True value, got reset_mask={mask}")
+    return [bool(chosen) for chosen in mask]
 
 
 #: A worker's answer for 64 envs of a curl task is some 400 kB (each final observation is a response
@@ -234,13 +291,15 @@ _SOCKET_BUFFER = 4 * 2**20
 
 def _widen(connection: Connection) -> None:
     """Ask for larger socket buffers on a pipe's socket pair (the kernel caps them at its maximum)."""
-    with contextlib.suppress(OSError):
-        sock = socket.socket(fileno=os.dup(connection.fileno()))
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SOCKET_BUFFER)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _SOCKET_BUFFER)
-        finally:
-            sock.close()
+    descriptor = os.dup(connection.fileno())
+    try:
+        sock = socket.socket(fileno=descriptor)
+    except OSError:  # not a socket here: nothing to widen
+        os.close(descriptor)
+        return
+    with contextlib.suppress(OSError), sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SOCKET_BUFFER)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _SOCKET_BUFFER)
 
 
 def _worker(
@@ -255,10 +314,12 @@ def _worker(
 ) -> None:
     parent.close()
     if cpu is not None:
-        os.sched_setaffinity(0, {cpu})
+        with contextlib.suppress(OSError):  # pinning is a preference: a worker runs without it
+            os.sched_setaffinity(0, {cpu})
     try:
         envs = [gym.make(env_id, **env_kwargs) for _ in range(count)]
-        pipe.send((True, (envs[0].observation_space, envs[0].action_space, envs[0].render_mode)))
+        first = envs[0]
+        pipe.send((True, (first.observation_space, first.action_space, first.render_mode, dict(first.metadata))))
     except Exception:
         pipe.send((False, traceback.format_exc()))
         return
@@ -306,9 +367,15 @@ def _worker(
         env.close()
 
 
-#: One key's values across envs: (env indices, values, the columns of their keys when every value is a
-#: dict, whether some values only are dicts).
-Column = tuple[list[int], list[Any], "dict[str, Column] | None", bool]
+class Column(NamedTuple):
+    """One info key's values across envs."""
+
+    indices: list[int]  # the envs that have the key
+    values: list[Any]  # their values (empty when ``nested`` holds them)
+    nested: dict[str, Column] | None  # when every value is a dict: the columns of their keys
+    mixed: bool  # some values only are dicts
+
+
 _SCALARS = {str, int, float, bool, type(None)}
 
 
@@ -324,9 +391,9 @@ def _columns(indexed_infos: Any) -> dict[str, Column]:
     for key, (indices, values) in present.items():
         dicts = 0 if key == "final_obs" else sum(isinstance(value, dict) for value in values)
         if dicts == len(values):
-            columns[key] = (indices, [], _columns(zip(indices, values)), False)
+            columns[key] = Column(indices, [], _columns(zip(indices, values)), False)
         else:
-            columns[key] = (indices, values, None, dicts > 0)
+            columns[key] = Column(indices, values, None, dicts > 0)
     return columns
 
 
@@ -340,22 +407,23 @@ def _joined(parts: list[dict[str, Column]]) -> dict[str, Column]:
 
 
 def _concatenated(first: Column, second: Column) -> Column:
-    if first[2] is not None and second[2] is not None:
-        return first[0] + second[0], [], _joined([first[2], second[2]]), False
-    mixed = first[2] is not None or second[2] is not None or first[3] or second[3]  # dicts in some envs only
-    return first[0] + second[0], _raw(first) + _raw(second), None, mixed
+    indices = first.indices + second.indices
+    if first.nested is not None and second.nested is not None:
+        return Column(indices, [], _joined([first.nested, second.nested]), False)
+    # Dicts in one worker's envs only, or in some envs of either: back to each env's own values.
+    mixed = first.nested is not None or second.nested is not None or first.mixed or second.mixed
+    return Column(indices, _raw(first) + _raw(second), None, mixed)
 
 
 def _raw(column: Column) -> list[Any]:
     """A column's values as the envs' own (dict columns rebuilt into each env's dict)."""
-    indices, values, nested, _ = column
-    if nested is None:
-        return list(values)
-    rebuilt: dict[int, dict[str, Any]] = {index: {} for index in indices}
-    for key, sub in nested.items():
-        for index, value in zip(sub[0], _raw(sub)):
+    if column.nested is None:
+        return list(column.values)
+    rebuilt: dict[int, dict[str, Any]] = {index: {} for index in column.indices}
+    for key, sub in column.nested.items():
+        for index, value in zip(sub.indices, _raw(sub)):
             rebuilt[index][key] = value
-    return [rebuilt[index] for index in indices]
+    return [rebuilt[index] for index in column.indices]
 
 
 def _step(env: gym.Env, action: Any, index: int, ended: list[bool], autoreset_mode: AutoresetMode) -> tuple:
