@@ -27,6 +27,7 @@ import gymnasium as gym
 import toolbench
 from tests.episodes import play
 from toolbench.core.env import ACTION_MAX_LENGTH
+from toolbench.core.program import MAX_NODES, NODES_PER_CHAR_BOUND
 
 HOSTILE = ("\x00", "\ud800", "9" * 30, "(" * 200, "'", '"', "\\", "\n" * 50, "[[[[", "}", "é", "💥", "-1e309", "NaN")
 CODE_TASKS = ("GoogleSheets", "Tabletop")  # each action runs a program: fewer, and never repeated 30 times
@@ -49,7 +50,8 @@ def mutate(r: random.Random, text: str, repeat: int = 30) -> str:
 
 def longest_actions(reference: str, limit: int = ACTION_MAX_LENGTH) -> list[str]:
     """Hostile actions of the action space's full length: the reference repeated, and shapes that
-    make readers work hard (open quotes and brackets, escapes, newlines, nesting, huge numbers)."""
+    make readers work hard (open quotes and brackets, escapes, newlines, nesting, huge numbers, runs
+    of blanks). Each also cut to the longest program the line reader of ``core.program`` reads."""
     shapes = [
         reference * (limit // max(1, len(reference)) + 1),
         reference + "\n" * limit,
@@ -69,8 +71,12 @@ def longest_actions(reference: str, limit: int = ACTION_MAX_LENGTH) -> list[str]
         "#" * limit,
         "\\\n" * limit,
         "é猫\u2028" * limit,
+        reference + " " * limit,
+        "x" + "\t" * limit,
+        "API.search(1" + " " * limit,
     ]
-    return [shape[:limit] for shape in shapes]
+    line_reader_limit = MAX_NODES // NODES_PER_CHAR_BOUND
+    return [shape[:limit] for shape in shapes] + [shape[:line_reader_limit] for shape in shapes]
 
 
 SERVER_ERROR = re.compile(r"\bHTTP 5\d\d\b|Internal Server Error")

@@ -27,8 +27,10 @@ from typing import Any
 # A token cannot run into the next one (a name or number must end before a letter, digit or, for a
 # number, a dot), so a line splits into tokens one way only. Each token's blanks before it are part
 # of its match, so splitting a line leaves nothing between tokens unless a character is not allowed.
+# A match starts only where blanks start (the lookbehind): else a run of blanks before no token
+# would be tried again from each of its blanks, in time quadratic in its length.
 _TOKEN = re.compile(
-    r"""[ \t]*(
+    r"""(?<![ \t])[ \t]*(
     [()\[\],.=-]
     |[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])
     |(?:0|[1-9][0-9]{0,30})(?:\.[0-9]{1,30})?(?![A-Za-z0-9_.])
