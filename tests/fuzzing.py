@@ -27,7 +27,7 @@ import gymnasium as gym
 import toolbench
 from tests.episodes import play
 from toolbench.core.env import ACTION_MAX_LENGTH
-from toolbench.core.program import MAX_NODES, NODES_PER_CHAR_BOUND
+from toolbench.core.program import SHORT_PROGRAM_CHARS
 
 HOSTILE = ("\x00", "\ud800", "9" * 30, "(" * 200, "'", '"', "\\", "\n" * 50, "[[[[", "}", "é", "💥", "-1e309", "NaN")
 CODE_TASKS = ("GoogleSheets", "Tabletop")  # each action runs a program: fewer, and never repeated 30 times
@@ -75,8 +75,7 @@ def longest_actions(reference: str, limit: int = ACTION_MAX_LENGTH) -> list[str]
         "x" + "\t" * limit,
         "API.search(1" + " " * limit,
     ]
-    line_reader_limit = MAX_NODES // NODES_PER_CHAR_BOUND
-    return [shape[:limit] for shape in shapes] + [shape[:line_reader_limit] for shape in shapes]
+    return [shape[:limit] for shape in shapes] + [shape[:SHORT_PROGRAM_CHARS] for shape in shapes]
 
 
 SERVER_ERROR = re.compile(r"\bHTTP 5\d\d\b|Internal Server Error")

@@ -40,6 +40,8 @@ MAX_ITEMS = 1000
 #: More syntax nodes than any Python source has per character (the densest, such as ``~~~~1``,
 #: ``a<a<a`` or ``a;a;a``, have 2), so a text this short cannot pass MAX_NODES and is not counted.
 NODES_PER_CHAR_BOUND = 3
+#: Programs this short cannot pass MAX_NODES: their nodes are not counted, and the line reader takes them.
+SHORT_PROGRAM_CHARS = MAX_NODES // NODES_PER_CHAR_BOUND
 
 
 class ProgramError(ValueError):
@@ -80,14 +82,15 @@ def parse_program(
         code = textwrap.dedent(code)
     if variables is None:
         variables = {}
-    if len(text) * NODES_PER_CHAR_BOUND <= MAX_NODES:  # short enough to need no count of its nodes
+    short = len(text) <= SHORT_PROGRAM_CHARS
+    if short:
         statements = read_lines(code, functions, constructors, variables, receiver, MAX_SEQUENCE, indented)
         if statements is not None and len(statements) <= MAX_STATEMENTS:
             return _run_lines(statements, constructors, variables)
     tree = _parse(code)
     if len(tree.body) > MAX_STATEMENTS:
         raise ProgramError(f"the program has {len(tree.body)} statements; the limit is {MAX_STATEMENTS}")
-    if len(text) * NODES_PER_CHAR_BOUND > MAX_NODES:
+    if not short:
         nodes = sum(1 for _ in ast.walk(tree))
         if nodes > MAX_NODES:
             raise ProgramError(f"the program is too large ({nodes} syntax nodes; the limit is {MAX_NODES})")
@@ -239,9 +242,7 @@ class _Reader:
         if isinstance(node, (ast.List, ast.Tuple)):
             if len(node.elts) > MAX_SEQUENCE:
                 raise self.fail(node, f"lists may hold at most {MAX_SEQUENCE} items")
-            items = [self.value(item) for item in node.elts]
-            if _weight(items) > MAX_ITEMS:  # names can nest shared lists: count what they hold
-                raise self.fail(node, f"a value may hold at most {MAX_ITEMS} items in all")
+            items = _counted([self.value(item) for item in node.elts], node.lineno)
             return items if isinstance(node, ast.List) else tuple(items)
         if isinstance(node, ast.Name):
             if node.id not in self.variables:
@@ -249,10 +250,7 @@ class _Reader:
             return self.variables[node.id]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.constructors:
             args, kwargs = self.arguments(node)
-            try:
-                return self.constructors[node.func.id](*args, **kwargs)
-            except (TypeError, ValueError) as exc:
-                raise self.fail(node, f"{node.func.id}(...): {exc}") from None
+            return _constructed(self.constructors, node.func.id, args, kwargs, node.lineno)
         if isinstance(node, ast.Call):
             allowed = (
                 f"only {', '.join(self.constructors)} calls build values"
@@ -293,15 +291,26 @@ def _built(recipe: Recipe, constructors: Mapping[str, Callable[..., Any]], varia
         return variables[recipe[1]]
     if kind == "list":
         _, line, items = recipe
-        values = [_built(item, constructors, variables) for item in items]
-        if _weight(values) > MAX_ITEMS:
-            raise ProgramError(f"line {line}: a value may hold at most {MAX_ITEMS} items in all")
-        return values
+        return _counted([_built(item, constructors, variables) for item in items], line)
     _, line, name, args, kwargs = recipe  # "new": a constructor's call
     arguments = [_built(arg, constructors, variables) for arg in args]
     keywords = {key: _built(value, constructors, variables) for key, value in kwargs.items()}
+    return _constructed(constructors, name, arguments, keywords, line)
+
+
+def _counted(items: list[Any], line: int) -> list[Any]:
+    """``items``, unless they hold more than MAX_ITEMS (names can nest shared lists: count what they hold)."""
+    if _weight(items) > MAX_ITEMS:
+        raise ProgramError(f"line {line}: a value may hold at most {MAX_ITEMS} items in all")
+    return items
+
+
+def _constructed(
+    constructors: Mapping[str, Callable[..., Any]], name: str, args: Any, kwargs: dict[str, Any], line: int
+) -> Any:
+    """A value constructor's result; what it refuses is an error naming the line."""
     try:
-        return constructors[name](*arguments, **keywords)
+        return constructors[name](*args, **kwargs)
     except (TypeError, ValueError) as exc:
         raise ProgramError(f"line {line}: {name}(...): {exc}") from None
 
