@@ -96,13 +96,38 @@ def test_interactive_calls_json_or_lines_then_finish():
 
 
 def test_docs_and_tools_follow_the_prompting(env):
-    env.reset(options={"task_id": "mine-0"})
-    assert {t["function"]["name"].split("__")[0] for t in env.tools()} == {"Restaurants", "Weather", "Rents"}
-    flat = AppBenchEnv(tasks=[task()], prompting="flat")
-    flat.reset(options={"task_id": "mine-0"})
-    assert len(flat.tools()) == 33 and "Hotels.bookhouse" in flat.api_docs()
+    # Program mode documents every app and API (flat), whatever the task's own (gold) apps.
+    _, info = env.reset(options={"task_id": "mine-0"})
+    assert env.prompting == "flat" and len(info["tools"]) == 33 and "Hotels.bookhouse" in info["api_docs"]
+    assert info["api_docs"].count("\n# ") == 33  # after the rules, one paragraph per API
+    # Hierarchical: the apps, never an API, before the agent chooses.
+    hierarchical = AppBenchEnv(tasks=[task()], prompting="hierarchical")
+    _, info = hierarchical.reset(options={"task_id": "mine-0"})
+    assert [t["function"]["name"] for t in info["tools"]] == ["select_apps"]
+    assert "findrestaurants" not in info["api_docs"] and "# Restaurants:" in info["api_docs"]
+    assert all(f"# {app}:" in info["api_docs"] for app in info["apps"])
+    assert AppBenchEnv(tasks=[task()], mode="interactive").prompting == "hierarchical"
     with pytest.raises(ValueError, match="prompting"):
         AppBenchEnv(tasks=[task()], prompting="deep")
+
+
+def test_hierarchical_program_mode_selects_apps_then_plans():
+    env = AppBenchEnv(tasks=[task()], prompting="hierarchical")
+    observation, _ = env.reset(options={"task_id": "mine-0"})
+    observation, reward, terminated, truncated, info = env.step("select_apps(['Restaurants', 'Weather', 'Rents'])")
+    assert not (terminated or truncated) and reward == 0.0 and info["error"] is None
+    assert "Restaurants.findrestaurants" in observation and "Hotels.bookhouse" not in observation
+    _, reward, terminated, *_ = env.step(PLAN)
+    assert terminated and reward == 1.0
+    assert env.oracle_actions(task())[0] == "select_apps(['Rents', 'Restaurants', 'Weather'])"  # the apps' order
+    # Two selections and no plan: cut off at the second action, scored as an empty plan.
+    env.reset(options={"task_id": "mine-0"})
+    env.step("select_apps(['Rents'])")
+    _, reward, terminated, truncated, info = env.step("select_apps(['Weather'])")
+    assert truncated and reward == 0.0 and info["f1_api"] == 0.0
+    # A plan sent at once ends the episode at once.
+    _, reward, terminated, *_ = play(env, "mine-0", [PLAN])
+    assert terminated and reward == 1.0
 
 
 def test_the_released_records_load_and_their_gold_plans_succeed(refdata):
@@ -129,11 +154,15 @@ def test_hierarchical_interactive_shows_apps_first_and_apis_after_select_apps():
     _, info = env.reset(options={"task_id": "mine-0"})
     assert "select_apps" in info["api_docs"] and "findrestaurants" not in info["api_docs"]
     assert set(info["apps"]) >= {"Restaurants", "Rents", "Weather"} and len(info["apps"]) == 15
+    assert [t["function"]["name"] for t in info["tools"]] == ["select_apps", "finish"]
     observation, _, _, _, info = env.step("select_apps(['Restaurants', 'Rents'])")
     assert "Restaurants.findrestaurants" in observation and "Rents.getride" in observation
     assert "Weather.getweather" not in observation and info["error"] is None
+    names = [t["function"]["name"] for t in info["tools"]]
+    assert "Restaurants__findrestaurants" in names and "Rents__getride" in names and "Weather__getweather" not in names
+    assert names[-2:] == ["select_apps", "finish"]
     _, _, _, _, info = env.step("select_apps(['Bank'])")
-    assert "unknown apps" in info["error"]
+    assert "unknown apps" in info["error"] and "tools" not in info
 
 
 def test_unanswered_references_are_refused_not_filled_with_hidden_values(env):

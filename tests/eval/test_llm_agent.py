@@ -273,3 +273,47 @@ def test_client_switches_to_max_completion_tokens_when_the_model_asks(model):
     assert run_episode(env, chat, env.tasks[0].id).success
     assert run_episode(env, chat, env.tasks[1].id).success
     assert calls == [["max_tokens"], ["max_completion_tokens"], ["max_completion_tokens"]]
+
+
+def test_tools_follow_appbench_select_apps():
+    """Hierarchical prompting: the first request offers select_apps alone; once the model chooses
+    Travel, the next requests offer Travel's APIs, which the model then calls."""
+    from tests.eval.fake_llm import scripted_endpoint, tool_call_message
+    from toolbench.agents.client import ChatClient
+    from toolbench.core.transport import ServedApp
+
+    def reply(body):
+        names = {tool["function"]["name"] for tool in body["tools"]}
+        if "Travel__findattractions" not in names:
+            return tool_call_message("select_apps", {"apps": ["Travel"]}, call_id="c1")
+        if body["messages"][-1]["content"].startswith("1. Travel.findattractions"):
+            return tool_call_message("finish", {}, call_id="c3")
+        return tool_call_message("Travel__findattractions", {"location": "London", "good_for_kids": True}, "c2")
+
+    app = scripted_endpoint(reply)
+    requests = []
+    app.before_request(lambda: requests.append(__import__("flask").request.get_json()))
+    served = ServedApp(app).start()
+    try:
+        env = gym.make("toolbench/AppBench-v0", mode="interactive").unwrapped
+        client = ChatClient("tiny", base_url=f"{served.url}/v1", api_key="sk-test", max_retries=0)
+        result = run_episode(env, OpenAIChatAgent("tiny", client=client), "appbench-test-0000")
+    finally:
+        served.stop()
+    offered = [sorted(tool["function"]["name"] for tool in body["tools"]) for body in requests]
+    assert offered[0] == ["finish", "select_apps"]
+    assert "Travel__findattractions" in offered[1] and not any(name.startswith("Hotels__") for name in offered[1])
+    assert result.success and result.steps == 3
+
+
+def test_appbench_two_stage_program_demos_show_the_selection():
+    from toolbench.eval.prompts import PromptBuilder
+
+    env = gym.make("toolbench/AppBench-v0", prompting="hierarchical").unwrapped
+    _, info = env.reset(options={"task_id": "appbench-test-0000"})
+    text = PromptBuilder.for_env(env, info["api_docs"], top_k_example=2).build(env.task.prompt)
+    assert text.count("Action 1:\nselect_apps([") == 2 and "Observation 1:\n# " in text and "Action 2:\n" in text
+    flat = gym.make("toolbench/AppBench-v0").unwrapped
+    _, info = flat.reset(options={"task_id": "appbench-test-0000"})
+    text = PromptBuilder.for_env(flat, info["api_docs"], top_k_example=2).build(flat.task.prompt)
+    assert "select_apps" not in text and text.count("Task: ") == 3

@@ -147,11 +147,16 @@ def test_state_snapshots_branch_and_restore_an_interactive_episode_exactly():
     assert [other.step(action) for action in actions[3:]] == first
 
 
-def test_render_shows_the_transcript_and_the_objects_the_task_touches():
+def test_render_shows_the_transcript_and_the_objects_the_program_touches():
     env = gym.make(ENV_ID, tasks=[FRIDGE], render_mode="ansi")
-    play(env, "milk", [FRIDGE.references[0]])
+    _, _, _, _, info = play(env, "milk", [FRIDGE.references[0]])
     text = env.render()
-    assert "Agent.PutIn(milk, fridge)" in text and "milk: in fridge" in text and "✓ closed(fridge)" in text
+    assert "Agent.PutIn(milk, fridge)" in text and "milk: in fridge" in text
+    # The goals are the answer: only run records (diagnostics) show them.
+    assert "goals" not in text and "closed(fridge)" not in text and "goals_met" not in info
+    env = gym.make(ENV_ID, tasks=[FRIDGE], render_mode="ansi", diagnostics=True)
+    _, _, _, _, info = play(env, "milk", [FRIDGE.references[0]])
+    assert "✓ closed(fridge)" in env.render() and "closed(fridge)" in info["goals_met"]
 
 
 def test_api_docs_list_the_objects_each_function_accepts():

@@ -126,6 +126,8 @@ class OpenAIChatAgent:
         episode = self._episode
         if episode is None:
             raise AgentError("act() before begin()")
+        if episode.tools is not None and isinstance(info.get("tools"), list):
+            episode.tools = info["tools"]  # a step changed what can be called (AppBench's select_apps)
         if episode.answered_by is not None:
             episode.messages.append({"role": "tool", "tool_call_id": episode.answered_by, "content": observation})
         elif len(episode.messages) and episode.messages[-1]["role"] == "assistant":

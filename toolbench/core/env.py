@@ -85,9 +85,18 @@ class ToolEnv(gym.Env[str, str]):
     metric_names: ClassVar[tuple[str, ...]] = ()
     #: The action that ends an interactive episode (``"submit"``, ``"API.search()"``), for prompts.
     finishing_action: ClassVar[str | None] = None
-    #: Whether ``api_docs()`` and ``tools()`` change with the episode's task (AppBench, RapidAPI). When
+    #: Whether ``api_docs()`` and ``tools()`` change with the episode's task (RapidAPI's APIs). When
     #: they do not, reset builds them once per env and every reset info shares them.
     docs_per_task: ClassVar[bool] = False
+    #: Task fields, beside the prompt, that are the task's input and not its answer: the world an
+    #: episode starts in (a home, a scene), the tools it is given. ``"goal.instruction_text"`` names
+    #: one key of a dict field. What an agent sees may depend on the prompt and these only; every
+    #: other field (references, goals, gold plans, the category) is the answer. ``with_answer_of``
+    #: makes the tasks the no-leak test compares.
+    input_fields: ClassVar[tuple[str, ...]] = ()
+    #: ``gym.make`` arguments that change what an agent is shown (AppBench's ``prompting``), kept as
+    #: attributes of the same name: a prompt's demonstrations are played with them.
+    presentation_options: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,
@@ -174,6 +183,24 @@ class ToolEnv(gym.Env[str, str]):
         pass
 
     # ----------------------------------------------------------------- Gymnasium API
+    @classmethod
+    def with_answer_of(cls, task: Task, other: Task) -> Task:
+        """``task``'s id, prompt and input fields with ``other``'s answer (its references, category
+        and every field that is not an input). An agent must see the same in episodes of both."""
+        extra = dict(other.extra)
+        for name in cls.input_fields:
+            field_name, _, key = name.partition(".")
+            if not key:
+                if field_name in task.extra:
+                    extra[field_name] = task.extra[field_name]
+                else:
+                    extra.pop(field_name, None)
+                continue
+            mine, theirs = task.extra.get(field_name), extra.get(field_name)
+            if isinstance(mine, dict) and key in mine:
+                extra[field_name] = {**(theirs if isinstance(theirs, dict) else {}), key: mine[key]}
+        return Task(task.id, task.prompt, other.references, other.category, extra)
+
     @classmethod
     def complete_task(cls, task: Task) -> Task:
         """Fill what an original record leaves out (e.g. a prompt built from its configuration)."""

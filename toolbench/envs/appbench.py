@@ -44,10 +44,22 @@ def docs_for(apps: list[str]) -> str:
     return "\n\n".join([rules, *(api_doc(api) for app in apps for api in by_app()[app].values())])
 
 
-SELECT_RULE = (
-    "# First choose the apps the task needs: select_apps(['App1', 'App2']) shows their APIs. Then make one "
-    f"call per step, App: [r1 = api(#arg='value')], and end with {FINISH}."
-)
+SELECT_RULES = {
+    "program": (
+        "# First answer with select_apps(['App1', 'App2']) alone, naming the apps the task needs: the reply "
+        "documents their APIs. Then answer with the whole plan, one call per line, App: [r1 = api(#arg='value')]."
+    ),
+    "interactive": (
+        "# First choose the apps the task needs: select_apps(['App1', 'App2']) shows their APIs. Then make one "
+        f"call per step, App: [r1 = api(#arg='value')], and end with {FINISH}."
+    ),
+}
+
+
+def app_list(mode: str) -> str:
+    """The first stage of hierarchical prompting: every app and what it is for, no API."""
+    listed = "\n".join(f"# {app}: {what}" for app, what in APP_DESCRIPTIONS.items())
+    return f"{SELECT_RULES[mode]}\n\n{listed}"
 
 
 def selected_apps(text: str) -> list[str] | None:
@@ -71,6 +83,20 @@ FINISH_TOOL = {
         "name": "finish",
         "description": "End the episode: the calls made so far are the plan.",
         "parameters": {"type": "object", "properties": {}},
+    },
+}
+
+
+SELECT_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "select_apps",
+        "description": "Choose the apps the task needs: their APIs are shown and become callable tools.",
+        "parameters": {
+            "type": "object",
+            "properties": {"apps": {"type": "array", "items": {"type": "string", "enum": list(APP_DESCRIPTIONS)}}},
+            "required": ["apps"],
+        },
     },
 }
 
@@ -133,7 +159,10 @@ class AppBenchEnv(ToolEnv):
     returns. ``mode="interactive"``: one call per step, as that line or a JSON tool call of
     ``info["tools"]`` (``<App>__<api>``; ``{"ref": "address"}`` for a returned value); a refused
     call is feedback and not part of the plan; ``finish()`` (or the ``finish`` tool) ends. With
-    ``prompting="hierarchical"``, ``select_apps(['App', ...])`` first shows those apps' APIs.
+    ``prompting="hierarchical"`` (AppBench's main setting; the interactive default) the agent first
+    sees only the apps and answers ``select_apps(['App', ...])`` (or the ``select_apps`` tool), which
+    shows those apps' APIs (and, interactive, makes them the step info's ``tools``); in program mode
+    the plan is then the second action. Nothing shown depends on the task's gold apps.
 
     ## Observation Space
     Text: the instruction; then each call's returned values or why it failed.
@@ -149,11 +178,14 @@ class AppBenchEnv(ToolEnv):
     A fresh set of app back-ends (no bookings); the task's instruction.
 
     ## Episode End
-    Program mode: after the plan. Interactive: at ``finish()`` or ``max_steps`` (default 12).
+    Program mode: after the plan (with ``prompting="hierarchical"``, at most two actions:
+    ``select_apps``, then the plan). Interactive: at ``finish()`` or ``max_steps`` (default 12).
 
     ## Arguments
-    ``gym.make("toolbench/AppBench-v0", mode="program", prompting="hierarchical", scorer="ours",
-    task_file=None)``. ``prompting="flat"`` documents all 15 apps; ``"hierarchical"`` the task's apps.
+    ``gym.make("toolbench/AppBench-v0", mode="program", prompting=None, scorer="ours",
+    task_file=None)``. ``prompting="flat"`` (the program-mode default, one action) documents all
+    15 apps and their 33 APIs at once; ``"hierarchical"`` (the interactive default) lists the apps
+    and shows the APIs of those the agent selects.
     ``task_file``: our JSONL, or AppBench's ``test_ss/sm/ms/mm.json``.
     """
 
@@ -164,14 +196,18 @@ class AppBenchEnv(ToolEnv):
     default_max_steps = 12
     metric_names = METRICS
     finishing_action = FINISH
-    docs_per_task = True  # the task's apps (hierarchical prompting)
+    presentation_options = ("prompting",)
 
-    def __init__(self, prompting: str = "hierarchical", scorer: str = "ours", **kwargs: Any) -> None:
+    def __init__(self, prompting: str | None = None, scorer: str = "ours", **kwargs: Any) -> None:
+        mode = kwargs.get("mode") or self.modes[0]
+        prompting = prompting or ("hierarchical" if mode == "interactive" else "flat")
         if prompting not in PROMPTINGS:
             raise ValueError(f"prompting must be one of {list(PROMPTINGS)}, not {prompting!r}")
         if scorer not in SCORERS:
             raise ValueError(f"scorer must be one of {list(SCORERS)}, not {scorer!r}")
         self.prompting, self.scorer = prompting, scorer
+        if prompting == "hierarchical" and mode == "program" and kwargs.get("max_steps") is None:
+            kwargs["max_steps"] = 2  # select_apps, then the plan
         super().__init__(**kwargs)
         self.apps = Apps()
         self._selected: list[str] = []
@@ -209,6 +245,9 @@ class AppBenchEnv(ToolEnv):
         if "\x00" in action:
             raise ActionError("the action is not text (it holds NUL bytes)")
         if self.mode == "program":
+            chosen = selected_apps(action.strip())
+            if chosen is not None:
+                return self._select(chosen)
             try:
                 calls = resolve(parse_plan(action))
             except PlanError as exc:
@@ -221,13 +260,8 @@ class AppBenchEnv(ToolEnv):
         if text in (FINISH, "finish", "Finish()") or _is_finish_call(text):
             return self._scored("Finished.")
         chosen = selected_apps(text)
-        if chosen is not None:  # the hierarchical setting's first step: the chosen apps' APIs are shown
-            unknown = [app for app in chosen if app not in APP_DESCRIPTIONS]
-            if unknown or not chosen:
-                why = f"unknown apps {unknown}; the apps are {', '.join(APP_DESCRIPTIONS)}" if unknown else "no apps"
-                raise ActionError(f"select_apps: {why}")
-            self._selected = chosen
-            return Outcome(docs_for(chosen), done=False)
+        if chosen is not None:
+            return self._select(chosen)
         try:
             call = self._interactive_call(text)
         except (PlanError, ToolCallError) as exc:
@@ -238,6 +272,16 @@ class AppBenchEnv(ToolEnv):
             self._results.pop()
             return Outcome(line, done=False, executable=False, error=line)
         return Outcome(line, done=False)
+
+    def _select(self, chosen: list[str]) -> Outcome:
+        """Hierarchical prompting's first stage: the chosen apps' APIs, as docs and (interactive) tools."""
+        unknown = [app for app in chosen if app not in APP_DESCRIPTIONS]
+        if unknown or not chosen:
+            why = f"unknown apps {unknown}; the apps are {', '.join(APP_DESCRIPTIONS)}" if unknown else "no apps"
+            raise ActionError(f"select_apps: {why}")
+        self._selected = list(dict.fromkeys(chosen))
+        metrics = {"tools": self._tools_for(self._selected)} if self.mode == "interactive" else {}
+        return Outcome(docs_for(self._selected), done=False, metrics=metrics)
 
     def _interactive_call(self, text: str) -> Call:
         """One call from a JSON tool call or a plan line, its references tied to earlier calls."""
@@ -333,22 +377,20 @@ class AppBenchEnv(ToolEnv):
         return self._scored(last.observation)
 
     # ------------------------------------------------------------------ contract hooks
-    def _task_apps(self) -> list[str]:
-        assert self.task is not None
-        used = set((self.task.get("output") or {}).get("used_app") or [])
-        return [app for app in APP_DESCRIPTIONS if app in used] or list(APP_DESCRIPTIONS)
-
     def api_docs(self) -> str:
-        if self.prompting == "flat" or self.task is None:
+        if self.prompting == "flat":
             return docs_for(list(APP_DESCRIPTIONS))
-        if self.mode == "interactive":  # the apps first; their APIs after select_apps([...])
-            listed = "\n".join(f"# {app}: {what}" for app, what in APP_DESCRIPTIONS.items())
-            return f"{SELECT_RULE}\n\n{listed}"
-        return docs_for(self._task_apps())
+        return app_list(self.mode)
 
     def tools(self) -> list[dict[str, Any]] | None:
-        chosen = set(APP_DESCRIPTIONS) if self.prompting == "flat" or self.task is None else set(self._task_apps())
+        return self._tools_for(list(APP_DESCRIPTIONS) if self.prompting == "flat" else [])
+
+    def _tools_for(self, apps: list[str]) -> list[dict[str, Any]]:
+        """The tools once ``apps`` are shown: their APIs' schemas, then select_apps (hierarchical) and finish."""
+        chosen = set(apps)
         schemas = [tool_schema(api) for api in apis() if api.app in chosen]
+        if self.prompting == "hierarchical":
+            schemas.append(SELECT_TOOL)
         if self.mode == "interactive":
             schemas.append(FINISH_TOOL)
         return schemas
@@ -357,10 +399,15 @@ class AppBenchEnv(ToolEnv):
         """The gold plan; a reference in it that only the user answers (a few released records) is
         written as the user's value."""
         output = task.get("output")
-        reference = "\n".join(format_call(c) for c in gold_calls(output)) if output else (task.references or [""])[0]
+        calls = gold_calls(output) if output else []
+        reference = "\n".join(format_call(c) for c in calls) if output else (task.references or [""])[0]
+        select = []
+        if self.prompting == "hierarchical":
+            apps = [app for app in APP_DESCRIPTIONS if app in {call.app for call in calls}]
+            select = [f"select_apps({apps!r})"] if apps else []
         if self.mode == "program":
-            return [reference]
-        return [*(line for line in reference.splitlines() if line.strip()), FINISH]
+            return [*select, reference]
+        return [*select, *(line for line in reference.splitlines() if line.strip()), FINISH]
 
     def _get_backend_state(self) -> Any:
         calls = [

@@ -146,6 +146,9 @@ class RapidAPIEnv(ToolEnv):
     metric_names = METRICS
     finishing_action = FINISH
     docs_per_task = True  # each query has its own APIs
+    # The query, the APIs it comes with (relevant ones among others, in no telling order) and
+    # whether it is one of ToolBench's own queries.
+    input_fields = ("query", "query_id", "api_list", "original")
 
     def __init__(
         self,

@@ -205,31 +205,22 @@ def _shown(value: Any) -> str:
     return _SHORT.repr(value)
 
 
-def _describe(key: str, got: Any, want: Any, reveal: bool) -> str:
-    """A mismatch: the agent's value, and the expected one only when ``reveal`` (diagnostics)."""
+def _describe(key: str, got: Any, want: Any) -> str:
+    """A mismatch: the expected value and the agent's."""
     if isinstance(got, tuple) or isinstance(want, tuple):  # a cell: (value, format)
         got, want = got or (None, None), want or (None, None)
         if not _same(got[0], want[0]):
-            return (
-                f"{key}: expected {_shown(want[0])}, got {_shown(got[0])}" if reveal else f"{key}: got {_shown(got[0])}"
-            )
-        if reveal:
-            return f"{key}: expected format {_shown(want[1])}, got format {_shown(got[1])}"
-        return f"{key}: got format {_shown(got[1])}"
-    return f"{key}: expected {_shown(want)}, got {_shown(got)}" if reveal else f"{key}: got {_shown(got)}"
+            return f"{key}: expected {_shown(want[0])}, got {_shown(got[0])}"
+        return f"{key}: expected format {_shown(want[1])}, got format {_shown(got[1])}"
+    return f"{key}: expected {_shown(want)}, got {_shown(got)}"
 
 
 def compare_workbooks(
-    predicted: dict[str, Any],
-    expected: dict[str, Any],
-    initial: dict[str, Any],
-    check_format: bool,
-    reveal: bool = True,
+    predicted: dict[str, Any], expected: dict[str, Any], initial: dict[str, Any], check_format: bool
 ) -> tuple[float, list[str]]:
     """(score, mismatch messages). Formulas are compared by their results, as ToolBench compared
     data frames. The score is the share of matching items among those the task or the answer
-    changed, so doing nothing scores 0; any mismatch anywhere makes the answer a failure. The
-    messages name the expected values only when ``reveal``."""
+    changed, so doing nothing scores 0; any mismatch anywhere makes the answer a failure."""
     mine, theirs, start = (_items(book, check_format) for book in (predicted, expected, initial))
     relevant = matched = 0
     problems = []
@@ -237,7 +228,7 @@ def compare_workbooks(
         got, want, was = mine.get(key), theirs.get(key), start.get(key)
         same = _same(got, want)
         if not same:
-            problems.append(_describe(key, got, want, reveal))
+            problems.append(_describe(key, got, want))
         if not (_same(got, was) and _same(want, was)):
             relevant += 1
             matched += same
@@ -359,7 +350,8 @@ class GoogleSheetsEnv(ToolEnv):
     read from ``fixtures/sheets/expected.json``, which the generator made that way); every cell's
     value (formulas by their results) and, where the task checks format, its format are compared,
     with merges, filters and the set of sheets. ``score`` is the share of matching items,
-    ``success`` is all of them matching; ``info["mismatches"]`` lists the differences cell by cell.
+    ``success`` is all of them matching; ``info["mismatch_count"]`` is how many items differ (which
+    ones, with the expected and the agent's values, only with ``diagnostics=True``).
 
     ## Starting State
     A spreadsheet holding the task's worksheet (1000 x 26, as the original harness made it); a
@@ -373,7 +365,8 @@ class GoogleSheetsEnv(ToolEnv):
     ``gym.make("toolbench/GoogleSheets-v0", split="test", mode="program", render_mode=None,
     max_steps=None, task_file=None, time_limit=10, memory_limit=1024, diagnostics=False)``:
     ``time_limit`` (seconds) and ``memory_limit`` (MB) bound each step's code; ``diagnostics=True``
-    puts the expected values in ``info["mismatches"]`` (for run records, not for agents).
+    adds ``info["mismatches"]``, the differing items with their expected values (for run records,
+    not for agents).
     """
 
     task_name = "GoogleSheets"
@@ -381,6 +374,7 @@ class GoogleSheetsEnv(ToolEnv):
     modes = ("program", "interactive")
     metric_names = ("cell_accuracy",)
     finishing_action = "submit"
+    input_fields = ("question_sheet_name",)  # the worksheet the code gets, named in the prompt
     limits: ClassVar[Limits] = Limits(seconds=10.0, memory_mb=1024, output_chars=20_000)
 
     def __init__(self, time_limit: float | None = None, memory_limit: int | None = None, **kwargs: Any) -> None:
@@ -546,9 +540,7 @@ class GoogleSheetsEnv(ToolEnv):
             if expected is not None:
                 best = max(
                     best,
-                    compare_workbooks(
-                        mine, expected, self._initial_book(self.task), check_format, reveal=self.diagnostics
-                    ),
+                    compare_workbooks(mine, expected, self._initial_book(self.task), check_format),
                     key=lambda pair: (not pair[1], pair[0]),
                 )
         accuracy, problems = max(best[0], 0.0), best[1]
@@ -560,8 +552,16 @@ class GoogleSheetsEnv(ToolEnv):
             success=success,
             executable=executable,
             error=error,
-            metrics={"cell_accuracy": accuracy, "mismatches": problems[:MAX_MISMATCHES]},
+            metrics=self._mismatch_metrics(accuracy, problems),
         )
+
+    def _mismatch_metrics(self, accuracy: float, problems: list[str]) -> dict[str, Any]:
+        """How many items differ; which ones only with diagnostics: cell names alone let a search
+        that never reads the instruction find the answer, one cell at a time."""
+        metrics: dict[str, Any] = {"cell_accuracy": accuracy, "mismatch_count": len(problems)}
+        if self.diagnostics:
+            metrics["mismatches"] = problems[:MAX_MISMATCHES]
+        return metrics
 
     def _initial_book(self, task: Task) -> dict[str, Any]:
         key = f"{task.id}#initial"

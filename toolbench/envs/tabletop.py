@@ -165,6 +165,7 @@ class TabletopEnv(ToolEnv):
     default_max_steps = 20
     metric_names = ("collisions",)
     finishing_action = "done"
+    input_fields = ("tester_id", "configs")  # the instruction type and the scene it is set in
     limits = Limits(seconds=15.0, memory_mb=512, output_chars=20_000)
 
     def __init__(self, time_limit: float | None = None, memory_limit: int | None = None, **kwargs: Any) -> None:

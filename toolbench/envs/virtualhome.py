@@ -114,6 +114,7 @@ class VirtualHomeEnv(ToolEnv):
     default_max_steps = 40
     metric_names = METRICS
     finishing_action = FINISH
+    input_fields = ("home", "start")  # the home and the state it starts in
 
     def __init__(self, reward: str = "lcs", **kwargs: Any) -> None:
         if reward not in ("lcs", "goal"):
@@ -239,8 +240,9 @@ class VirtualHomeEnv(ToolEnv):
             "failed_line": None if self._failed is None else f"{self._failed[0]}: {self._failed[1]}",
             "failure": None if self._failed is None else self._failed[2],
             "goal_rate": goal_rate,
-            "goals_met": [goal for goal in goals if self._world.holds(goal)],
         }
+        if self.diagnostics:  # which facts the goals are is the answer
+            metrics["goals_met"] = [goal for goal in goals if self._world.holds(goal)]
         # The goal reward needs a program ToolBench would call executable: a right start followed by
         # lines of junk earns nothing.
         # (In interactive mode failed and unknown calls are feedback: the goals reached are paid.)
@@ -286,7 +288,9 @@ class VirtualHomeEnv(ToolEnv):
         text = super().render()
         if text is None or self._world is None or self.task is None:
             return text
-        touched = sorted({arg for line in self._lines for arg in ground(line).args} | _goal_objects(self.task))
+        # The goals and their objects are the answer: shown only with diagnostics (run records).
+        goal_objects = _goal_objects(self.task) if self.diagnostics else set()
+        touched = sorted({arg for line in self._lines for arg in ground(line).args} | goal_objects)
         states = []
         for name in touched:
             for node in self._world.home.ids(name):
@@ -303,6 +307,7 @@ class VirtualHomeEnv(ToolEnv):
                 flags = ", ".join(sorted(self._world.states[node]))
                 states.append(f"  {name}: {place}" + (f" [{flags}]" if flags else ""))
         goals = [f"  {'✓' if self._world.holds(goal) else '✗'} {goal}" for goal in self.task.get("goals", ())]
+        goals = goals if self.diagnostics else []
         return (
             text
             + "--- final state ---\n"

@@ -16,7 +16,7 @@ env, one call per step with what each call returned, and the finishing action is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,7 +182,7 @@ class PromptBuilder:
         mode: str = "program",
         finishing_action: str | None = None,
         native_tools: bool = False,
-        play_demo: Callable[[Task], list[tuple[str, str]]] | None = None,
+        play_demo: _DemoPlayer | None = None,
     ) -> None:
         if setting not in PROMPT_SETTINGS:
             raise ValueError(f"unknown prompt setting {setting!r}; use one of {', '.join(PROMPT_SETTINGS)}")
@@ -201,16 +201,20 @@ class PromptBuilder:
     def for_env(cls, env: Any, api_docs: str, **options: Any) -> PromptBuilder:
         """A builder for ``env``'s task and mode, with its shipped demonstrations."""
         demos = env.load_split("demo") if "demo" in env.splits else []
-        play = None
-        if env.mode != "program":
-            play = _DemoPlayer(type(env), env.mode)
+        shown_as = {name: getattr(env, name) for name in env.presentation_options}
+        play = _DemoPlayer(type(env), env.mode, shown_as)
         return cls(api_docs, demos, mode=env.mode, finishing_action=env.finishing_action, play_demo=play, **options)
 
     def _demo_text(self, task: Task) -> str:
-        if self.mode == "program" or self._play_demo is None:
+        """A demonstration: the program, or, where an episode takes several actions (every
+        interactive one; AppBench's two-stage programs), each action with what it returned."""
+        if self._play_demo is None:
             return format_demo(task)
         if task.id not in self._played:
-            self._played[task.id] = format_interactive_demo(task, self._play_demo(task))
+            if self.mode == "program" and len(self._play_demo.actions(task)) == 1:
+                self._played[task.id] = format_demo(task)
+            else:
+                self._played[task.id] = format_interactive_demo(task, self._play_demo(task))
         return self._played[task.id]
 
     def build(self, query: str) -> str:
@@ -241,17 +245,25 @@ class PromptBuilder:
 
 
 class _DemoPlayer:
-    """Plays a demonstration task in a fresh env of the same task and mode, one call per step."""
+    """Plays a demonstration task in a fresh env of the same task, mode and presentation, one call
+    per step."""
 
-    def __init__(self, env_class: type, mode: str) -> None:
+    def __init__(self, env_class: type, mode: str, options: dict[str, Any] | None = None) -> None:
         self.env_class = env_class
         self.mode = mode
+        self.options = dict(options or {})
         self._env: Any = None
 
-    def __call__(self, task: Task) -> list[tuple[str, str]]:
+    def _demo_env(self) -> Any:
         if self._env is None:
-            self._env = self.env_class(split="demo", mode=self.mode)
-        env = self._env
+            self._env = self.env_class(split="demo", mode=self.mode, **self.options)
+        return self._env
+
+    def actions(self, task: Task) -> list[str]:
+        return self._demo_env().oracle_actions(task)
+
+    def __call__(self, task: Task) -> list[tuple[str, str]]:
+        env = self._demo_env()
         env.reset(options={"task_id": task.id})
         steps = []
         for action in env.oracle_actions(task):
