@@ -39,6 +39,23 @@ def test_buying_another_goals_product_scores_less(tasks):
     assert sum(rewards) / len(rewards) < 0.3 and max(rewards) < 1.0
 
 
+def test_buying_the_first_hit_meets_the_papers_criterion_but_not_success(tasks):
+    """Search the instruction, click the first result, buy: ToolBench's success (reward > 0) nearly
+    always, WebShop's (reward 1.0, the headline) almost never."""
+    env = gym.make(ENV_ID).unwrapped
+    paper, success = [], []
+    for task in tasks:
+        env.reset(options={"task_id": task.id})
+        observation, *_ = env.step(f"search[{task.get('goal')['instruction_text']}]")
+        first = observation.split(" [SEP] ")[observation.split(" [SEP] ").index("Next >") + 1]
+        env.step(f"click[{first.lower()}]")
+        *_, info = env.step("click[buy now]")
+        paper.append(info["paper_success"])
+        success.append(info["success"])
+        assert info["success"] == info["full_match"] == (info["reward"] == 1.0)
+    assert sum(paper) >= 90 and sum(success) <= 5
+
+
 def test_steps_carry_the_available_actions_and_the_reward_parts(tasks):
     env = gym.make(ENV_ID)
     task = tasks[0]

@@ -21,7 +21,8 @@ OBSERVATION_MODES = ("text", "text_rich", "html")
 SHIPPED_PRODUCTS = 1000
 PRODUCTS_FILE, ATTRIBUTES_FILE = "items_shuffle_1000.json", "items_ins_v2_1000.json"
 MAX_PROGRAM_ACTIONS = 200  # a WebShop episode takes about 15 actions; ToolBench allows 25
-METRICS = ("reward", "r_type", "r_att", "r_price", "full_match")  # r_option is in info too: None without goal options
+# r_option is in info too: None without goal options
+METRICS = ("reward", "r_type", "r_att", "r_price", "full_match", "paper_success")
 
 API_DOCS = """# Search the shop for a text query; from any page, go to the results page listing the products the search engine returns.
 search[{query}]
@@ -164,8 +165,9 @@ class WebShopEnv(ToolEnv):
     Paid when the agent buys (``click[buy now]``): WebShop's reward, (attributes matched +
     options matched + price within the bound) / (attributes + options + 1) times the product
     type factor (1, 0.5, 0.1 or 0). ``info`` has ``reward``, ``r_type``, ``r_att``, ``r_option``,
-    ``r_price``, ``asin``, ``options``, ``success`` (a purchase with reward > 0, ToolBench's
-    success) and ``full_match`` (reward 1.0, WebShop's own success); ``score`` is the reward.
+    ``r_price``, ``asin``, ``options``, ``success`` (reward 1.0, WebShop's own success; also
+    ``full_match``) and ``paper_success`` (a purchase with reward > 0, ToolBench's criterion in its
+    Table 11, which buying the first search hit nearly always meets); ``score`` is the reward.
     No purchase within ``max_steps``: reward 0.
 
     ## Starting State
@@ -344,10 +346,15 @@ class WebShopEnv(ToolEnv):
         metrics = {
             **parts.info(),
             "full_match": parts.reward == 1.0,
+            # ToolBench's Table 11 criterion, kept to compare with it: buying the first search hit
+            # earns it on almost every task, so it is not the headline.
+            "paper_success": parts.reward > 0,
             "asin": self._session.asin,
             "options": dict(self._session.options),
         }
-        return Outcome(self._observation(), done=True, score=parts.reward, success=parts.reward > 0, metrics=metrics)
+        return Outcome(
+            self._observation(), done=True, score=parts.reward, success=parts.reward == 1.0, metrics=metrics
+        )
 
     # ------------------------------------------------------------------ observations
     def page(self) -> Page:
