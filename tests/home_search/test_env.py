@@ -113,8 +113,18 @@ def test_broken_rules_are_not_executable(denver, program, message):
 def test_partial_credit(denver):
     _, reward, _, _, info = play(denver, "denver", [REFERENCE.replace("set_num_beds(2)", "set_num_beds(3)")])
     assert info["executable"] and not info["success"] and info["precision"] == info["recall"] == 6 / 7
-    _, _, _, _, info = play(denver, "denver", [REFERENCE.replace("API.search()", "")])
+    _, reward, _, _, info = play(denver, "denver", [REFERENCE.replace("API.search()", "")])
     assert info["executable"] and not info["success"]  # no search(): the defaults are missing
+    assert reward == info["f1"] < 1.0
+
+
+def test_search_defaults_alone_earn_the_benchmarks_f1_but_no_reward(denver):
+    _, reward, _, _, info = play(denver, "denver", ["API.search()"])
+    assert info["executable"] and info["precision"] == 1.0 and info["f1"] > 0  # ToolBench's F1 counts them
+    assert reward == info["score"] == 0.0 and not info["success"]
+    wrong_city = REFERENCE.replace('"Denver"', '"Boston"')
+    _, reward, _, _, info = play(denver, "denver", [wrong_city])
+    assert 0 < reward < info["f1"] < 1.0  # the defaults count in the F1, not in the reward
 
 
 HOSTILE = [

@@ -39,6 +39,9 @@ class CriteriaApiEnv(ToolEnv):
     json_values: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
     finish: ClassVar[str] = "search"
     finishing_action: ClassVar[str | None] = "API.search()"
+    #: Criteria the API fills in by itself (``search()``'s defaults). The benchmark's F1 counts them,
+    #: so a bare ``search()`` earns some; the reward (``score``) leaves them out of both sides.
+    free_criteria: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -107,7 +110,10 @@ class CriteriaApiEnv(ToolEnv):
 
     def _scored(self, observation: str) -> Outcome:
         prf = self.score_criteria(self.task, self._api.criteria)
-        return Outcome(observation, done=True, score=prf.f1, success=prf.f1 == 1.0, metrics=prf.as_dict())
+        reward = prf.f1
+        if self.free_criteria:  # never more than the benchmark's F1, nor anything for the defaults alone
+            reward = min(reward, self.score_criteria(self.task, self._api.criteria, self.free_criteria).f1)
+        return Outcome(observation, done=True, score=reward, success=prf.f1 == 1.0, metrics=prf.as_dict())
 
     def _interactive_call(self, action: str) -> Call | None:
         text = action.strip()
@@ -142,12 +148,19 @@ class CriteriaApiEnv(ToolEnv):
         return Call(1, spec.name, (), converted)
 
     # ----------------------------------------------------------------- scoring
-    def score_criteria(self, task: Task, criteria: Mapping[str, Any]) -> PRF:
-        """Dict F1 of ``criteria`` against each reference's criteria; the best reference wins."""
+    def score_criteria(
+        self, task: Task, criteria: Mapping[str, Any], leave_out: Mapping[str, Any] | None = None
+    ) -> PRF:
+        """Dict F1 of ``criteria`` against each reference's criteria; the best reference wins.
+        ``leave_out``: criteria values dropped from both sides first (where the reference keeps some)."""
         scores = []
         for index in range(len(task.references)):
             reference = self._reference(task, index)
-            if reference is not None:
+            if reference is None:
+                continue
+            if leave_out and (kept := _without(reference, leave_out)):
+                scores.append(dict_f1(_without(criteria, leave_out), kept))
+            else:
                 scores.append(dict_f1(criteria, reference))
         return best_prf(scores)[1] if scores else ZERO
 
@@ -195,6 +208,10 @@ class CriteriaApiEnv(ToolEnv):
 
 
 _SIGNATURES: dict[tuple[type, str], tuple[inspect.Signature, int]] = {}
+
+
+def _without(criteria: Mapping[str, Any], leave_out: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in criteria.items() if not (key in leave_out and value == leave_out[key])}
 
 
 def _signature(api: Any, function: str) -> tuple[inspect.Signature, int]:

@@ -6,7 +6,14 @@ from functools import cache
 
 from toolbench.core.call_env import CriteriaApiEnv
 from toolbench.core.functions import FunctionSpec, Param
-from toolbench.mock_services.home_search import BUY_TYPES, RENT_TYPES, Home, HomeSearchAPI, load_listings
+from toolbench.mock_services.home_search import (
+    BUY_TYPES,
+    RENT_TYPES,
+    SEARCH_DEFAULTS,
+    Home,
+    HomeSearchAPI,
+    load_listings,
+)
 
 
 def _setter(name: str, description: str, kind: str = "int") -> FunctionSpec:
@@ -77,9 +84,11 @@ class HomeSearchEnv(CriteriaApiEnv):
     the search results.
 
     ## Rewards
-    As in ToolBench: the F1 between the criteria the agent set (including ``search()``'s defaults)
-    and those of the best reference, paid when the episode ends. ``info`` has ``success`` (F1 = 1
-    and executable), ``score``, ``executable``, ``error``, ``precision``, ``recall``, ``f1``. A
+    ``info`` has ToolBench's ``precision``, ``recall`` and ``f1`` between the criteria the agent
+    set (with ``search()``'s defaults, ``min_price`` and ``min_square_feet`` 0) and those of the best
+    reference, and ``success`` (F1 = 1 and executable, ToolBench's success). The reward, ``score``,
+    paid when the episode ends, is the lower of that F1 and the F1 without the defaults on either
+    side: ToolBench's F1 pays a bare ``API.search()`` 0.27 on average, the reward nothing. A
     program that breaks a rule is not executable and scores 0.
 
     ## Starting State
@@ -99,6 +108,7 @@ class HomeSearchEnv(CriteriaApiEnv):
     task_name = "HomeSearch"
     fixture_slug = "home_search"
     functions = FUNCTIONS
+    free_criteria = SEARCH_DEFAULTS
 
     def new_api(self) -> HomeSearchAPI:
         return HomeSearchAPI(_listings())

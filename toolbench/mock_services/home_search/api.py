@@ -52,6 +52,10 @@ def _whole_number(function: str, value: Any, what: str) -> int:
     return value
 
 
+#: What ``search()`` fills in for criteria left unset, as ToolBench's API does.
+SEARCH_DEFAULTS = {"min_price": 0, "min_square_feet": 0}
+
+
 class HomeSearchAPI:
     """Criteria are collected in ``criteria``; ``search()`` fills defaults and finds the homes."""
 
@@ -172,8 +176,8 @@ class HomeSearchAPI:
         return self._set("max_commute_time", _whole_number("set_max_commute_time", value, "minutes"))
 
     def search(self) -> str:
-        self.criteria.setdefault("min_price", 0)
-        self.criteria.setdefault("min_square_feet", 0)
+        for key, value in SEARCH_DEFAULTS.items():
+            self.criteria.setdefault(key, value)
         self.results = self.listings.search(self.criteria)
         return describe_results(self.criteria, self.results)
 
