@@ -113,9 +113,10 @@ def test_broken_rules_are_not_executable(denver, program, message):
 def test_partial_credit(denver):
     _, reward, _, _, info = play(denver, "denver", [REFERENCE.replace("set_num_beds(2)", "set_num_beds(3)")])
     assert info["executable"] and not info["success"] and info["precision"] == info["recall"] == 6 / 7
+    assert 0.0 < reward <= info["f1"]
     _, reward, _, _, info = play(denver, "denver", [REFERENCE.replace("API.search()", "")])
     assert info["executable"] and not info["success"]  # no search(): the defaults are missing
-    assert reward == info["f1"] < 1.0
+    assert 0.0 < info["f1"] < 1.0 and reward == 0.0  # and criteria never submitted earn no reward
 
 
 def test_search_defaults_alone_earn_the_benchmarks_f1_but_no_reward(denver):
@@ -174,12 +175,15 @@ def test_interactive_steps_and_json_tool_calls():
     assert terminated and "Found" in obs and 0.0 <= reward < 1.0
 
 
-def test_truncation_scores_the_criteria_so_far():
+def test_truncation_reports_the_criteria_so_far_but_pays_only_a_search():
     env = gym.make(ENV_ID, mode="interactive", max_steps=3)
     task = toolbench.load_tasks("HomeSearch")[0]
     actions = env.unwrapped.oracle_actions(task)
     obs, reward, terminated, truncated, info = play(env, task.id, actions[:3])
-    assert truncated and not terminated and 0.0 < reward < 1.0 and not info["success"]
+    assert truncated and not terminated and 0.0 < info["f1"] < 1.0 and not info["success"] and reward == 0.0
+    env = gym.make(ENV_ID, mode="interactive", max_steps=4)
+    obs, reward, terminated, truncated, info = play(env, task.id, [*actions[:3], "API.search()"])
+    assert terminated and 0.0 < reward < 1.0 and not info["success"]
 
 
 def test_original_records_from_the_reference_data(refdata, tmp_path):

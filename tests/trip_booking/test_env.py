@@ -112,6 +112,18 @@ def test_a_different_date_is_wrong(austin):
     assert info["executable"] and not info["success"] and 0 < reward < 1
 
 
+def test_only_a_search_that_passes_its_checks_is_paid(austin):
+    """Leaving out search() skips its check of the required criteria; a refused search sets its
+    defaults first. Neither may earn more than doing the task."""
+    task_id = austin.unwrapped.tasks[0].id
+    unchecked = REFERENCE.replace("API.set_departure_date(departure_date)\n", "").replace("API.search()", "")
+    _, reward, _, _, info = play(austin, task_id, [unchecked])
+    assert info["executable"] and info["f1"] > 0.5 and reward == 0.0
+    env = gym.make(ENV_ID, mode="interactive", max_steps=2, tasks=austin.unwrapped.tasks)
+    _, reward, _, truncated, info = play(env, task_id, ['API.select_booking_type("trip tickets")', "API.search()"])
+    assert truncated and not info["executable"] and reward == 0.0
+
+
 def test_interactive_json_calls_with_places_and_dates():
     env = gym.make(ENV_ID, mode="interactive")
     env.reset(seed=0)

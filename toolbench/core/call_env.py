@@ -2,7 +2,8 @@
 
 Home Search and Trip Booking (ToolBench) both work like this: an API object collects criteria
 through setter calls that follow rules, ``search()`` submits them, and the score is the dict F1
-between the criteria the prediction set and those each reference sets.
+between the criteria the prediction set and those each reference sets, paid only for criteria
+that a ``search()`` submitted.
 
 - ``mode="program"``: the action is the whole program, parsed by ``core.program`` (never
   executed); a broken rule makes it not executable.
@@ -49,6 +50,7 @@ class CriteriaApiEnv(ToolEnv):
         self._reference_criteria: dict[tuple[str, int], dict[str, Any] | None] = {}
         self._api: Any = None
         self._variables: dict[str, Any] = {}
+        self._searched = False  # whether the finishing call ran and passed its checks
 
     def new_api(self) -> Any:
         """A backend in its starting state (an object with the functions and a ``criteria`` dict)."""
@@ -65,9 +67,11 @@ class CriteriaApiEnv(ToolEnv):
             except TypeError as exc:
                 raise ActionError(f"{self._where(call)}{call.function}(): {exc}") from None
         try:
-            return method(*call.args, **call.kwargs)
+            result = method(*call.args, **call.kwargs)
         except RuleError as exc:
             raise ActionError(f"{self._where(call)}{exc}") from None
+        self._searched = self._searched or call.function == self.finish
+        return result
 
     def _where(self, call: Call) -> str:
         return f"line {call.line}: " if self.mode == "program" else ""
@@ -86,6 +90,7 @@ class CriteriaApiEnv(ToolEnv):
     def _begin(self, task: Task) -> str:
         self._api = self.new_api()
         self._variables = {}
+        self._searched = False
         return task.prompt
 
     def _act(self, action: str) -> Outcome:
@@ -110,7 +115,9 @@ class CriteriaApiEnv(ToolEnv):
 
     def _scored(self, observation: str) -> Outcome:
         prf = self.score_criteria(self.task, self._api.criteria)
-        reward = prf.f1
+        # The reward needs a search that passed its checks (the required criteria): criteria left
+        # unsubmitted, or a search refused, earn the benchmark's F1 in info but no reward.
+        reward = prf.f1 if self._searched else 0.0
         if self.free_criteria:  # never more than the benchmark's F1, nor anything for the defaults alone
             reward = min(reward, self.score_criteria(self.task, self._api.criteria, self.free_criteria).f1)
         return Outcome(observation, done=True, score=reward, success=prf.f1 == 1.0, metrics=prf.as_dict())
@@ -198,13 +205,18 @@ class CriteriaApiEnv(ToolEnv):
         return actions
 
     def _get_backend_state(self) -> Any:
-        return {"api": self._api.snapshot() if self._api is not None else None, "variables": dict(self._variables)}
+        return {
+            "api": self._api.snapshot() if self._api is not None else None,
+            "variables": dict(self._variables),
+            "searched": self._searched,
+        }
 
     def _set_backend_state(self, state: Any) -> None:
         self._api = self.new_api()
         if state["api"] is not None:
             self._api.restore(state["api"])
         self._variables = dict(state["variables"])
+        self._searched = bool(state.get("searched", False))
 
 
 _SIGNATURES: dict[tuple[type, str], tuple[inspect.Signature, int]] = {}

@@ -88,8 +88,9 @@ class HomeSearchEnv(CriteriaApiEnv):
     set (with ``search()``'s defaults, ``min_price`` and ``min_square_feet`` 0) and those of the best
     reference, and ``success`` (F1 = 1 and executable, ToolBench's success). The reward, ``score``,
     paid when the episode ends, is the lower of that F1 and the F1 without the defaults on either
-    side: ToolBench's F1 pays a bare ``API.search()`` 0.27 on average, the reward nothing. A
-    program that breaks a rule is not executable and scores 0.
+    side, and is paid only for criteria submitted by ``search()``: ToolBench's F1 pays a bare
+    ``API.search()`` 0.27 on average, the reward nothing. A program that breaks a rule is not
+    executable and scores 0.
 
     ## Starting State
     Empty criteria; a task from the split (``test``: 100, ``demo``: 10; three setters, balconies,
@@ -98,7 +99,7 @@ class HomeSearchEnv(CriteriaApiEnv):
 
     ## Episode End
     ``program``: after one action. ``interactive``: at ``search()`` (scored), or truncated at
-    ``max_steps`` (default 30; the criteria so far are scored).
+    ``max_steps`` (default 30; the criteria so far are in ``info``, unpaid without a search).
 
     ## Arguments
     ``gym.make("toolbench/HomeSearch-v0", split="test", mode="program", render_mode=None,

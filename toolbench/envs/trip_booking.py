@@ -96,9 +96,11 @@ class TripBookingEnv(CriteriaApiEnv):
 
     ## Rewards
     The F1 between the criteria set (including ``search()``'s defaults) and the best reference's,
-    paid at the end; ``info`` has ``success``, ``score``, ``executable``, ``error``, ``precision``,
-    ``recall``, ``f1``. A rule broken in a program (wrong first call, a missing required criterion,
-    a string where a ``Loc`` is needed) makes it not executable: score 0.
+    paid at the end when ``search()`` ran and passed its check of the required criteria (criteria
+    never submitted get their F1 in ``info`` and no reward); ``info`` has ``success``, ``score``,
+    ``executable``, ``error``, ``precision``, ``recall``, ``f1``. A rule broken in a program (wrong
+    first call, a missing required criterion, a string where a ``Loc`` is needed) makes it not
+    executable: score 0.
 
     ## Starting State
     Empty criteria; a task from the split (``test``: 120, 40 per booking type; ``demo``: 11).
