@@ -126,6 +126,43 @@ def test_an_answer_must_rest_on_calls_and_be_an_answer(env):
     assert info["passed"] is False
 
 
+def test_evidence_is_the_right_call_with_the_right_arguments(env):
+    """A call of the same API with made-up arguments shows nothing: it neither answers a solvable
+    task (even where its answer happens to hold the facts) nor proves an unsolvable one."""
+    task = first(env)
+    facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]
+    calls = [json.loads(call) for call in env.oracle_actions(task)[:-1]]
+    wrong = [json.dumps({**call, "arguments": {k: "zz" for k in call["arguments"]}}) for call in calls]
+    *_, info = play(env, task.id, [*wrong, finish("; ".join(facts))])
+    assert info["passed"] is False and info["made_the_calls"] is False
+    spelled = [json.dumps({**c, "arguments": {k: str(v).upper() for k, v in c["arguments"].items()}}) for c in calls]
+    *_, info = play(env, task.id, [*spelled, finish("; ".join(facts))])  # case and number spelling aside
+    assert info["made_the_calls"] is True
+    unsolvable = first(env, solvable=False)
+    (proof,) = [json.loads(call) for call in env.oracle_actions(unsolvable)[:-1]][:1]
+    blind = json.dumps({**proof, "arguments": {k: "1" for k in proof["arguments"]}})
+    *_, info = play(env, unsolvable.id, [blind, finish("", "give_up_and_restart")])
+    assert info["passed"] is False
+
+
+def test_pasted_responses_are_not_an_answer(env):
+    task = first(env)
+    calls = env.oracle_actions(task)[:-1]
+    env.reset(options={"task_id": task.id})
+    seen = [env.step(call)[0] for call in calls]
+    _, _, _, _, info = env.step(finish("\n".join(seen)))
+    assert info["facts_found"] == info["facts_total"] and info["passed"] is False
+    responses = [json.dumps(json.loads(text)["response"]) for text in seen]
+    *_, info = play(env, task.id, [*calls, finish("Here: " + " ".join(responses))])
+    assert info["passed"] is False
+    unsolvable = first(env, solvable=False)
+    tried = env.oracle_actions(unsolvable)[:-1]
+    env.reset(options={"task_id": unsolvable.id})
+    seen = [env.step(call)[0] for call in tried]
+    _, _, _, _, info = env.step(finish(seen[-1]))  # the API's refusal, pasted
+    assert info["passed"] is False
+
+
 @pytest.mark.parametrize(
     "answer, fact, found",
     [

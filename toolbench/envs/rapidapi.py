@@ -14,7 +14,7 @@ from toolbench.mock_services.rapidapi.catalog import api_record, hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
 from toolbench.mock_services.rapidapi.hub import call, reply
 from toolbench.mock_services.rapidapi.original import OriginalBackend, ResponseCache, read_query_file
-from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls
+from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls, shown_texts
 from toolbench.mock_services.rapidapi.steps import (
     ANSWERED_OBSERVATION,
     FINAL_ANSWER,
@@ -186,6 +186,8 @@ class RapidAPIEnv(ToolEnv):
         self._failed: list[str] = []
         self._http: list[int] = []
         self._answered: list[str] = []  # functions a hub API answered with a 200
+        self._arguments: list[tuple[str, dict[str, Any], bool]] = []  # each call: function, arguments, answered
+        self._shown_texts: list[str] = []  # what the calls returned, which an answer must not paste
         self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
         self._hub_apis: dict[str, tuple[Any, Any]] = {}
@@ -217,6 +219,7 @@ class RapidAPIEnv(ToolEnv):
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http, self._answered = {}, [], [], [], []
+        self._arguments, self._shown_texts = [], []
         api_list = self._episode_apis = self._api_list(task)
         self._functions = {}
         for entry in api_list:
@@ -280,8 +283,11 @@ class RapidAPIEnv(ToolEnv):
         status, body = call(tool, api, arguments, self._state.setdefault(tool.standard_name, {}))
         self._http.append(status)
         (self._answered if status == 200 else self._failed).append(function)
+        self._arguments.append((function, arguments, status == 200))
         answer = reply(status, body)  # an API's error answer is "Message error...", as ToolBench's service says
-        return observation(answer["error"], self._shown(answer["response"])), status_of(answer["error"])
+        text = observation(answer["error"], self._shown(answer["response"]))
+        self._shown_texts += shown_texts(text, answer["response"])
+        return text, status_of(answer["error"])
 
     def _shown(self, body: Any) -> Any:
         """A response as this env shows it: the JSON value, or with ``response_format="toolbench"``
@@ -318,7 +324,7 @@ class RapidAPIEnv(ToolEnv):
         facts = list(self.task.get("answer_facts") or [])
         solvable = bool(self.task.get("solvable", True))
         evidence = self._evidence(solvable)
-        verdict = judge(answer, status == GAVE_UP, facts, solvable, evidence)
+        verdict = judge(answer, status == GAVE_UP, facts, solvable, evidence, self._shown_texts)
         metrics.update(passed=verdict.passed, facts_found=verdict.facts_found, facts_total=verdict.facts_total)
         metrics["made_the_calls"] = evidence
         # For the split's pass rates per test set (``summarize_episodes``).
@@ -329,7 +335,9 @@ class RapidAPIEnv(ToolEnv):
         assert self.task is not None
         solution = list(self.task.get("solution") or [])
         key_of = lambda function: self._functions_key.get(function, function)  # noqa: E731
-        return made_the_calls(solution, set(self._answered), set(self._called), key_of, solvable)
+        answered = [(function, arguments) for function, arguments, ok in self._arguments if ok]
+        tried = [(function, arguments) for function, arguments, _ in self._arguments]
+        return made_the_calls(solution, answered, tried, key_of, solvable)
 
     @staticmethod
     def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
@@ -382,6 +390,8 @@ class RapidAPIEnv(ToolEnv):
             "failed": list(self._failed),
             "answered": list(self._answered),
             "http": list(self._http),
+            "arguments": copy.deepcopy(self._arguments),
+            "shown": list(self._shown_texts),
         }
 
     def _set_backend_state(self, state: Any) -> None:
@@ -390,3 +400,5 @@ class RapidAPIEnv(ToolEnv):
         self._state = copy.deepcopy(state["state"])
         self._called, self._failed = list(state["called"]), list(state["failed"])
         self._answered, self._http = list(state["answered"]), list(state["http"])
+        self._arguments = copy.deepcopy(state.get("arguments", []))
+        self._shown_texts = list(state.get("shown", []))

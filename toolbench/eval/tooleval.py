@@ -533,16 +533,28 @@ def rule_pass_rate(answers: Mapping[str, Answer], tasks: Iterable[Any]) -> PassR
             continue
         ending = read_finish(answer.final_answer) if answer.finished() else None
         steps = [s for s in answer.tool_steps() if s.get("name") != "Finish"]
-        answered = {str(s.get("name")) for s in steps if '"error": ""' in str(s.get("response", ""))[:40]}
+        calls = [(str(s.get("name")), _step_arguments(s)) for s in steps]
+        answered = [c for c, s in zip(calls, steps) if '"error": ""' in str(s.get("response", ""))[:40]]
         solvable = bool(task.get("solvable", True))
-        evidence = made_the_calls(list(task.get("solution") or []), answered, {str(s.get("name")) for s in steps},
-                                  key_of, solvable)  # fmt: skip
+        evidence = made_the_calls(list(task.get("solution") or []), answered, calls, key_of, solvable)
         gave_up = ending is not None and ending.status == GAVE_UP
         text = ending.answer if ending is not None and ending.status == FINAL_ANSWER else None
-        verdict = judge(text, gave_up, list(task.get("answer_facts") or []), solvable, evidence)
+        shown = [str(s.get("response", "")) for s in steps]
+        verdict = judge(text, gave_up, list(task.get("answer_facts") or []), solvable, evidence, shown)
         queries[qid] = {"votes": [SOLVED if verdict.passed else UNSOLVED], "passed": verdict.passed}
     rate = sum(q["passed"] for q in queries.values()) / len(tasks) if tasks else 0.0
     return PassReport("rule", rate, 0.0, queries)
+
+
+def _step_arguments(step: Mapping[str, Any]) -> dict[str, Any]:
+    """A converted tool step's arguments (ToolEval keeps them as JSON text)."""
+    arguments = step.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return {}
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def write_answer_files(trajectories: str | Path, folder: str | Path) -> int:

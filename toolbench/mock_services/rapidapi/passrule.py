@@ -3,11 +3,13 @@
 ToolEval asks an LLM whether a final answer solves the query. Our tasks know the answer: a
 solvable task passes when the final answer states every answer fact; an unsolvable one passes when
 the agent gives up or its answer says the request cannot be done. Giving up on a solvable task
-fails, as in ToolEval. Since a rule cannot read intent, three guards stand in for the judge's
+fails, as in ToolEval. Since a rule cannot read intent, four guards stand in for the judge's
 common sense: the answer must rest on calls the agent made (the calls whose responses hold the
-facts; for an unsolvable task, a call that shows it cannot be done), a solvable task's answer must
-not say it cannot be done, and it must not list more than ``max_numbers`` distinct numbers (a list
-of guesses). Only the first 2,000 characters of an answer are read.
+facts, with the arguments that ask for them; for an unsolvable task, such a call that shows it
+cannot be done), a solvable task's answer must not say it cannot be done, it must not list more
+than ``max_numbers`` distinct numbers (a list of guesses), and it must not paste what the calls
+returned (raw JSON is not an answer to the user). Only the first 2,000 characters of an answer
+are read.
 
 A fact is found in an answer when:
 - a number fact: some number in the answer equals it, or is it rounded to the answer's precision
@@ -23,9 +25,10 @@ A fact is found in an answer when:
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,25 +181,55 @@ class Verdict:
 
 
 def judge(
-    answer: str | None, gave_up: bool, facts: list[str | list[str]], solvable: bool, evidence: bool = True
+    answer: str | None,
+    gave_up: bool,
+    facts: list[str | list[str]],
+    solvable: bool,
+    evidence: bool = True,
+    shown: Iterable[str] = (),
 ) -> Verdict:
     """The pass verdict of an episode's ending: its final answer (None when there is none) or giving up.
 
     ``evidence``: whether the agent made the calls the answer rests on (the calls whose responses
     hold the facts; for an unsolvable task, a call that shows it cannot be done). Without them no
     answer passes: a guess is not a solution. Only the first ``MAX_ANSWER`` characters are read; a
-    solvable task fails when the answer says it cannot be done or lists more than ``max_numbers``
-    distinct numbers (a list of guesses, not an answer)."""
+    solvable task fails when the answer says it cannot be done, lists more than ``max_numbers``
+    distinct numbers (a list of guesses, not an answer) or pastes what the calls returned
+    (``shown``: the observations and the JSON of their responses; see ``pastes``)."""
     if not evidence:
         return Verdict(False, 0, len(facts))
     if not solvable:
-        return Verdict(gave_up or (answer is not None and says_cannot(answer[:MAX_ANSWER])), 0, 0)
+        said = answer is not None and says_cannot(answer[:MAX_ANSWER]) and not pastes(answer[:MAX_ANSWER], shown)
+        return Verdict(gave_up or said, 0, 0)
     if answer is None or gave_up:
         return Verdict(False, 0, len(facts))
     reading = Reading.of(answer[:MAX_ANSWER])
     found = sum(states(reading, fact) for fact in facts)
     honest = not says_cannot(reading.raw) and len({n.value for n in reading.numbers}) <= max_numbers(len(facts))
+    honest = honest and not pastes(reading.raw, shown)
     return Verdict(bool(facts) and found == len(facts) and honest, found, len(facts))
+
+
+#: A returned JSON text (braces and all) this long found word for word in an answer makes it a paste.
+PASTE_CHARS = 8
+
+
+def pastes(answer: str, shown: Iterable[str]) -> bool:
+    """Whether ``answer`` holds one of the texts the calls returned (an observation, a response's
+    JSON) of ``PASTE_CHARS`` or more, word for word: raw responses are not an answer to the user,
+    though they hold its facts (a judge reads them as unanswered)."""
+    return any(len(text) >= PASTE_CHARS and text in answer for text in shown)
+
+
+def shown_texts(observation_text: str, response: Any) -> list[str]:
+    """What an answer must not paste from one call: its observation and the JSON of its response
+    and of the response's parts (as ``json.dumps`` writes them)."""
+    texts = [observation_text]
+    parts = [response] + (
+        list(response.values()) if isinstance(response, dict) else list(response) if isinstance(response, list) else []
+    )
+    texts += [json.dumps(part) for part in parts if isinstance(part, (dict, list))]
+    return [text.removesuffix("...") for text in texts if len(text) >= PASTE_CHARS]
 
 
 def max_numbers(facts: int) -> int:
@@ -205,15 +238,49 @@ def max_numbers(facts: int) -> int:
 
 
 def made_the_calls(
-    solution: list[dict[str, Any]], answered: set[str], tried: set[str], key_of: Callable[[str], str], solvable: bool
+    solution: list[dict[str, Any]],
+    answered: Sequence[tuple[str, Mapping[str, Any]]],
+    tried: Sequence[tuple[str, Mapping[str, Any]]],
+    key_of: Callable[[str], str],
+    solvable: bool,
 ) -> bool:
     """Whether a run made the calls an answer must rest on. ``solution`` is the task's reference
-    path; ``answered`` the functions that returned data, ``tried`` every function called;
-    ``key_of`` tells what a function does (``"weather.current"``), so the same API of another tool
-    of the task counts too. Solvable: every call whose response holds facts was answered.
-    Unsolvable: one of them was tried (it shows the request cannot be done)."""
+    path; ``answered`` the calls (function, arguments) that returned data, ``tried`` every call
+    made; ``key_of`` tells what a function does (``"weather.current"``), so the same API of another
+    tool of the task counts too. A call stands for a step when it asks the same API for the same
+    thing: every argument the step gives, with the same value (case, blanks and number spelling
+    aside; other arguments may be added). Solvable: every step whose response holds facts was
+    answered. Unsolvable: one of them was tried (it shows the request cannot be done). A call of
+    every offered API with made-up values shows neither."""
     steps = [step for step in solution if step.get("holds_facts", True)]
     if not solvable:
-        return not steps or bool({step["function"] for step in steps} & tried)
-    done = {key_of(function) for function in answered}
-    return all(key_of(step["function"]) in done for step in steps)
+        return not steps or any(_shows(step, call, key_of) for step in steps for call in tried)
+    return all(any(_shows(step, call, key_of) for call in answered) for step in steps)
+
+
+def _shows(step: Mapping[str, Any], call: tuple[str, Mapping[str, Any]], key_of: Callable[[str], str]) -> bool:
+    function, arguments = call
+    if key_of(function) != key_of(str(step.get("function", ""))):
+        return False
+    wanted = step.get("arguments") or {}
+    return all(name in arguments and _same_value(arguments[name], value) for name, value in wanted.items())
+
+
+def _same_value(given: Any, wanted: Any) -> bool:
+    return _plain(given) == _plain(wanted)
+
+
+def _plain(value: Any) -> Any:
+    """A value as a comparison sees it: numbers (also written as text) as floats, text folded."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        text = " ".join(value.split()).casefold()
+        return float(text) if _NUMBER.fullmatch(text) else text
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(item) for item in value)
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _plain(v)) for k, v in value.items()))
+    return value
