@@ -26,7 +26,7 @@ def test_oracle_solves_the_whole_test_split():
 
 def test_oracle_in_interactive_mode_and_the_other_splits():
     for split in ("demo", "train"):
-        assert len(toolbench.load_tasks("Tabletop", split)) == {"demo": 8, "train": 150}[split]
+        assert len(toolbench.load_tasks("Tabletop", split)) == {"demo": 8, "train": 60}[split]
     env = gym.make(ENV_ID, mode="interactive")
     by_type = {}
     for task in toolbench.load_tasks("Tabletop"):
@@ -34,6 +34,14 @@ def test_oracle_in_interactive_mode_and_the_other_splits():
     for task in by_type.values():
         obs, reward, terminated, _, info = play(env, task.id, env.unwrapped.oracle_actions(task))
         assert terminated and reward == 1.0 and "Success" in obs
+
+
+def test_train_holds_seen_types_and_no_test_instruction():
+    instruction = lambda task: task.prompt.splitlines()[-1]  # noqa: E731
+    asked = {instruction(task) for task in toolbench.load_tasks("Tabletop")}
+    train = toolbench.load_tasks("Tabletop", "train")
+    assert all(task.category.startswith("SI_") for task in train)
+    assert not any(instruction(task) in asked for task in train)
 
 
 def first(category):

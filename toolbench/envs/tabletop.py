@@ -144,7 +144,8 @@ class TabletopEnv(ToolEnv):
 
     ## Starting State
     A layout of up to 4 blocks and 4 bowls from the split (``test``: 105, 7 per type; ``train``:
-    150; ``demo``: 8), drawn by the seeded RNG or named by ``options={"task_id": ...}``.
+    60, seen types only and no test instruction; ``demo``: 8), drawn by the seeded RNG or named by
+    ``options={"task_id": ...}``.
 
     ## Episode End
     ``program``: after one action. ``interactive``: at ``done`` or ``max_steps`` (default 20).
