@@ -28,3 +28,28 @@ def test_no_reference_data_file_is_copied(refdata):
     reference = digests(refdata)
     shipped = digests(fixture_file("openweather", "").parent)
     assert not [path for digest, path in shipped.items() if digest in reference]
+
+
+@pytest.mark.parametrize("task", ["OpenWeather", "CatAPI", "HomeSearch", "TripBooking", "GoogleSheets",
+                                  "VirtualHome", "WebShop", "AppBench", "RapidAPI"])  # fmt: skip
+def test_no_demonstration_is_a_test_tasks_answer(task):
+    """A model that copies its prompt's closest example must not be handed a test answer. (Tabletop
+    is left out: two of its seen instruction types name no object, so their one program is both
+    their demonstration and their answer; ``toolbench audit`` allows for that.)"""
+    import toolbench
+
+    def answers(t):  # RapidAPI's references are one answer's actions; elsewhere each is an answer
+        return {tuple(t.references)} if task == "RapidAPI" else set(t.references)
+
+    tests = toolbench.load_tasks(task, "test")
+    taken = {answer for t in tests for answer in answers(t)}
+    prompts = {t.prompt for t in tests}
+    demos = toolbench.load_tasks(task, "demo")
+    assert not [d.id for d in demos if answers(d) & taken or d.prompt in prompts]
+
+
+def test_no_appbench_training_task_has_a_test_plan():
+    import toolbench
+
+    plans = {t.references[0] for t in toolbench.load_tasks("AppBench", "test")}
+    assert not [t.id for t in toolbench.load_tasks("AppBench", "train") if t.references[0] in plans]

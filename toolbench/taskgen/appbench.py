@@ -1670,9 +1670,15 @@ def record(
 
 
 def draw_record(
-    record_id: str, category: str, seed: tuple[object, ...], seen: set[str], app: str | None = None
+    record_id: str,
+    category: str,
+    seed: tuple[object, ...],
+    seen: set[str],
+    app: str | None = None,
+    avoid: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """One checked record; draws again (a new stream per attempt) until every check passes."""
+    """One checked record; draws again (a new stream per attempt) until every check passes. Its
+    instruction is not in ``seen`` and its gold plan not in ``avoid``."""
     for attempt in range(MAX_ATTEMPTS):
         r = rng_for("appbench", *seed, attempt)
         try:
@@ -1688,28 +1694,36 @@ def draw_record(
         prompt = instruction(r, parts)
         if prompt in seen:
             continue
+        drawn = record(record_id, category, prompt, calls, concrete, c.b.said)
+        if drawn["completion"][0] in avoid:
+            continue
         seen.add(prompt)
-        return record(record_id, category, prompt, calls, concrete, c.b.said)
+        return drawn
     raise RuntimeError(f"{record_id}: no valid {category} draw in {MAX_ATTEMPTS} attempts")
 
 
-def split_records(split: str, seen: set[str]) -> list[dict[str, Any]]:
+def split_records(split: str, seen: set[str], avoid: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """A split, its categories in equal shares and interleaved (SS, SM, MS, MM, SS, ...). The demo
-    split's SS tasks go round the apps, and its first SM-MM tasks are checked to cover them all."""
+    split's SS tasks go round the apps, and its first SM-MM tasks are checked to cover them all.
+    No gold plan is in ``avoid``."""
     total = SIZES[split]
     records = []
     apps = list(APP_DESCRIPTIONS)
     for index in range(total):
         category = CATEGORIES[index % 4]
         app = apps[(index // 4) % len(apps)] if split == "demo" and category == "SS" else None
-        records.append(draw_record(f"appbench-{split}-{index:04d}", category, (split, index), seen, app))
+        records.append(draw_record(f"appbench-{split}-{index:04d}", category, (split, index), seen, app, avoid))
     return records
 
 
 @cache
 def splits() -> dict[str, list[dict[str, Any]]]:
+    """The three splits. No train or demo task has a test task's gold plan: a plan learned or shown
+    would be that task's answer, whatever its wording."""
     seen: set[str] = set()
-    return {split: split_records(split, seen) for split in ("test", "train", "demo")}
+    test = split_records("test", seen)
+    answers = frozenset(record["completion"][0] for record in test)
+    return {"test": test, **{split: split_records(split, seen, answers) for split in ("train", "demo")}}
 
 
 @aligner("appbench")

@@ -267,12 +267,20 @@ class _TaskMaker:
 
 
 def generate_tasks(
-    split: str, total: int, account: dict[str, Any], images: list[dict[str, Any]]
+    split: str,
+    total: int,
+    account: dict[str, Any],
+    images: list[dict[str, Any]],
+    avoid: frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
+    """``total`` tasks; none answered by a reference in ``avoid`` (a demonstration that is a test
+    task's answer would hand it to a model that copies its prompt's examples)."""
     maker = _TaskMaker(split, account, images)
     records = []
     for index, category in enumerate(spread(total, CATEGORY_NAMES)):
         prompt, reference = maker.make(category)
+        while reference in avoid:
+            prompt, reference = maker.make(category)
         records.append(
             {
                 "id": f"catapi-{split}-{index:04d}",
@@ -314,8 +322,10 @@ def generate() -> Files:
     images = generate_images()
     account = generate_account(images)
     files = {"images.jsonl": jsonl(images), "account.json": json.dumps(account, indent=1) + "\n"}
-    for split, total in (("test", 100), ("demo", 2 * len(CATEGORY_NAMES))):
-        records = generate_tasks(split, total, account, images)
+    test = generate_tasks("test", 100, account, images)
+    answers = frozenset(reference for record in test for reference in record["completion"])
+    demo = generate_tasks("demo", 2 * len(CATEGORY_NAMES), account, images, avoid=answers)
+    for split, records in (("test", test), ("demo", demo)):
         check_references(records, images, account)
         files[f"{split}.jsonl"] = jsonl(records)
     return files

@@ -377,13 +377,17 @@ class _Maker:
         )
 
 
-def generate_tasks(split: str, total: int, categories: list[str]) -> list[dict[str, Any]]:
+def generate_tasks(
+    split: str, total: int, categories: list[str], avoid: frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """``total`` different tasks, none answered by code in ``avoid``: the code names ``worksheet``,
+    not its data, so a demonstration with a test task's code, on any worksheet, is its answer."""
     maker = _Maker(split)
     records, seen = [], set()
     for category in spread(total, categories):
         while True:  # draw again on a repeat, so every task is different
             name, text, code, check_format = maker.make(category)
-            if (name, code) not in seen:
+            if (name, code) not in seen and code not in avoid:
                 seen.add((name, code))
                 break
         records.append(
@@ -436,7 +440,8 @@ def generate(verify: bool = True) -> Files:
     import json
 
     test = generate_tasks("test", 70, CATEGORIES)
-    demo = generate_tasks("demo", 10, CATEGORIES[:10])
+    answers = frozenset(record["completion"][0] for record in test)
+    demo = generate_tasks("demo", 10, CATEGORIES[:10], avoid=answers)
     files = {
         "workbooks.json": json.dumps(WORKBOOKS, indent=1) + "\n",
         "test.jsonl": jsonl(test),
