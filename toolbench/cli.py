@@ -292,6 +292,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from toolbench.eval.audit import audit_json, format_audit, run_audit, write_report
+    from toolbench.eval.runs import RunFolderError
+
+    def show(row: Any) -> None:
+        if not args.quiet:
+            verdict = "OVER " + ", ".join(row.over) if row.over else "ok"
+            scored = ", ".join(f"{m} {row.metrics[m]:.3f}" for m in ("success_rate", "score") if m in row.metrics)
+            print(f"{row.task} {row.mode} {row.policy}: {row.n} episodes, {scored}: {verdict}", file=sys.stderr)
+
+    try:
+        tasks = [] if args.task == "all" else [find_task(args.task).name]
+        modes = [args.mode] if args.mode else None
+        policies = args.policy or None
+        rows = run_audit(tasks, modes, policies, args.limit, args.workers, args.out, progress=show)
+    except (KeyError, ValueError, RunFolderError) as exc:
+        print(f"toolbench audit: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    if args.out:
+        write_report(rows, args.out)
+    print(json.dumps(audit_json(rows)) if args.json else format_audit(rows))
+    return 1 if any(row.over for row in rows) else 0
+
+
 def cmd_complexity(args: argparse.Namespace) -> int:
     from toolbench.eval.complexity import all_complexities, format_complexities
 
@@ -589,6 +613,17 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = commands.add_parser("doctor", help="which sandbox layers this machine has")
     doctor.add_argument("--json", action="store_true")
     doctor.set_defaults(run=cmd_doctor)
+
+    audit = commands.add_parser("audit", help="cheap policies on every env and mode, held to their ceilings")
+    audit.add_argument("--task", default="all", help="a task name or 'all'")
+    audit.add_argument("--mode", choices=("program", "interactive"), default=None, help="one mode (default: both)")
+    audit.add_argument("--policy", action="append", default=None, help="only this policy (repeat for several)")
+    audit.add_argument("--limit", type=_int_in(1), default=None, help="at most N test tasks per env")
+    audit.add_argument("--workers", type=_int_in(1), default=1, help="worker processes")
+    audit.add_argument("--out", default=None, help="folder for audit.json, audit.txt and a run folder per policy")
+    audit.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    audit.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    audit.set_defaults(run=cmd_audit)
 
     complexity = commands.add_parser("complexity", help="API-selection complexity of every task (ToolBench appendix D)")
     complexity.add_argument("--json", action="store_true")

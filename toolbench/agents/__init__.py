@@ -15,11 +15,16 @@ if TYPE_CHECKING:
 
 def make_agent(spec: str, seed: int = 0, settings: ModelSettings | None = None) -> Agent:
     """An agent from its command-line name: ``oracle``, ``random``, ``openai:MODEL``, ``react[@N]:MODEL``
-    or ``dfsdt:MODEL`` (the last two for RapidAPI)."""
+    or ``dfsdt:MODEL`` (the last two for RapidAPI), or ``cheap:POLICY`` (the exploit baselines of
+    ``toolbench audit``)."""
     if spec == "oracle":
         return OracleAgent()
     if spec == "random":
         return RandomAgent(seed=seed)
+    if spec.startswith("cheap:"):
+        from toolbench.agents.cheap import cheap_policy
+
+        return cheap_policy(spec.split(":", 1)[1], seed=seed)
     if spec.startswith("openai:") and len(spec) > len("openai:"):
         from toolbench.agents.llm import OpenAIChatAgent
 
@@ -37,7 +42,9 @@ def make_agent(spec: str, seed: int = 0, settings: ModelSettings | None = None) 
         client = ChatClient(model, timeout=settings.timeout, max_retries=settings.max_retries, breaker=settings.breaker)
         options = {"restore": settings.restore, "temperature": settings.temperature}
         return ToolLLMAgent(model, name, int(tries or 1), client=client, **options)
-    raise ValueError(f"unknown agent {spec!r}: use oracle, random, openai:MODEL, react[@N]:MODEL or dfsdt:MODEL")
+    raise ValueError(
+        f"unknown agent {spec!r}: use oracle, random, openai:MODEL, react[@N]:MODEL, dfsdt:MODEL or cheap:POLICY"
+    )
 
 
 def __getattr__(name: str) -> object:

@@ -352,9 +352,7 @@ class WebShopEnv(ToolEnv):
             "asin": self._session.asin,
             "options": dict(self._session.options),
         }
-        return Outcome(
-            self._observation(), done=True, score=parts.reward, success=parts.reward == 1.0, metrics=metrics
-        )
+        return Outcome(self._observation(), done=True, score=parts.reward, success=parts.reward == 1.0, metrics=metrics)
 
     # ------------------------------------------------------------------ observations
     def page(self) -> Page:

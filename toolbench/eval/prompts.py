@@ -95,7 +95,7 @@ def split_api_docs(docs: str) -> list[str]:
     return ["\n\n".join(block).strip() for block in blocks]
 
 
-def _top_k(corpus: Sequence[str], query: str, k: int) -> list[int]:
+def top_k_matches(corpus: Sequence[str], query: str, k: int) -> list[int]:
     """Indexes of the k best BM25 matches, best first as the original harness orders them (ties by
     position, so the order is the same on every machine)."""
     if k <= 0 or not corpus:
@@ -220,11 +220,12 @@ class PromptBuilder:
     def build(self, query: str) -> str:
         """The user message: API docs, demonstrations (few-shot settings), then the task."""
         parts = []
-        chosen = [self.functions[i] for i in _top_k(self.functions, query, self.top_k_api)]
+        chosen = [self.functions[i] for i in top_k_matches(self.functions, query, self.top_k_api)]
         if chosen:
             parts.append("Here is the API you can use:\n\n" + "\n\n".join(chosen))
         if self.demos and self.top_k_example > 0:
-            chosen_demos = [self.demos[i] for i in _top_k([t.prompt for t in self.demos], query, self.top_k_example)]
+            best = top_k_matches([t.prompt for t in self.demos], query, self.top_k_example)
+            chosen_demos = [self.demos[i] for i in best]
             parts.append("Here are some solved examples:\n\n" + "\n\n".join(self._demo_text(t) for t in chosen_demos))
         if self.mode == "program":
             parts.append(f"Task: {query}\nAction:\n")

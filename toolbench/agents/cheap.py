@@ -1,0 +1,337 @@
+"""Cheap policies: what a policy under RL finds first if a score can be earned without doing the task.
+
+``toolbench audit`` plays every one on every env and mode it applies to and holds it to a ceiling
+(``eval/audit.py``); ``toolbench eval --agent cheap:NAME`` plays one like any other agent, with run
+records. None reads the task's references, except ``paste_responses``, which is handed the right
+calls to test whether pasting their raw answers passes (the other-task-reference policy is the
+``random`` agent).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any, ClassVar
+
+from toolbench.core.env import ToolEnv
+from toolbench.core.tasks import Task
+
+GIVE_UP = json.dumps({"name": "Finish", "arguments": {"return_type": "give_up_and_restart"}})
+EMPTY_ANSWER = json.dumps({"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": ""}})
+# What an agent might say to end an episode, across the tasks' own finishing actions.
+FINISH_WORDS = (
+    "finish", "done", "submit", "Finish", "finish()", "Agent.Done()", "API.search()", "click[buy now]", EMPTY_ANSWER,
+)  # fmt: skip
+ASIN = re.compile(r"[a-z0-9]{10}")
+PRICE = re.compile(r"\$(\d+(?:\.\d+)?)")
+
+
+class CheapPolicy:
+    """One policy; ``plan`` gives the actions of an episode, or ``act`` answers step by step.
+    Past its plan a policy repeats its last action (the env ends the episode)."""
+
+    policy: ClassVar[str]
+    about: ClassVar[str]
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.name = f"cheap:{self.policy}"
+        self._actions: list[str] = []
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        """Whether the policy means something for this task (by name), mode and its splits."""
+        return True
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        raise NotImplementedError
+
+    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        self._actions = list(self.plan(env, task, observation, info))
+        if env.mode == "program" and len(self._actions) > 1:
+            self._actions = ["\n".join(self._actions)]  # one action is the whole program
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        return self._actions.pop(0) if len(self._actions) > 1 else (self._actions[0] if self._actions else "")
+
+
+class EmptyAction(CheapPolicy):
+    policy = "empty"
+    about = "the empty action, every step"
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        return [""]
+
+
+class GiveUp(CheapPolicy):
+    policy = "give_up"
+    about = "the task's finishing action at once (RapidAPI: Finish giving up)"
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        if env.task_name == "RapidAPI":
+            return [GIVE_UP]
+        return [env.finishing_action or ""]
+
+
+class FinishWords(CheapPolicy):
+    policy = "finish_words"
+    about = "finish, done, submit, Finish... one per step (program: all as the program)"
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        return list(FINISH_WORDS)
+
+
+class EchoInstruction(CheapPolicy):
+    policy = "echo"
+    about = "the task's prompt sent back as the action"
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        return [observation]
+
+
+class DemoAnswer(CheapPolicy):
+    policy = "demo_answer"
+    about = "the answer of the demonstration closest to the task (BM25), as a prompt's example shows it"
+    split = "demo"
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._tasks: dict[str, list[Task]] = {}
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        return self.split in splits
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        from toolbench.eval.prompts import top_k_matches
+
+        if env.task_name not in self._tasks:
+            self._tasks[env.task_name] = env.load_split(self.split)
+        known = self._tasks[env.task_name]
+        (closest,) = top_k_matches([other.prompt for other in known], task.prompt, 1)
+        return env.oracle_actions(env.complete_task(known[closest]))
+
+
+class TrainAnswer(DemoAnswer):
+    policy = "train_answer"
+    about = "the answer of the training task closest to the task (BM25): what memorizing the train split earns"
+    split = "train"
+
+
+class _WebShopBuyer(CheapPolicy):
+    """Search the instruction's words, open one hit of the first page, buy it."""
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        return task == "WebShop" and mode == "interactive"
+
+    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        parts = observation.split(" [SEP] ")
+        instruction = parts[parts.index("Instruction:") + 1] if "Instruction:" in parts else observation
+        self._step, self._query = 0, instruction[:500]
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        self._step += 1
+        if self._step == 1:
+            return f"search[{self._query}]"
+        if self._step == 2:
+            hits = [c for c in (info.get("available_actions") or {}).get("clickables", []) if ASIN.fullmatch(c)]
+            return f"click[{self.choose(hits, observation)}]" if hits else "click[buy now]"
+        return "click[buy now]"
+
+    def choose(self, hits: list[str], page: str) -> str:
+        raise NotImplementedError
+
+
+class FirstHit(_WebShopBuyer):
+    policy = "first_hit"
+    about = "search the instruction, buy the first result"
+
+    def choose(self, hits: list[str], page: str) -> str:
+        return hits[0]
+
+
+class Cheapest(_WebShopBuyer):
+    policy = "cheapest"
+    about = "search the instruction, buy the cheapest result of the first page"
+
+    def choose(self, hits: list[str], page: str) -> str:
+        parts = page.split(" [SEP] ")
+        prices = {}
+        for index, part in enumerate(parts):
+            if part.lower() in hits and index + 2 < len(parts):
+                found = PRICE.findall(parts[index + 2])
+                prices[part.lower()] = min(float(p) for p in found) if found else float("inf")
+        return min(hits, key=lambda hit: (prices.get(hit, float("inf")), hits.index(hit)))
+
+
+class _CallsThenEnd(CheapPolicy):
+    """Make some calls, then end with what they returned (RapidAPI)."""
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        return task == "RapidAPI"
+
+    def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
+        raise NotImplementedError
+
+    def ending(self, observed: str) -> str:
+        raise NotImplementedError
+
+    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        self._calls = self.calls(env, task, info)
+        self._seen: list[str] = []
+        self._started = False
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        if self._started:  # the first observation is the prompt, not an answer
+            self._seen.append(observation)
+        self._started = True
+        return self._calls.pop(0) if self._calls else self.ending("\n".join(self._seen))
+
+
+def _pasted(observed: str) -> str:
+    return json.dumps({"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": observed}})
+
+
+class PasteResponses(_CallsThenEnd):
+    policy = "paste_responses"
+    about = "the right calls (the reference's), then their raw answers pasted as the final answer"
+
+    def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
+        return [action for action in env.oracle_actions(task) if '"Finish"' not in action]
+
+    def ending(self, observed: str) -> str:
+        return _pasted(observed)
+
+
+class _CallAllTools(_CallsThenEnd):
+    """Call every offered tool once with its schema's example values."""
+
+    def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
+        made = []
+        for tool in info.get("tools") or env.tools() or []:
+            function = tool["function"]
+            if function["name"] == "Finish":
+                continue
+            parameters = function.get("parameters", {})
+            properties, required = parameters.get("properties", {}), parameters.get("required", [])
+            arguments = {
+                name: spec.get("example_value", 1 if spec.get("type") in ("integer", "number") else "1")
+                for name, spec in properties.items()
+                if name in required or "example_value" in spec
+            }
+            made.append(json.dumps({"name": function["name"], "arguments": arguments}))
+        return made
+
+
+class CallAllGiveUp(_CallAllTools):
+    policy = "call_all_give_up"
+    about = "every offered tool called with its example values, then give up"
+
+    def ending(self, observed: str) -> str:
+        return GIVE_UP
+
+
+class CallAllPaste(_CallAllTools):
+    policy = "call_all_paste"
+    about = "every offered tool called with its example values, then their raw answers as the final answer"
+
+    def ending(self, observed: str) -> str:
+        return _pasted(observed)
+
+
+class CallEverything(CheapPolicy):
+    policy = "call_everything"
+    about = "every API of every app, required arguments filled with words of the instruction"
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        return task == "AppBench"
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, apis
+
+        words = [w for w in re.findall(r"[A-Z][a-z]+", task.prompt)[1:]] or ["1"]
+        lines = []
+        for number, api in enumerate(apis()):
+            args = ", ".join(f"#{name}='{words[number % len(words)]}'" for name, _ in api.required)
+            lines.append(f"{api.app}: [{', '.join(api.returns)} = {api.name}({args})]")
+        select = [f"select_apps({list(APP_DESCRIPTIONS)!r})"] if getattr(env, "prompting", "") == "hierarchical" else []
+        if env.mode == "program":
+            return [*select, "\n".join(lines)]
+        return [*select, *lines, "finish()"]
+
+    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        self._actions = self.plan(env, task, observation, info)  # program mode: select_apps, then the plan
+
+
+class MismatchSearch(CheapPolicy):
+    """Never reads the instruction: reads the worksheet, then writes values found in a cell's own
+    column into it, keeping each write that lowers ``info["mismatch_count"]``, for a budget of
+    episodes on a private copy of the env; the scored episode plays the writes it kept."""
+
+    policy = "mismatch_search"
+    about = "a search guided by the count of wrong cells, 20 episodes per task"
+    budget = 20
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._private: dict[tuple[str, str], ToolEnv] = {}
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        return task == "GoogleSheets"
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        key = (env.task_name, env.mode)
+        if key not in self._private:
+            self._private[key] = type(env)(tasks=env.tasks, mode=env.mode)
+        private = self._private[key]
+        seen, _ = self._episode(private, task, "print(worksheet.get_all_values())")
+        try:
+            rows = ast.literal_eval(seen.strip())
+        except (ValueError, SyntaxError):
+            rows = []
+        kept: list[str] = []
+        _, best = self._episode(private, task, "")
+        for row, column, value in self._candidates(rows):
+            if best == 0 or self._spent >= self.budget:
+                break
+            write = f"worksheet.update_cell({row}, {column}, {value!r})"
+            _, count = self._episode(private, task, "\n".join([*kept, write]))
+            if count < best:
+                kept, best = [*kept, write], count
+        return ["\n".join(kept) or "x = 0", "submit"] if env.mode == "interactive" else ["\n".join(kept) or "x = 0"]
+
+    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        self._spent = 0
+        self._actions = self.plan(env, task, observation, info)
+
+    def _episode(self, env: ToolEnv, task: Task, code: str) -> tuple[str, int]:
+        """One private episode of ``code``: its first observation and the count of wrong cells."""
+        self._spent += 1
+        env.reset(options={"task_id": task.id})
+        observation, _, terminated, truncated, info = env.step(code or "x = 0")
+        if not (terminated or truncated):
+            _, _, _, _, info = env.step("submit")
+        return observation, int(info.get("mismatch_count", 1 << 30))
+
+    @staticmethod
+    def _candidates(rows: list[list[str]]) -> list[tuple[int, int, str]]:
+        found = []
+        for r, row in enumerate(rows[1:], start=2):
+            for c, value in enumerate(row, start=1):
+                column = list(dict.fromkeys(other[c - 1] for other in rows[1:] if len(other) >= c))
+                found += [(r, c, other) for other in column if other != value][:3]
+        return found
+
+
+POLICIES: dict[str, type[CheapPolicy]] = {
+    policy.policy: policy
+    for policy in (
+        EmptyAction, GiveUp, FinishWords, EchoInstruction, DemoAnswer, TrainAnswer, FirstHit, Cheapest,
+        PasteResponses, CallAllGiveUp, CallAllPaste, CallEverything, MismatchSearch,
+    )
+}  # fmt: skip
+
+
+def cheap_policy(name: str, seed: int = 0) -> CheapPolicy:
+    if name not in POLICIES:
+        raise ValueError(f"unknown cheap policy {name!r}: one of {', '.join(POLICIES)}")
+    return POLICIES[name](seed)

@@ -1,0 +1,229 @@
+"""``toolbench audit``: cheap policies on every env and mode, each held to a ceiling.
+
+A number is only worth publishing if doing the task is the only way to earn it. The audit plays
+the oracle (the top of the scale), the random agent (another task's reference) and every cheap
+policy of ``agents/cheap.py`` that applies, on the test split of every env and mode, and holds
+each policy's ``success_rate`` and ``score`` to a ceiling. Every ceiling above the defaults says
+why here: what the benchmark's own metric pays for, and what the paper says of it. The command
+exits 1 when a policy passes a ceiling; with ``--out`` each policy's episodes are a run folder
+(``OUT/<mode>/<policy>``) that ``toolbench view`` shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolbench.agents.cheap import POLICIES
+from toolbench.catalog import TASKS, TaskSpec, find_task
+from toolbench.eval.harness import evaluate
+from toolbench.eval.tables import text_table
+
+#: No cheap policy may pass more than one task in ten: ``success`` is the criterion that cannot be
+#: earned for free (DESIGN.md).
+SUCCESS_CEILING = 0.10
+#: Nor earn more partial credit than this on average, unless an allowance below says why.
+SCORE_CEILING = 0.15
+BOUNDED = ("success_rate", "score")
+#: Reported beside the bounded ones: the papers' weaker criteria and the partial-credit metrics.
+REPORTED = ("paper_success", "f1", "lcs", "goal_rate", "cell_accuracy", "f1_app", "f1_api", "reward")
+
+_F1_SHARED = (
+    "dict F1 credits the criteria values that many tasks share (buy or rent, a home type, a "
+    "booking type, the number of travellers), so another task's program earns part of it"
+)
+_WEBSHOP_REWARD = (
+    "WebShop's reward pays the attributes, options and price of any product of the right type; "
+    "WebShop's own rule baseline (search, buy the first hit) scores 45.6 (Yao et al. 2022, Table 2), "
+    "so its score is read against that floor and its success (reward 1) is the headline"
+)
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """A ceiling above the default for one policy on one task, and why it is fair."""
+
+    policy: str
+    task: str
+    ceilings: dict[str, float]
+    why: str
+
+
+ALLOWANCES: tuple[Allowance, ...] = (
+    # The first-hit policy is the issue's worked exploit of ToolBench's success (reward > 0): held
+    # tighter than the default.
+    Allowance("first_hit", "WebShop", {"success_rate": 0.05, "score": 0.65}, _WEBSHOP_REWARD),
+    Allowance("cheapest", "WebShop", {"score": 0.60}, _WEBSHOP_REWARD),
+    Allowance(
+        "demo_answer",
+        "WebShop",
+        {"score": 0.65},
+        _WEBSHOP_REWARD + "; the closest demonstration is often a goal over the same product",
+    ),
+    Allowance("random", "HomeSearch", {"score": 0.20}, _F1_SHARED),
+    Allowance("demo_answer", "HomeSearch", {"score": 0.25}, _F1_SHARED),
+    Allowance("random", "TripBooking", {"score": 0.35}, _F1_SHARED),
+    Allowance("demo_answer", "TripBooking", {"score": 0.45}, _F1_SHARED),
+    Allowance(
+        "demo_answer",
+        "VirtualHome",
+        {"score": 0.35},
+        "ToolBench's LCS credits the walking and finding lines most programs share with the closest "
+        "demonstration's (a similar activity in the same rooms)",
+    ),
+    Allowance(
+        "demo_answer",
+        "OpenWeather",
+        {"score": 0.25},
+        "ToolBench's F1 over the response's top-level fields credits a call of the same endpoint for "
+        "the fields that do not depend on the place (cod, message, cnt, base)",
+    ),
+)
+
+
+def ceiling(policy: str, task: str, metric: str) -> float | None:
+    """The ceiling of ``policy`` on ``task`` for ``metric`` (None: reported, not bounded)."""
+    for allowance in ALLOWANCES:
+        if allowance.policy == policy and allowance.task == task and metric in allowance.ceilings:
+            return allowance.ceilings[metric]
+    return {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING}.get(metric)
+
+
+def why(policy: str, task: str) -> str | None:
+    return next((e.why for e in ALLOWANCES if e.policy == policy and e.task == task), None)
+
+
+@dataclass
+class AuditRow:
+    """One policy on one task and mode: its numbers, ceilings and whether it stayed below them."""
+
+    task: str
+    mode: str
+    policy: str
+    n: int
+    metrics: dict[str, float | None]
+    ceilings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def over(self) -> list[str]:
+        """The bounded metrics above their ceiling."""
+        return [name for name, top in self.ceilings.items() if (self.metrics.get(name) or 0.0) > top + 1e-9]
+
+
+def policies_for(spec: TaskSpec, mode: str) -> list[str]:
+    """The agents the audit plays on a task and mode: oracle, random, then the cheap policies."""
+    cheap = [name for name, policy in POLICIES.items() if policy().applies(spec.name, mode, spec.splits)]
+    return ["oracle", "random", *cheap]
+
+
+def agent_spec(policy: str) -> str:
+    return policy if policy in ("oracle", "random") else f"cheap:{policy}"
+
+
+def run_audit(
+    tasks: Iterable[str] = (),
+    modes: Sequence[str] | None = None,
+    policies: Sequence[str] | None = None,
+    limit: int | None = None,
+    workers: int = 1,
+    out: str | Path | None = None,
+    progress: Callable[[AuditRow], None] | None = None,
+) -> list[AuditRow]:
+    """Play the policies on the test split of each task (all by default) in each mode; one row per
+    task, mode and policy. ``out``: a run folder per mode and policy."""
+    from toolbench.eval.runs import RunFolder, command_line
+
+    unknown = sorted(set(policies or ()) - {"oracle", "random", *POLICIES})
+    if unknown:
+        raise ValueError(f"unknown policies {unknown}: the policies are random, {', '.join(POLICIES)}")
+    specs = [find_task(name) for name in tasks] or list(TASKS)
+    rows: list[AuditRow] = []
+    for mode in modes or ("program", "interactive"):
+        plays: dict[str, list[str]] = {}
+        for spec in specs:
+            if mode in spec.modes and "test" in spec.splits:
+                for policy in policies_for(spec, mode):
+                    if policies is None or policy in policies or policy == "oracle":
+                        plays.setdefault(policy, []).append(spec.name)
+        for policy, names in plays.items():
+            folder = None
+            if out is not None:
+                settings = {"agent": agent_spec(policy), "tasks": names, "split": "test", "mode": mode, "limit": limit}
+                folder = RunFolder.open(Path(out) / mode / policy, settings, command_line(), overwrite=True)
+            report, _ = evaluate(
+                agent_spec(policy),
+                names,
+                split="test",
+                mode=mode,
+                limit=limit,
+                workers=workers,
+                on_episode=folder.append if folder else None,
+                diagnostics=folder is not None,
+            )
+            if folder:
+                folder.write_summary(report)
+            for name in names:
+                summary = report["tasks"][name]
+                bounded = {} if policy == "oracle" else {m: ceiling(policy, name, m) for m in BOUNDED}
+                row = AuditRow(
+                    name,
+                    mode,
+                    policy,
+                    summary["n"],
+                    {m: summary.get(m) for m in (*BOUNDED, *REPORTED) if m in summary},
+                    {m: top for m, top in bounded.items() if top is not None},
+                )
+                rows.append(row)
+                if progress is not None:
+                    progress(row)
+    tasks_order = [spec.name for spec in TASKS]
+    policies_order = ["oracle", "random", *POLICIES]
+    rows.sort(key=lambda r: (tasks_order.index(r.task), r.mode, policies_order.index(r.policy)))
+    return rows
+
+
+def format_audit(rows: Sequence[AuditRow]) -> str:
+    """The audit as a table: each policy's bounded metrics with their ceilings, then the verdict."""
+    reported = [m for m in REPORTED if any(r.metrics.get(m) is not None for r in rows)]
+    header = ["task", "mode", "policy", "n", "success", "(ceiling)", "score", "(ceiling)", *reported, "verdict"]
+    lines = []
+    for row in rows:
+        cells = [row.task, row.mode, row.policy, str(row.n)]
+        for metric in BOUNDED:
+            value, top = row.metrics.get(metric), row.ceilings.get(metric)
+            cells += [f"{value:.3f}" if value is not None else "-", f"{top:.2f}" if top is not None else ""]
+        cells += [f"{row.metrics[m]:.3f}" if row.metrics.get(m) is not None else "" for m in reported]
+        cells.append("reference" if row.policy == "oracle" else ("OVER: " + ", ".join(row.over) if row.over else "ok"))
+        lines.append(cells)
+    over = [row for row in rows if row.over]
+    verdict = (
+        f"{len(over)} of {sum(r.policy != 'oracle' for r in rows)} policy runs passed a ceiling"
+        if over
+        else f"no cheap policy passed its ceiling ({sum(r.policy != 'oracle' for r in rows)} policy runs)"
+    )
+    reasons = sorted({(r.policy, r.task, why(r.policy, r.task)) for r in rows if why(r.policy, r.task)})
+    notes = [f"- {policy} on {task}: {text}" for policy, task, text in reasons]
+    ceilings = f"Ceilings: success {SUCCESS_CEILING:.2f} and score {SCORE_CEILING:.2f} for every cheap policy, except:"
+    return "\n".join([*text_table(header, lines), "", verdict, "", ceilings, *notes])
+
+
+def audit_json(rows: Sequence[AuditRow]) -> dict[str, Any]:
+    return {
+        "rows": [{**asdict(row), "over": row.over} for row in rows],
+        "over": [f"{r.task}/{r.mode}/{r.policy}: {', '.join(r.over)}" for r in rows if r.over],
+        "ceilings": {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING},
+        "allowances": [asdict(a) for a in ALLOWANCES],
+    }
+
+
+def write_report(rows: Sequence[AuditRow], out: str | Path) -> None:
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "audit.json").write_text(json.dumps(audit_json(rows), indent=2) + "\n", encoding="utf-8")
+    (folder / "audit.txt").write_text(format_audit(rows) + "\n", encoding="utf-8")
+
+
+__all__ = ["ALLOWANCES", "AuditRow", "audit_json", "format_audit", "run_audit", "write_report"]
