@@ -652,16 +652,28 @@ def _quiet_stdio() -> None:
     os.close(devnull)
 
 
+#: Descriptors a child may hold: a handful is all a run uses, and each pipe holds kernel memory
+#: that its address-space budget does not count.
+MAX_DESCRIPTORS = 256
+
+
 def _drop_privileges() -> None:
     """No new processes: RLIMIT_NPROC = 0 stops fork for an unprivileged user (seccomp, applied
-    later, stops it for root too). Relative paths never name the user's working directory."""
+    later, stops it for root too). At most MAX_DESCRIPTORS descriptors, and no core dump for the
+    host to keep. Relative paths never name the user's working directory."""
     try:
         import resource
 
         os.chdir("/")
-        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    except (ImportError, OSError, ValueError, AttributeError):
-        pass  # not POSIX or not permitted: the other layers remain
+        for limit, value in (
+            (resource.RLIMIT_NPROC, 0),
+            (resource.RLIMIT_NOFILE, MAX_DESCRIPTORS),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            with contextlib.suppress(ValueError, OSError):  # one refused limit leaves the others
+                resource.setrlimit(limit, (value, value))
+    except (ImportError, OSError, AttributeError):
+        pass  # not POSIX: the other layers remain
 
 
 def _apply_kernel_layers() -> None:
