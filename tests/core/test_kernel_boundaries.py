@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from toolbench.core import kernel, sandbox
+from toolbench.core import kernel, sandbox, worker
 from toolbench.core.sandbox import Limits, run_code, run_in_worker
 
 LAYERS = kernel.detect()
@@ -179,7 +179,29 @@ attempt("process_vm_readv", lambda: syscall_refused(310, {parent}, 0, 0, 0, 0, 0
     refused(outcome)
 
 
-def test_nothing_outlives_the_step(probe, unguarded):
+@pytest.fixture
+def child_pids(monkeypatch):
+    """The pids, as this process sees them, of the children runs are given (in a PID namespace of
+    its own a child sees itself as 1)."""
+    pids = []
+    fork, handle = kernel.fork, worker.RunHandle.__init__
+
+    def spied_fork():
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    def spied_handle(self, pid, pidfd):
+        pids.append(pid)
+        handle(self, pid, pidfd)
+
+    monkeypatch.setattr(kernel, "fork", spied_fork)
+    monkeypatch.setattr(worker.RunHandle, "__init__", spied_handle)
+    return pids
+
+
+def test_nothing_outlives_the_step(probe, unguarded, child_pids):
     need("seccomp")
     outcome = probe(
         """
@@ -192,10 +214,11 @@ try:
     os.setsid()
 except OSError:
     pass
-result = {"pid": os.getpid()}
+result = "ran"
 """
     )
-    pid = outcome.payload["pid"]
+    assert outcome.payload == "ran" and len(child_pids) == 1
+    pid = child_pids[0]
     time.sleep(0.2)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
@@ -249,7 +272,10 @@ def test_doctor_reports_the_layers(capsys):
     import json
 
     report = json.loads(capsys.readouterr().out)
-    assert set(report["layers"]) == {"landlock", "seccomp", "no_new_privs", "unprivileged uid", "network namespace"}
+    namespaces = {"network namespace", "IPC namespace", "UTS namespace", "PID namespace"}
+    assert set(report["layers"]) == {"landlock", "seccomp", "no_new_privs", "unprivileged uid", *namespaces}
+    for layer in namespaces:
+        assert (layer in report["applied_in_a_run"]) == report["layers"][layer].startswith("available")
     for layer in ("seccomp", "landlock"):
         if report["layers"][layer].startswith("available"):
             assert any(applied.startswith(layer) for applied in report["applied_in_a_run"])

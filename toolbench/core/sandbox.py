@@ -1058,8 +1058,10 @@ def _die_with_the_worker() -> None:
         import ctypes
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        # The server was already gone. In a PID namespace of its own the child sees no parent (0);
+        # there the end of file on its link to the server ends it.
         if os.getppid() == 1:
-            os._exit(0)  # the server was already gone
+            os._exit(0)
 
 
 def _limit_cpu(seconds: float) -> None:
@@ -1219,7 +1221,7 @@ def run_code(
     # A bare fork, not multiprocessing: it also works inside daemonic workers (AsyncVectorEnv's),
     # which multiprocessing forbids to have children.
     read_fd, write_fd = os.pipe()
-    pid = os.fork()
+    pid = kernel.fork()
     if pid == 0:  # the child never returns
         try:
             os.close(read_fd)

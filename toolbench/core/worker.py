@@ -137,7 +137,7 @@ def serve(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     for name in PRELOAD:
         __import__(name)
-    from toolbench.core import sandbox
+    from toolbench.core import kernel, sandbox
 
     for module in sandbox.WORKER_PRELOAD:
         __import__(module)
@@ -154,7 +154,7 @@ def serve(control_fd: int) -> None:
     def fork_ready() -> tuple[int, socket.socket]:
         """A child forked ahead of need, already behind its kernel layers, waiting for a channel."""
         ours, theirs = socket.socketpair()
-        pid = os.fork()
+        pid = kernel.fork()
         if pid == 0:
             try:
                 control.close()
