@@ -120,6 +120,7 @@ def test_a_package_installed_in_site_packages_stays_unreadable(tmp_path):
     pid = os.fork()
     if pid == 0:  # Landlock binds for good: only in a child
         try:
+            kernel._no_new_privs()  # what lets a process without CAP_SYS_ADMIN restrict itself
             kernel._landlock(tuple(rules), kernel.landlock_abi())
             found = []
             for path in ("numpy/__init__.py", "six.py", "toolbench/fixtures/test.jsonl"):
