@@ -46,7 +46,8 @@ What else such a process could share with the host, and what holds it:
 - ``userfaultfd``: refused (it stalls the kernel's own accesses to a page at will);
 - the PID space: a PID namespace of its own (as root); without it, Landlock ABI 6 stops signals
   to processes outside the sandbox, seccomp stops renicing, limiting or rescheduling them and
-  reaching their memory or descriptors, and ``/proc`` is closed by Landlock;
+  reaching their memory or descriptors, and ``/proc`` is closed by Landlock; with neither the
+  namespace nor Landlock ABI 6 (no root, a kernel before 6.12) it can signal its uid's processes;
 - the host name: its own UTS namespace, named ``sandbox`` (a crafted name would need CAP_SYS_ADMIN);
 - prctl: every option acts on the caller itself, and those that could reach further need a
   capability it lacks (``PR_SET_MM``, raising ambient capabilities) or ptrace access, which Landlock

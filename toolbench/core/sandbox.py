@@ -17,8 +17,9 @@ programs for Tabletop). Such code runs here, behind layers that each stop a clas
    for tests of the guards with names built in-process. Either way the child's environment is
    cleared, its address space capped, a wall-clock budget enforced by the caller, and the kernel
    layers of ``core.kernel`` applied before the code's first line (read-only libraries, no
-   network, no new processes, no tracing, an unprivileged uid); an audit hook refuses file opens
-   outside the libraries, writes, sockets and subprocesses as a further check.
+   network, no IPC or process of anyone else in reach, no new processes, no tracing, an
+   unprivileged uid); an audit hook refuses file opens outside the libraries, writes, sockets
+   and subprocesses as a further check.
 
 The child sends back what the task's collect function returns, the printed output and the error,
 as JSON: the caller never unpickles anything the child wrote, checks the reply's size and counts
@@ -678,9 +679,10 @@ def _drop_privileges() -> None:
 
 def _apply_kernel_layers() -> None:
     """The kernel boundaries (``core.kernel``): read-only file system beneath the standard library,
-    site-packages and the system's shared libraries; no network, no new processes or programs,
-    no tracing, no signals outside; ``nobody`` (with the right to read the libraries where it
-    could not otherwise). Applied before the first line of agent code."""
+    site-packages and the system's shared libraries; no network, no IPC shared with other
+    processes, no new processes or programs, no tracing, no signals outside; ``nobody`` (with
+    the right to read the libraries where it could not otherwise). Applied before the first
+    line of agent code."""
     applied = kernel.apply(kernel.Plan(read_only=_kernel_read_only(), needs_read_capability=not _can_drop_to_nobody()))
     _kernel_layers_applied[:] = applied.layers
 
