@@ -12,14 +12,14 @@ programs for Tabletop). Such code runs here, behind layers that each stop a clas
    ``__import__``, ``globals``...) and the names the task provides; every attribute and item it
    reaches is checked (modules, code runners, raw memory, frames are refused).
 3. Process: ``run_in_worker`` (what the envs use) runs the code in a child of the clean worker
-   (``core.worker``), a fork server that never held a task, so the code's memory holds no answer;
-   its names are proxies whose calls the env serves. ``run_code`` runs it in a fork of the caller,
-   for tests of the guards with names built in-process. Either way the child's environment is
-   cleared, its address space capped, a wall-clock budget enforced by the caller, and the kernel
-   layers of ``core.kernel`` applied before the code's first line (read-only libraries, no
-   network, no IPC or process of anyone else in reach, no new processes, no tracing, an
-   unprivileged uid); an audit hook refuses file opens outside the libraries, writes, sockets
-   and subprocesses as a further check.
+   (``core.worker``, ``core.fork_server``), a fork server that never held a task, so the code's
+   memory holds no answer; its names are proxies whose calls the env serves. ``run_code`` runs it
+   in a fork of the caller, for tests of the guards with names built in-process. Either way the
+   child's environment is cleared, its address space capped, a wall-clock budget enforced by the
+   caller, and the kernel layers of ``core.kernel`` applied before the code's first line
+   (read-only libraries, no network, no IPC or process of anyone else in reach, no new processes,
+   no tracing, an unprivileged uid); an audit hook refuses file opens outside the libraries,
+   writes, sockets and subprocesses as a further check.
 
 The child sends back what the task's collect function returns, the printed output and the error,
 as JSON: the caller never unpickles anything the child wrote, checks the reply's size and counts
@@ -983,7 +983,7 @@ def _run_agent_code(
 
 
 # ----------------------------------------------------------------------------- the clean worker
-#: Modules the worker imports besides ``worker.PRELOAD``: where the code-side names of tasks live.
+#: Modules the worker imports besides ``fork_server.PRELOAD``: where the code-side names of tasks live.
 WORKER_PRELOAD = ("toolbench.envs.sheets", "toolbench.envs.tabletop")
 #: Functions the worker runs once before it forks, to fill what children would each fill on first use.
 WORKER_WARM_UPS = ("toolbench.envs.sheets:warm_worker",)
