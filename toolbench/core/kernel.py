@@ -374,13 +374,14 @@ def _seccomp_filter():  # type: ignore[no-untyped-def]
         return None
     refuse = module.ERRNO(errno.EPERM)
     rules = module.SyscallFilter(defaction=module.ALLOW)
-    for name in _REFUSED_SYSCALLS:
+    not_the_caller = module.Arg(0, module.NE, 0)
+    for name, conditions in [(name, ()) for name in _REFUSED_SYSCALLS] + [
+        (name, (not_the_caller,)) for name in _OWN_PROCESS_ONLY
+    ]:
         try:
-            rules.add_rule(refuse, name)
+            rules.add_rule(refuse, name, *conditions)
         except (ValueError, RuntimeError, OSError):
             continue  # a syscall this architecture does not have
-    for name in _OWN_PROCESS_ONLY:
-        rules.add_rule(refuse, name, module.Arg(0, module.NE, 0))
     rules.add_rule(refuse, "clone", module.Arg(0, module.MASKED_EQ, _CLONE_THREAD, 0))
     rules.add_rule(module.ERRNO(errno.ENOSYS), "clone3")  # glibc then makes threads with clone()
     return rules
@@ -469,9 +470,10 @@ def detect() -> dict[str, str]:
     answer = os.read(read, 256).decode().split()
     os.close(read)
     os.waitpid(pid, 0)
-    for name, code in zip(tried, answer if len(answer) == len(tried) else [None] * len(tried)):
+    codes = [int(code) for code in answer] if len(answer) == len(tried) else [None] * len(tried)
+    for name, code in zip(tried, codes):
         if code is None:
             report[name] = "unavailable: the probe did not answer"
         else:
-            report[name] = "available" if code == "0" else f"unavailable: {os.strerror(int(code))}"
+            report[name] = "available" if code == 0 else f"unavailable: {os.strerror(code)}"
     return report
