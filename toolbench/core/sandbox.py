@@ -12,13 +12,14 @@ programs for Tabletop). Such code runs here, behind layers that each stop a clas
    ``__import__``, ``globals``...) and the names the task provides; every attribute and item it
    reaches is checked (modules, code runners, raw memory, frames are refused).
 3. Process: ``run_in_worker`` (what the envs use) runs the code in a child of the clean worker
-   (``core.worker``), a fork server that never held a task, so the code's memory holds no answer;
-   its names are proxies whose calls the env serves. ``run_code`` runs it in a fork of the caller,
-   for tests of the guards with names built in-process. Either way the child's environment is
-   cleared, its address space capped, a wall-clock budget enforced by the caller, and the kernel
-   layers of ``core.kernel`` applied before the code's first line (read-only libraries, no
-   network, no new processes, no tracing, an unprivileged uid); an audit hook refuses file opens
-   outside the libraries, writes, sockets and subprocesses as a further check.
+   (``core.worker``, ``core.fork_server``), a fork server that never held a task, so the code's
+   memory holds no answer; its names are proxies whose calls the env serves. ``run_code`` runs it
+   in a fork of the caller, for tests of the guards with names built in-process. Either way the
+   child's environment is cleared, its address space capped, a wall-clock budget enforced by the
+   caller, and the kernel layers of ``core.kernel`` applied before the code's first line
+   (read-only libraries, no network, no IPC or process of anyone else in reach, no new processes,
+   no tracing, an unprivileged uid); an audit hook refuses file opens outside the libraries,
+   writes, sockets and subprocesses as a further check.
 
 The child sends back what the task's collect function returns, the printed output and the error,
 as JSON: the caller never unpickles anything the child wrote, checks the reply's size and counts
@@ -652,23 +653,36 @@ def _quiet_stdio() -> None:
     os.close(devnull)
 
 
+#: Descriptors a child may hold: a handful is all a run uses, and each pipe holds kernel memory
+#: that its address-space budget does not count.
+MAX_DESCRIPTORS = 256
+
+
 def _drop_privileges() -> None:
     """No new processes: RLIMIT_NPROC = 0 stops fork for an unprivileged user (seccomp, applied
-    later, stops it for root too). Relative paths never name the user's working directory."""
+    later, stops it for root too). At most MAX_DESCRIPTORS descriptors, and no core dump for the
+    host to keep. Relative paths never name the user's working directory."""
     try:
         import resource
 
         os.chdir("/")
-        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    except (ImportError, OSError, ValueError, AttributeError):
-        pass  # not POSIX or not permitted: the other layers remain
+        for limit, value in (
+            (resource.RLIMIT_NPROC, 0),
+            (resource.RLIMIT_NOFILE, MAX_DESCRIPTORS),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            with contextlib.suppress(ValueError, OSError):  # one refused limit leaves the others
+                resource.setrlimit(limit, (value, value))
+    except (ImportError, OSError, AttributeError):
+        pass  # not POSIX: the other layers remain
 
 
 def _apply_kernel_layers() -> None:
     """The kernel boundaries (``core.kernel``): read-only file system beneath the standard library,
-    site-packages and the system's shared libraries; no network, no new processes or programs,
-    no tracing, no signals outside; ``nobody`` (with the right to read the libraries where it
-    could not otherwise). Applied before the first line of agent code."""
+    site-packages and the system's shared libraries; no network, no IPC shared with other
+    processes, no new processes or programs, no tracing, no signals outside; ``nobody`` (with
+    the right to read the libraries where it could not otherwise). Applied before the first
+    line of agent code."""
     applied = kernel.apply(kernel.Plan(read_only=_kernel_read_only(), needs_read_capability=not _can_drop_to_nobody()))
     _kernel_layers_applied[:] = applied.layers
 
@@ -969,7 +983,7 @@ def _run_agent_code(
 
 
 # ----------------------------------------------------------------------------- the clean worker
-#: Modules the worker imports besides ``worker.PRELOAD``: where the code-side names of tasks live.
+#: Modules the worker imports besides ``fork_server.PRELOAD``: where the code-side names of tasks live.
 WORKER_PRELOAD = ("toolbench.envs.sheets", "toolbench.envs.tabletop")
 #: Functions the worker runs once before it forks, to fill what children would each fill on first use.
 WORKER_WARM_UPS = ("toolbench.envs.sheets:warm_worker",)
@@ -1046,8 +1060,10 @@ def _die_with_the_worker() -> None:
         import ctypes
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        # The server was already gone. In a PID namespace of its own the child sees no parent (0);
+        # there the end of file on its link to the server ends it.
         if os.getppid() == 1:
-            os._exit(0)  # the server was already gone
+            os._exit(0)
 
 
 def _limit_cpu(seconds: float) -> None:
@@ -1207,7 +1223,7 @@ def run_code(
     # A bare fork, not multiprocessing: it also works inside daemonic workers (AsyncVectorEnv's),
     # which multiprocessing forbids to have children.
     read_fd, write_fd = os.pipe()
-    pid = os.fork()
+    pid = kernel.fork()
     if pid == 0:  # the child never returns
         try:
             os.close(read_fd)

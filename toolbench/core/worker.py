@@ -1,15 +1,13 @@
-"""A clean worker for agent code: a fork server started from a fresh interpreter.
+"""The env's side of the clean worker for agent code, and the channel both sides speak.
 
 The env's process holds tasks, references and expected states; a fork of it would carry them
-into the code's memory. So agent code runs in children of a separate server process, started
-with ``python -m toolbench.core.worker`` before any task reaches it and never sent one: it imports
-the libraries the code uses (numpy, pandas, gspread, the task modules' code-side helpers) and then
-only forks. It keeps two children forked ahead of need, already behind their kernel layers, and
-forks new ones while no request waits. For each run the env makes a socket pair and hands one end
-to the server, which passes it to a waiting child; the child reads its job (the code and the names it may use) from that
-socket and runs the code. The names are proxies: each call goes back over
-the socket to the env, whose backend answers it, so the world changes once, in the env's process,
-and nothing is replayed.
+into the code's memory. So agent code runs in children of a separate server process
+(``core.fork_server``), started from a fresh interpreter before any task reaches it and never
+sent one. For each run the env makes a socket pair and hands one end to the server, which passes
+it to a waiting child; the child reads its job (the code and the names it may use) from that
+socket and runs the code. The names are proxies: each call goes back over the socket to the env,
+whose backend answers it, so the world changes once, in the env's process, and nothing is
+replayed.
 
 Messages are JSON with a 4-byte length in front; the env refuses a message longer than
 ``MAX_MESSAGE`` before reading it and counts its items before parsing it (see ``sandbox``).
@@ -18,7 +16,6 @@ Messages are JSON with a 4-byte length in front; the env refuses a message longe
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
 import select
@@ -32,20 +29,9 @@ import time
 from typing import Any
 
 MAX_MESSAGE = 8 * 2**20
-READY_CHILDREN = 2
 MAX_ITEMS = 2_000_000
-_LENGTH = struct.Struct(">I")
-# The libraries agent code uses, imported by the server once so that every child has them.
-# This module too: the server runs it as __main__, and a child behind Landlock could not import it.
-PRELOAD = (
-    "numpy",
-    "pandas",
-    "gspread",
-    "gspread_dataframe",
-    "RestrictedPython",
-    "toolbench.core.sandbox",
-    "toolbench.core.worker",
-)
+#: The length in front of each message, and the server's answer to a request (a child's pid).
+LENGTH = struct.Struct(">I")
 # Settings the interpreter and numpy read at start-up; anything else of the env's environment
 # (API keys, tokens) stays out of the worker.
 _PASSED_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "LC_ALL", "TZ")
@@ -85,7 +71,7 @@ class Channel:
     def send_json_text(self, text: str, deadline: float | None = None) -> None:
         """Send a message already encoded as JSON text."""
         body = text.encode("utf-8")
-        data = _LENGTH.pack(len(body)) + body
+        data = LENGTH.pack(len(body)) + body
         if deadline is None:
             self.sock.sendall(data)
             return
@@ -115,7 +101,7 @@ class Channel:
 
     def receive(self, deadline: float | None = None, limit: int = MAX_MESSAGE) -> Any:
         """The next message; its length is checked before its body is read, its items before it is parsed."""
-        (size,) = _LENGTH.unpack(self._read(_LENGTH.size, deadline))
+        (size,) = LENGTH.unpack(self._read(LENGTH.size, deadline))
         if size > limit:
             raise MessageRefused(f"a message of {size} bytes (the limit is {limit})")
         data = self._read(size, deadline)
@@ -129,64 +115,6 @@ class Channel:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.sock.close()
-
-
-# ----------------------------------------------------------------------------- the server process
-def serve(control_fd: int) -> None:
-    """The server's loop: for each request on the control socket, fork a child for the run."""
-    control = socket.socket(fileno=control_fd)
-    for name in PRELOAD:
-        __import__(name)
-    from toolbench.core import sandbox
-
-    for module in sandbox.WORKER_PRELOAD:
-        __import__(module)
-    for warm_up in sandbox.WORKER_WARM_UPS:
-        with contextlib.suppress(Exception):  # a warm-up saves time; without it runs are slower, not wrong
-            sandbox.import_dotted(warm_up)()
-    sandbox.prepare_parent()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    # What is loaded now stays as it is: the collector of a child then never walks (and so never
-    # copies, page by page) the libraries' objects it shares with this process.
-    gc.collect()
-    gc.freeze()
-
-    def fork_ready() -> tuple[int, socket.socket]:
-        """A child forked ahead of need, already behind its kernel layers, waiting for a channel."""
-        ours, theirs = socket.socketpair()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                control.close()
-                ours.close()
-                os.setsid()  # its own session and group: the env kills the whole group
-                sandbox.ready_child(theirs)
-            finally:
-                os._exit(1)
-        theirs.close()
-        return pid, ours
-
-    # Children forked ahead of need. A fork takes milliseconds, so new ones are forked only while
-    # no request waits: two runs in a row (an answer, then its reference) both find one ready.
-    ready = [fork_ready()]
-    control.sendall(b"R")  # ready
-    while True:
-        while len(ready) < READY_CHILDREN and not select.select([control], [], [], 0)[0]:
-            ready.append(fork_ready())
-        try:
-            message, fds, _, _ = socket.recv_fds(control, 16, 1)
-        except OSError:
-            return
-        if not message or not fds:
-            return  # the env's process closed the socket: it has gone
-        pid, link = ready.pop(0) if ready else fork_ready()
-        try:
-            socket.send_fds(link, [b"C"], [fds[0]])
-        except OSError:
-            pid = 0  # the ready child died: the env sees the run fail and goes on
-        link.close()
-        os.close(fds[0])
-        control.sendall(_LENGTH.pack(pid))
 
 
 # ----------------------------------------------------------------------------- the env's side
@@ -205,7 +133,7 @@ class WorkerServer:
         environment["PATH"] = "/usr/bin:/bin"
         self.pid_owner = os.getpid()
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-m", "toolbench.core.worker", str(theirs.fileno())],
+            [sys.executable, "-I", "-m", "toolbench.core.fork_server", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -236,13 +164,13 @@ class WorkerServer:
         try:
             with self._lock:  # envs in several threads share the server: one request and answer at a time
                 socket.send_fds(self.control, [b"F"], [theirs.fileno()])
-                data = self.control.recv(_LENGTH.size)
+                data = self.control.recv(LENGTH.size)
         finally:
             theirs.close()
-        if len(data) != _LENGTH.size:
+        if len(data) != LENGTH.size:
             ours.close()
             raise WorkerUnavailable("the worker for agent code stopped")
-        (pid,) = _LENGTH.unpack(data)
+        (pid,) = LENGTH.unpack(data)
         # The child waits for its job, so it is alive: a pidfd now names it for good, and the kill
         # at the end cannot reach another process that got its pid after it exited.
         try:
@@ -289,7 +217,3 @@ class RunHandle:
         if alive:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
-
-
-if __name__ == "__main__":
-    serve(int(sys.argv[1]))
