@@ -357,33 +357,60 @@ def cmd_tooleval_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tooleval_pass(args: argparse.Namespace, answers_file: str) -> Any:
-    """The pass report of one answer file, by our rule or by a judge."""
+def _rule_tasks(args: argparse.Namespace) -> list[Any] | None:
+    """With ``--rule SPLIT``: our RapidAPI split's tasks (those of ``--ids``, if given)."""
+    if not args.rule:
+        return None
+    import gymnasium as gym
+
     from toolbench.eval import tooleval
 
-    answers = tooleval.load_answers(answers_file)
-    if args.rule:
-        import gymnasium as gym
+    tasks = gym.make("toolbench/RapidAPI-v0", split=args.rule).unwrapped.tasks
+    if args.ids:
+        wanted = set(tooleval.load_ids(args.ids))
+        tasks = [t for t in tasks if str(t.get("query_id", t.id)) in wanted]
+    return tasks
 
-        env = gym.make("toolbench/RapidAPI-v0", split=args.rule).unwrapped
-        tasks = env.tasks
-        if args.ids:
-            wanted = set(tooleval.load_ids(args.ids))
-            tasks = [t for t in tasks if str(t.get("query_id", t.id)) in wanted]
-        return tooleval.rule_pass_rate(answers, tasks)
+
+def _judge(args: argparse.Namespace, tasks: list[Any] | None) -> Any:
+    """The judge of ``--judge-model`` (its cache folder made now), or ``None`` under ``--rule``."""
+    if tasks is not None:
+        return None
     if not args.judge_model:
         raise ValueError("give --rule SPLIT (our tasks) or --judge-model MODEL (a judge for any answers)")
-    ids = tooleval.load_ids(args.ids) if args.ids else sorted(answers)
-    return tooleval.pass_rate(
-        answers, ids, _judge(args), votes=args.votes, count=args.count, solvability=not args.no_solvability
-    )
-
-
-def _judge(args: argparse.Namespace) -> Any:
     from toolbench.agents.client import ChatClient
     from toolbench.eval.tooleval import ChatJudge
 
     return ChatJudge(ChatClient(args.judge_model, base_url=args.judge_url), cache_dir=args.cache)
+
+
+def _tooleval_pass(args: argparse.Namespace, answers_file: str, tasks: list[Any] | None, judge: Any) -> Any:
+    """The pass report of one answer file, by our rule (``tasks``) or by ``judge``."""
+    from toolbench.eval import tooleval
+
+    answers = tooleval.load_answers(answers_file)
+    if tasks is not None:
+        return tooleval.rule_pass_rate(answers, tasks)
+    ids = tooleval.load_ids(args.ids) if args.ids else sorted(answers)
+    return tooleval.pass_rate(
+        answers, ids, judge, votes=args.votes, count=args.count, solvability=not args.no_solvability
+    )
+
+
+def _unjudged_verdict(command: str, unjudged: int, total: int, judge: Any, args: argparse.Namespace) -> int:
+    """Exit code 1, said on stderr, when queries are unjudged and ``--allow-unjudged`` was not given."""
+    if not unjudged:
+        return 0
+    from toolbench.eval.tooleval import JUDGE_ATTEMPTS
+
+    unreadable = getattr(judge, "unreadable", 0)
+    print(
+        f"toolbench tooleval {command}: {unjudged} of {total} queries are unjudged: the judge gave no readable "
+        f"answer (each question asked up to {JUDGE_ATTEMPTS} times; {unreadable} unreadable replies), so the "
+        f"rate covers the judged queries only" + ("" if args.allow_unjudged else "; --allow-unjudged accepts this"),
+        file=sys.stderr,
+    )
+    return 0 if args.allow_unjudged else 1
 
 
 def cmd_tooleval_table(args: argparse.Namespace) -> int:
@@ -398,50 +425,101 @@ def cmd_tooleval_table(args: argparse.Namespace) -> int:
         print(f"toolbench tooleval table: --reference {args.reference!r} is not one of the runs", file=sys.stderr)
         return 2
     try:
-        header, rows = table_rows(runs, args.reference)
+        header, rows, notes = table_rows(runs, args.reference)
     except BAD_INPUT as exc:
         print(f"toolbench tooleval table: {_why(exc)}", file=sys.stderr)
         return 2
     print("\n".join(text_table(tuple(header), rows)))
+    print("(both: queries of the set that the run and the reference both answered; no win rate where none)")
+    for note in notes:
+        print(f"({note})")
     return 0
 
 
 def cmd_tooleval_pass(args: argparse.Namespace) -> int:
+    from toolbench.agents.client import RunStopped
+    from toolbench.eval.tooleval import percent
+
     try:
-        report = _tooleval_pass(args, args.answers)
+        tasks = _rule_tasks(args)
+        judge = _judge(args, tasks)
+        report = _tooleval_pass(args, args.answers, tasks, judge)
     except BAD_INPUT as exc:
         print(f"toolbench tooleval pass: {_why(exc)}", file=sys.stderr)
         return 2
-    spread = f" (spread {100 * report.spread:.1f})" if report.count == "sopr" else ""
-    print(f"pass rate ({report.count}): {100 * report.rate:.1f}{spread} over {len(report.queries)} queries")
+    except RunStopped as exc:
+        print(f"toolbench tooleval pass: the judge's endpoint failed: {exc}", file=sys.stderr)
+        return 1
+    spread = f" (spread {100 * report.spread:.1f})" if report.count == "sopr" and report.rate is not None else ""
+    print(
+        f"pass rate ({report.count}): {percent(report.rate, 'none')}{spread}, judged {report.judged} of "
+        f"{len(report.queries)} queries ({report.answered} answered)"
+    )
     if args.out:
-        Path(args.out).write_text(json.dumps({"rate": report.rate, "spread": report.spread, "count": report.count,
-                                              "queries": report.queries}, indent=1), encoding="utf-8")  # fmt: skip
-    return 0
+        Path(args.out).write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
+    return _unjudged_verdict("pass", report.unjudged, len(report.queries), judge, args)
+
+
+def _win_groups(ids: list[str], tasks: list[Any] | None, args: argparse.Namespace) -> dict[str, list[str]]:
+    """The query ids per test set: our tasks' sets under ``--rule``, else the one set of the ids."""
+    if tasks is None:
+        return {Path(args.ids).stem if args.ids else "answers": ids}
+    groups: dict[str, list[str]] = {}
+    for task in tasks:
+        groups.setdefault(task.category or args.rule, []).append(str(task.get("query_id", task.id)))
+    return groups
+
+
+def _win_cell(report: Any) -> str:
+    from toolbench.eval.tooleval import percent
+
+    if report.rate is not None:
+        return percent(report.rate)
+    return "none: no query answered by both" if not report.answered_by_both else "none: no query judged"
 
 
 def cmd_tooleval_win(args: argparse.Namespace) -> int:
+    from toolbench.agents.client import RunStopped
     from toolbench.eval import tooleval
+    from toolbench.eval.tables import text_table
+    from toolbench.eval.tooleval import percent
 
     try:
-        mine, theirs = _tooleval_pass(args, args.answers), _tooleval_pass(args, args.reference)
+        tasks = _rule_tasks(args)
+        judge = _judge(args, tasks)
+        mine = _tooleval_pass(args, args.answers, tasks, judge)
+        theirs = _tooleval_pass(args, args.reference, tasks, judge)
         ids = sorted(set(mine.queries) | set(theirs.queries))
         report = tooleval.win_rate(
             tooleval.load_answers(args.answers), tooleval.load_answers(args.reference), ids, mine.passed(),
-            theirs.passed(), judge=None if args.rule else _judge(args), votes=args.votes,
+            theirs.passed(), judge=judge, votes=args.votes,
         )  # fmt: skip
     except BAD_INPUT as exc:
         print(f"toolbench tooleval win: {_why(exc)}", file=sys.stderr)
         return 2
+    except RunStopped as exc:
+        print(f"toolbench tooleval win: the judge's endpoint failed: {exc}", file=sys.stderr)
+        return 1
+    groups = {name: report.subset(group) for name, group in _win_groups(ids, tasks, args).items()}
+    header = ("test set", "queries", "both answered", "wins", "losses", "ties", "unjudged", "win rate")
+    rows = [
+        (name, str(len(g.queries)), str(len(g.answered_by_both)), str(g.wins), str(g.losses), str(g.ties),
+         str(g.unjudged), _win_cell(g))
+        for name, g in groups.items()
+    ]  # fmt: skip
     print(
-        f"win rate: {100 * report.rate:.1f} (ties split half and half; wins {report.wins}, losses "
-        f"{report.losses}, ties {report.ties} of {report.total})"
+        f"win rate: {percent(report.rate, 'none')} (ties split half and half; wins {report.wins}, "
+        f"losses {report.losses}, ties {report.ties}, judged {report.judged}; both runs answered "
+        f"{len(report.answered_by_both)} of {len(report.queries)} queries, and those neither answered are left out)"
     )
+    print("\n".join(text_table(header, rows)))
     if args.out:
-        Path(args.out).write_text(json.dumps({"rate": report.rate, "wins": report.wins, "losses": report.losses,
-                                              "ties": report.ties, "queries": report.queries}, indent=1),
-                                  encoding="utf-8")  # fmt: skip
-    return 0
+        counts = {**report.counts(), "groups": {name: g.counts() for name, g in groups.items()}}
+        Path(args.out).write_text(json.dumps({**counts, "queries": report.queries}, indent=1), encoding="utf-8")
+    if report.rate is None:
+        print("toolbench tooleval win: no query was answered by both runs, so there is no win rate", file=sys.stderr)
+        return 1
+    return _unjudged_verdict("win", report.unjudged, len(report.queries), judge, args)
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
@@ -629,6 +707,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--count", choices=("toolbench", "sopr"), default="toolbench")
         command.add_argument("--no-solvability", action="store_true", help="do not ask whether a task is solvable")
         command.add_argument("--cache", default=".tooleval-cache", help="where the judge's answers are kept")
+        command.add_argument(
+            "--allow-unjudged", action="store_true", help="exit 0 when queries are unjudged (unreadable judge replies)"
+        )
         command.add_argument("--out", help="a JSON file for the per-query verdicts")
         command.set_defaults(run=cmd_tooleval_pass if name == "pass" else cmd_tooleval_win)
 
