@@ -211,6 +211,13 @@ class RapidAPIEnv(ToolEnv):
             return [_task({**r, "original": True}, f"{id_prefix}-{n}") for n, r in enumerate(read_query_file(path))]
         return [_task(record, f"{id_prefix}-{n}") for n, record in enumerate(read_records(path))]
 
+    @classmethod
+    def missing_fields(cls, task: Task) -> list[str]:
+        """A query; and, for our records, the solution the oracle plays (ToolBench's queries come
+        without one: a judge scores them)."""
+        missing = ["query" if key == "prompt" else key for key in super().missing_fields(task)]
+        return [key for key in missing if key != "completion" or not task.get("original")]
+
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http, self._answered = {}, [], [], [], []

@@ -281,15 +281,11 @@ def plan_run(
         if not task_file and split not in spec.splits:
             raise ValueError(f"{spec.name} has splits {list(spec.splits)}, not {split!r}")
         env_class = spec.env_class()
-        # As the env reads them: the task's own file formats, records completed (ids and all).
-        loaded = [
-            env_class.complete_task(task)
-            for task in (
-                env_class.read_tasks(task_file, id_prefix=f"{env_class.fixture_slug}:{Path(task_file).stem}")
-                if task_file
-                else env_class.load_split(split)
-            )
-        ]
+        # As the env reads them: the task's own file formats, records checked and completed (ids and all).
+        if task_file:
+            loaded = env_class.tasks_from_file(task_file)
+        else:
+            loaded = [env_class.complete_task(task) for task in env_class.load_split(split)]
         plan.append(PlannedTask(spec, mode or spec.modes[0], tuple(loaded[:limit])))
     return plan
 
