@@ -106,7 +106,7 @@ def _model_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from toolbench.agents.client import DEFAULT_BASE_URL
-    from toolbench.eval.harness import RunInterrupted, evaluate, format_table, plan_run, supports
+    from toolbench.eval.harness import RunInterrupted, evaluate, format_table, plan_run, skipped_text, tasks_for_all
     from toolbench.eval.runs import RunFolder, command_line, task_set_digest
 
     def fail(message: str) -> int:
@@ -117,12 +117,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return fail("--resume and --overwrite exclude each other")
     if (args.resume or args.overwrite) and not args.out:
         return fail("--resume and --overwrite need --out")
+    skipped: dict[str, str] = {}
     if args.task == "all":
         if args.task_file:
             return fail("--task-file needs one --task (the task its records belong to)")
-        tasks = [spec.name for spec in TASKS if supports(spec, args.split, args.mode)]
+        tasks, skipped = tasks_for_all(args.split, args.mode)
         if not tasks:
             return fail(f"no task has split {args.split!r} and mode {args.mode!r}")
+        if skipped:
+            print(f"toolbench eval: --task all skips {skipped_text(skipped)}", file=sys.stderr)
     else:
         tasks = [args.task]
     if args.task_file and not Path(args.task_file).is_file():
@@ -169,6 +172,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             diagnostics=folder is not None,  # the run's records show Sheets' expected cells
             plan=plan,
             env_options=env_options,
+            skipped=skipped,
         )
     except RunInterrupted as stop:
         if folder:
