@@ -284,10 +284,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from toolbench.eval.runs import RunFolderError
 
     try:
-        reports = load_reports(args.run_dirs)
-        check_metric(reports, args.metric)
-        table = format_comparison(reports, args.metric)
-        plot = plot_comparison(reports, args.plot, args.metric)
+        runs = load_reports(args.run_dirs)
+        check_metric(runs, args.metric)
+        table = format_comparison(runs, args.metric, allow_unequal=args.allow_unequal)
+        plot = plot_comparison(runs, args.plot, args.metric)
     except (RunFolderError, OSError, ValueError) as exc:
         print(f"toolbench compare: {exc}", file=sys.stderr)
         return 2
@@ -666,6 +666,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("run_dirs", nargs="+", help="folders written by toolbench eval --out")
     compare.add_argument("--metric", default="success_rate", help="success_rate (default), score, executable_rate, ...")
     compare.add_argument("--plot", default="compare.png", help="where to write the PNG bar chart")
+    compare.add_argument(
+        "--allow-unequal", action="store_true", help="average tasks whose episode counts differ between runs"
+    )
     compare.set_defaults(run=cmd_compare)
 
     doctor = commands.add_parser("doctor", help="which sandbox layers this machine has")
