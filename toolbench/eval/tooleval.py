@@ -46,6 +46,7 @@ import ast
 import hashlib
 import json
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -457,25 +458,16 @@ UNANSWERED = "unanswered"  # a query neither run answered: it says nothing of ei
 class WinReport:
     queries: dict[str, str]  # per query, of the candidate: win, loss, tie, unjudged or unanswered
     answered_by_both: frozenset[str] = frozenset()
+    wins: int = field(init=False)
+    losses: int = field(init=False)
+    ties: int = field(init=False)
+    unjudged: int = field(init=False)
+    unanswered: int = field(init=False)
 
-    def _count(self, outcome: str) -> int:
-        return sum(value == outcome for value in self.queries.values())
-
-    @property
-    def wins(self) -> int:
-        return self._count(WIN)
-
-    @property
-    def losses(self) -> int:
-        return self._count(LOSS)
-
-    @property
-    def ties(self) -> int:
-        return self._count(TIE)
-
-    @property
-    def unjudged(self) -> int:
-        return self._count(NOT_JUDGED)
+    def __post_init__(self) -> None:
+        counts = Counter(self.queries.values())
+        self.wins, self.losses, self.ties = counts[WIN], counts[LOSS], counts[TIE]
+        self.unjudged, self.unanswered = counts[NOT_JUDGED], counts[UNANSWERED]
 
     @property
     def judged(self) -> int:
@@ -497,7 +489,7 @@ class WinReport:
     def counts(self) -> dict[str, Any]:
         return {"rate": self.rate, "total": len(self.queries), "answered_by_both": len(self.answered_by_both),
                 "judged": self.judged, "wins": self.wins, "losses": self.losses, "ties": self.ties,
-                "unjudged": self.unjudged, "unanswered": self._count(UNANSWERED)}  # fmt: skip
+                "unjudged": self.unjudged, "unanswered": self.unanswered}  # fmt: skip
 
 
 def win_rate(
