@@ -99,8 +99,8 @@ def test_an_empty_task_file_is_refused(tmp_path, capsys, content):
 
 
 def test_original_formats_that_envs_complete_still_load(tmp_path):
-    """Records the envs fill from other fields: WebShop's session ids, ToolBench's RapidAPI queries
-    (no solution: a judge scores them), AppBench's input/output lists."""
+    """Records the envs fill from other fields or score without a completion: WebShop's session ids,
+    RapidAPI's records (answer facts; ToolBench's queries: a judge), AppBench's input/output lists."""
     webshop = tmp_path / "test.jsonl"
     webshop.write_text('{"id": 3}\n')
     assert toolbench.find_task("WebShop").env_class().tasks_from_file(webshop)[0].get("session") == 3
@@ -111,6 +111,13 @@ def test_original_formats_that_envs_complete_still_load(tmp_path):
         rapidapi.tasks_from_file(queries)
     queries.write_text(json.dumps([{"query": "Find the weather in Oslo", "query_id": 1}]))
     assert rapidapi.tasks_from_file(queries)[0].references == ()
+    ours = {key: value for key, value in toolbench.load_tasks("RapidAPI")[0].to_record().items() if key != "completion"}
+    (tmp_path / "ours.jsonl").write_text(json.dumps(ours) + "\n")  # the pass rule scores by its answer facts
+    assert rapidapi.tasks_from_file(tmp_path / "ours.jsonl")[0].get("answer_facts")
+    del ours["answer_facts"]
+    (tmp_path / "ours.jsonl").write_text(json.dumps(ours) + "\n")
+    with pytest.raises(TaskFileError, match=r"ours.jsonl:1: the RapidAPI record has no 'answer_facts'"):
+        rapidapi.tasks_from_file(tmp_path / "ours.jsonl")
     appbench = tmp_path / "test_ss.json"
     output = {"used_app": ["Weather"], "api_results": ["weather = getweather(#city='Oslo')"]}
     appbench.write_text(json.dumps([{"input": "Weather in Oslo?", "output": output}, {"input": "x"}]))

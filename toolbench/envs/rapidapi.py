@@ -213,10 +213,12 @@ class RapidAPIEnv(ToolEnv):
 
     @classmethod
     def missing_fields(cls, task: Task) -> list[str]:
-        """A query; and, for our records, the solution the oracle plays (ToolBench's queries come
-        without one: a judge scores them)."""
-        missing = ["query" if key == "prompt" else key for key in super().missing_fields(task)]
-        return [key for key in missing if key != "completion" or not task.get("original")]
+        """A query, and what scores it: for our records a solvable task's answer facts (the pass
+        rule needs no solution path); ToolBench's query files have none, a judge scores them."""
+        missing = [] if task.prompt.strip() else ["query"]
+        if not task.get("original") and task.get("solvable", True) and not task.get("answer_facts"):
+            missing.append("answer_facts")
+        return missing
 
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
