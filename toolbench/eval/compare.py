@@ -3,9 +3,9 @@
 The table has tasks as columns and runs as rows (ToolBench's Table 2 shape) with one metric
 (success rate by default); each cell is the value, its 95% confidence interval (``intervals``:
 Wilson's for a rate, a seeded bootstrap for a mean) and the number of episodes it is over. The
-average over tasks is given only where every run played as many episodes of each task, since a
-mean of tasks weighs a 5-episode task like a 100-episode one. The PNG is a grouped bar chart of
-the same numbers, with the intervals as error bars (matplotlib).
+average over tasks is given only where every run played as many episodes of each task: otherwise
+the runs' averages rest on different work (other tasks of a split, or far fewer of them). The PNG
+is a grouped bar chart of the same numbers, with the intervals as error bars (matplotlib).
 """
 
 from __future__ import annotations
@@ -113,8 +113,8 @@ def format_comparison(runs: Sequence[Run], metric: str = "success_rate", allow_u
     counts = "; ".join(f"{tasks[i]} " + " vs ".join(str(row[i].n) for row in cells if row[i]) for i in unequal)
     if unequal and not allow_unequal:
         lines.append(
-            f"(no average: the runs played different numbers of episodes of {counts}, so a mean of their tasks "
-            "would weigh them differently; --allow-unequal averages anyway)"
+            f"(no average: the runs played different numbers of episodes of {counts}, so their averages would "
+            "not rest on the same work; --allow-unequal averages anyway)"
         )
     elif unequal:
         lines.append(f"(the average mixes runs of different numbers of episodes: {counts})")
