@@ -106,7 +106,7 @@ def _model_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from toolbench.agents.client import DEFAULT_BASE_URL
-    from toolbench.eval.harness import RunInterrupted, evaluate, format_table, plan_run, supports
+    from toolbench.eval.harness import RunInterrupted, evaluate, format_table, plan_run, skipped_text, tasks_for_all
     from toolbench.eval.runs import RunFolder, command_line, task_set_digest
 
     def fail(message: str) -> int:
@@ -117,12 +117,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return fail("--resume and --overwrite exclude each other")
     if (args.resume or args.overwrite) and not args.out:
         return fail("--resume and --overwrite need --out")
+    skipped: dict[str, str] = {}
     if args.task == "all":
         if args.task_file:
             return fail("--task-file needs one --task (the task its records belong to)")
-        tasks = [spec.name for spec in TASKS if supports(spec, args.split, args.mode)]
+        tasks, skipped = tasks_for_all(args.split, args.mode)
         if not tasks:
             return fail(f"no task has split {args.split!r} and mode {args.mode!r}")
+        if skipped:
+            print(f"toolbench eval: --task all skips {skipped_text(skipped)}", file=sys.stderr)
     else:
         tasks = [args.task]
     if args.task_file and not Path(args.task_file).is_file():
@@ -169,6 +172,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             diagnostics=folder is not None,  # the run's records show Sheets' expected cells
             plan=plan,
             env_options=env_options,
+            skipped=skipped,
         )
     except RunInterrupted as stop:
         if folder:
@@ -280,10 +284,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from toolbench.eval.runs import RunFolderError
 
     try:
-        reports = load_reports(args.run_dirs)
-        check_metric(reports, args.metric)
-        table = format_comparison(reports, args.metric)
-        plot = plot_comparison(reports, args.plot, args.metric)
+        runs = load_reports(args.run_dirs)
+        check_metric(runs, args.metric)
+        table = format_comparison(runs, args.metric, allow_unequal=args.allow_unequal)
+        plot = plot_comparison(runs, args.plot, args.metric)
     except (RunFolderError, OSError, ValueError) as exc:
         print(f"toolbench compare: {exc}", file=sys.stderr)
         return 2
@@ -381,33 +385,60 @@ def cmd_tooleval_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tooleval_pass(args: argparse.Namespace, answers_file: str) -> Any:
-    """The pass report of one answer file, by our rule or by a judge."""
+def _rule_tasks(args: argparse.Namespace) -> list[Any] | None:
+    """With ``--rule SPLIT``: our RapidAPI split's tasks (those of ``--ids``, if given)."""
+    if not args.rule:
+        return None
+    import gymnasium as gym
+
     from toolbench.eval import tooleval
 
-    answers = tooleval.load_answers(answers_file)
-    if args.rule:
-        import gymnasium as gym
+    tasks = gym.make("toolbench/RapidAPI-v0", split=args.rule).unwrapped.tasks
+    if args.ids:
+        wanted = set(tooleval.load_ids(args.ids))
+        tasks = [t for t in tasks if str(t.get("query_id", t.id)) in wanted]
+    return tasks
 
-        env = gym.make("toolbench/RapidAPI-v0", split=args.rule).unwrapped
-        tasks = env.tasks
-        if args.ids:
-            wanted = set(tooleval.load_ids(args.ids))
-            tasks = [t for t in tasks if str(t.get("query_id", t.id)) in wanted]
-        return tooleval.rule_pass_rate(answers, tasks)
+
+def _judge(args: argparse.Namespace, tasks: list[Any] | None) -> Any:
+    """The judge of ``--judge-model`` (its cache folder made now), or ``None`` under ``--rule``."""
+    if tasks is not None:
+        return None
     if not args.judge_model:
         raise ValueError("give --rule SPLIT (our tasks) or --judge-model MODEL (a judge for any answers)")
-    ids = tooleval.load_ids(args.ids) if args.ids else sorted(answers)
-    return tooleval.pass_rate(
-        answers, ids, _judge(args), votes=args.votes, count=args.count, solvability=not args.no_solvability
-    )
-
-
-def _judge(args: argparse.Namespace) -> Any:
     from toolbench.agents.client import ChatClient
     from toolbench.eval.tooleval import ChatJudge
 
     return ChatJudge(ChatClient(args.judge_model, base_url=args.judge_url), cache_dir=args.cache)
+
+
+def _tooleval_pass(args: argparse.Namespace, answers_file: str, tasks: list[Any] | None, judge: Any) -> Any:
+    """The pass report of one answer file, by our rule (``tasks``) or by ``judge``."""
+    from toolbench.eval import tooleval
+
+    answers = tooleval.load_answers(answers_file)
+    if tasks is not None:
+        return tooleval.rule_pass_rate(answers, tasks)
+    ids = tooleval.load_ids(args.ids) if args.ids else sorted(answers)
+    return tooleval.pass_rate(
+        answers, ids, judge, votes=args.votes, count=args.count, solvability=not args.no_solvability
+    )
+
+
+def _unjudged_verdict(command: str, unjudged: int, total: int, judge: Any, args: argparse.Namespace) -> int:
+    """Exit code 1, said on stderr, when queries are unjudged and ``--allow-unjudged`` was not given."""
+    if not unjudged:
+        return 0
+    from toolbench.eval.tooleval import JUDGE_ATTEMPTS
+
+    unreadable = getattr(judge, "unreadable", 0)
+    print(
+        f"toolbench tooleval {command}: {unjudged} of {total} queries are unjudged: the judge gave no readable "
+        f"answer (each question asked up to {JUDGE_ATTEMPTS} times; {unreadable} unreadable replies), so the "
+        f"rate covers the judged queries only" + ("" if args.allow_unjudged else "; --allow-unjudged accepts this"),
+        file=sys.stderr,
+    )
+    return 0 if args.allow_unjudged else 1
 
 
 def cmd_tooleval_table(args: argparse.Namespace) -> int:
@@ -422,50 +453,101 @@ def cmd_tooleval_table(args: argparse.Namespace) -> int:
         print(f"toolbench tooleval table: --reference {args.reference!r} is not one of the runs", file=sys.stderr)
         return 2
     try:
-        header, rows = table_rows(runs, args.reference)
+        header, rows, notes = table_rows(runs, args.reference)
     except BAD_INPUT as exc:
         print(f"toolbench tooleval table: {_why(exc)}", file=sys.stderr)
         return 2
     print("\n".join(text_table(tuple(header), rows)))
+    print("(both: queries of the set that the run and the reference both answered; no win rate where none)")
+    for note in notes:
+        print(f"({note})")
     return 0
 
 
 def cmd_tooleval_pass(args: argparse.Namespace) -> int:
+    from toolbench.agents.client import RunStopped
+    from toolbench.eval.tooleval import percent
+
     try:
-        report = _tooleval_pass(args, args.answers)
+        tasks = _rule_tasks(args)
+        judge = _judge(args, tasks)
+        report = _tooleval_pass(args, args.answers, tasks, judge)
     except BAD_INPUT as exc:
         print(f"toolbench tooleval pass: {_why(exc)}", file=sys.stderr)
         return 2
-    spread = f" (spread {100 * report.spread:.1f})" if report.count == "sopr" else ""
-    print(f"pass rate ({report.count}): {100 * report.rate:.1f}{spread} over {len(report.queries)} queries")
+    except RunStopped as exc:
+        print(f"toolbench tooleval pass: the judge's endpoint failed: {exc}", file=sys.stderr)
+        return 1
+    spread = f" (spread {100 * report.spread:.1f})" if report.count == "sopr" and report.rate is not None else ""
+    print(
+        f"pass rate ({report.count}): {percent(report.rate, 'none')}{spread}, judged {report.judged} of "
+        f"{len(report.queries)} queries ({report.answered} answered)"
+    )
     if args.out:
-        Path(args.out).write_text(json.dumps({"rate": report.rate, "spread": report.spread, "count": report.count,
-                                              "queries": report.queries}, indent=1), encoding="utf-8")  # fmt: skip
-    return 0
+        Path(args.out).write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
+    return _unjudged_verdict("pass", report.unjudged, len(report.queries), judge, args)
+
+
+def _win_groups(ids: list[str], tasks: list[Any] | None, args: argparse.Namespace) -> dict[str, list[str]]:
+    """The query ids per test set: our tasks' sets under ``--rule``, else the one set of the ids."""
+    if tasks is None:
+        return {Path(args.ids).stem if args.ids else "answers": ids}
+    groups: dict[str, list[str]] = {}
+    for task in tasks:
+        groups.setdefault(task.category or args.rule, []).append(str(task.get("query_id", task.id)))
+    return groups
+
+
+def _win_cell(report: Any) -> str:
+    from toolbench.eval.tooleval import percent
+
+    if report.rate is not None:
+        return percent(report.rate)
+    return "none: no query answered by both" if not report.answered_by_both else "none: no query judged"
 
 
 def cmd_tooleval_win(args: argparse.Namespace) -> int:
+    from toolbench.agents.client import RunStopped
     from toolbench.eval import tooleval
+    from toolbench.eval.tables import text_table
+    from toolbench.eval.tooleval import percent
 
     try:
-        mine, theirs = _tooleval_pass(args, args.answers), _tooleval_pass(args, args.reference)
+        tasks = _rule_tasks(args)
+        judge = _judge(args, tasks)
+        mine = _tooleval_pass(args, args.answers, tasks, judge)
+        theirs = _tooleval_pass(args, args.reference, tasks, judge)
         ids = sorted(set(mine.queries) | set(theirs.queries))
         report = tooleval.win_rate(
             tooleval.load_answers(args.answers), tooleval.load_answers(args.reference), ids, mine.passed(),
-            theirs.passed(), judge=None if args.rule else _judge(args), votes=args.votes,
+            theirs.passed(), judge=judge, votes=args.votes,
         )  # fmt: skip
     except BAD_INPUT as exc:
         print(f"toolbench tooleval win: {_why(exc)}", file=sys.stderr)
         return 2
+    except RunStopped as exc:
+        print(f"toolbench tooleval win: the judge's endpoint failed: {exc}", file=sys.stderr)
+        return 1
+    groups = {name: report.subset(group) for name, group in _win_groups(ids, tasks, args).items()}
+    header = ("test set", "queries", "both answered", "wins", "losses", "ties", "unjudged", "win rate")
+    rows = [
+        (name, str(len(g.queries)), str(len(g.answered_by_both)), str(g.wins), str(g.losses), str(g.ties),
+         str(g.unjudged), _win_cell(g))
+        for name, g in groups.items()
+    ]  # fmt: skip
     print(
-        f"win rate: {100 * report.rate:.1f} (ties split half and half; wins {report.wins}, losses "
-        f"{report.losses}, ties {report.ties} of {report.total})"
+        f"win rate: {percent(report.rate, 'none')} (ties split half and half; wins {report.wins}, "
+        f"losses {report.losses}, ties {report.ties}, judged {report.judged}; both runs answered "
+        f"{len(report.answered_by_both)} of {len(report.queries)} queries, and those neither answered are left out)"
     )
+    print("\n".join(text_table(header, rows)))
     if args.out:
-        Path(args.out).write_text(json.dumps({"rate": report.rate, "wins": report.wins, "losses": report.losses,
-                                              "ties": report.ties, "queries": report.queries}, indent=1),
-                                  encoding="utf-8")  # fmt: skip
-    return 0
+        counts = {**report.counts(), "groups": {name: g.counts() for name, g in groups.items()}}
+        Path(args.out).write_text(json.dumps({**counts, "queries": report.queries}, indent=1), encoding="utf-8")
+    if report.rate is None:
+        print("toolbench tooleval win: no query was answered by both runs, so there is no win rate", file=sys.stderr)
+        return 1
+    return _unjudged_verdict("win", report.unjudged, len(report.queries), judge, args)
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
@@ -608,6 +690,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("run_dirs", nargs="+", help="folders written by toolbench eval --out")
     compare.add_argument("--metric", default="success_rate", help="success_rate (default), score, executable_rate, ...")
     compare.add_argument("--plot", default="compare.png", help="where to write the PNG bar chart")
+    compare.add_argument(
+        "--allow-unequal", action="store_true", help="average tasks whose episode counts differ between runs"
+    )
     compare.set_defaults(run=cmd_compare)
 
     doctor = commands.add_parser("doctor", help="which sandbox layers this machine has")
@@ -664,6 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--count", choices=("toolbench", "sopr"), default="toolbench")
         command.add_argument("--no-solvability", action="store_true", help="do not ask whether a task is solvable")
         command.add_argument("--cache", default=".tooleval-cache", help="where the judge's answers are kept")
+        command.add_argument(
+            "--allow-unjudged", action="store_true", help="exit 0 when queries are unjudged (unreadable judge replies)"
+        )
         command.add_argument("--out", help="a JSON file for the per-query verdicts")
         command.set_defaults(run=cmd_tooleval_pass if name == "pass" else cmd_tooleval_win)
 

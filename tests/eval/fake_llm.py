@@ -142,14 +142,16 @@ def serve_fake_model(model: FakeModel) -> ServedApp:
 
 def scripted_endpoint(reply: Any) -> Flask:
     """An OpenAI-compatible chat endpoint whose assistant message is ``reply(request body)``;
-    ``app.config["calls"]`` counts the requests."""
+    ``app.config["calls"]`` counts the requests and ``app.config["requests"]`` keeps their bodies."""
     app = Flask(__name__)
     app.config["calls"] = 0
+    app.config["requests"] = []
 
     @app.post("/v1/chat/completions")
     def complete() -> Any:
         body = request.get_json()
         app.config["calls"] += 1
+        app.config["requests"].append(body)
         message = reply(body)
         return jsonify({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],

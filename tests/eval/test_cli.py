@@ -56,6 +56,27 @@ def test_eval_rejects_unknown_names_and_unsupported_choices(capsys):
     assert main(["eval", "--agent", "oracle", "--task", "all", "--split", "nosuch"]) == 2
 
 
+def test_eval_all_says_which_tasks_it_skips_and_why(tmp_path, capsys):
+    lacking = [spec.name for spec in TASKS if "interactive" not in spec.modes]
+    assert lacking  # the program-only tasks
+    out = tmp_path / "run"
+    args = ["eval", "--agent", "oracle", "--task", "all", "--mode", "interactive", "--limit", "1", "--quiet"]
+    assert main([*args, "--json"]) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert set(report["skipped"]) == set(lacking) and set(report["tasks"]).isdisjoint(lacking)
+    for name in lacking:
+        assert report["skipped"][name] == "no 'interactive' mode (it has program)"
+        assert f"{name}: no 'interactive' mode" in captured.err.split("--task all skips ")[1]
+    assert main([*args, "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert table.splitlines()[-1].startswith("(skipped: ") and all(name in table.splitlines()[-1] for name in lacking)
+    assert json.loads((out / "summary.json").read_text())["skipped"] == report["skipped"]
+    assert main(["eval", "--agent", "oracle", "--task", "all", "--limit", "1", "--json", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "skipped" not in json.loads(captured.out) and "skips" not in captured.err
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

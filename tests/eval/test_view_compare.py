@@ -123,15 +123,23 @@ def test_view_of_a_folder_that_is_not_a_run(tmp_path, capsys):
     assert "not a toolbench run" in capsys.readouterr().err
 
 
+def cells_of(line):
+    return re.split(r"\s{2,}", line.strip())
+
+
 def test_compare_prints_the_table_and_writes_a_png(runs, tmp_path, capsys):
     plot = tmp_path / "compare.png"
     assert main(["compare", str(runs / "oracle"), str(runs / "random"), "--plot", str(plot)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    header = lines[1].split()
+    header = cells_of(lines[1])
     assert header[0] == "run" and header[1:-1] == [spec.name for spec in toolbench.TASKS] and header[-1] == "average"
-    oracle, chance = lines[3].split(), lines[4].split()
-    assert oracle[0] == "oracle" and all(v == "1.000" for v in oracle[2:])
-    assert chance[0] == "random" and float(chance[-1]) < 0.2
+    oracle, chance = cells_of(lines[3]), cells_of(lines[4])
+    # Three episodes a task, every one a success: Wilson's interval says how little three can show.
+    assert oracle[0] == "oracle (oracle)" and all(cell == "1.000 [0.439, 1.000] n=3" for cell in oracle[1:-1])
+    assert chance[0] == "random (random)" and float(chance[-1]) < 0.2
+    for cell in chance[1:-1]:
+        value, low, high = (float(x) for x in re.fullmatch(r"(\S+) \[(\S+), (\S+)\] n=3", cell).groups())
+        assert low <= value <= high and high - low > 0.3
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 5000
 
 
@@ -140,7 +148,7 @@ def test_compare_refuses_an_unknown_metric_and_averages_shared_tasks(runs, tmp_p
     assert main(["compare", str(runs / "oracle"), "--metric", "bogus", "--plot", plot]) == 2
     assert "no run has the metric 'bogus'" in capsys.readouterr().err
     assert main(["compare", str(runs / "oracle"), "--metric", "mode", "--plot", plot]) == 2
-    assert main(["compare", str(runs / "oracle"), str(runs / "interactive"), "--plot", plot]) == 0
+    assert main(["compare", str(runs / "random"), str(runs / "interactive"), "--plot", plot, "--allow-unequal"]) == 0
     out = capsys.readouterr().out
     assert "average over the tasks every run has: HomeSearch, TripBooking, GoogleSheets, Tabletop" in out
 
@@ -149,4 +157,35 @@ def test_compare_another_metric(runs, tmp_path, capsys):
     assert main(["compare", str(runs / "random"), "--metric", "score", "--plot", str(tmp_path / "p.png")]) == 0
     out = capsys.readouterr().out
     summary = json.loads((runs / "random" / "summary.json").read_text())
-    assert f"{summary['tasks']['HomeSearch']['score']:.3f}" in out and out.startswith("metric: score")
+    assert f"{summary['tasks']['HomeSearch']['score']:.3f} [" in out and out.startswith("metric: score")
+
+
+def test_compare_shows_episode_counts_and_will_not_average_unequal_runs(tmp_path, capsys):
+    for name, limit in (("small", "5"), ("large", "40")):
+        assert main(["eval", "--agent", "random", "--task", "CatAPI", "--limit", limit, "--seed", "1", "--quiet",
+                     "--out", str(tmp_path / name)]) == 0  # fmt: skip
+        assert main(["eval", "--agent", "random", "--task", "HomeSearch", "--limit", limit, "--seed", "1", "--quiet",
+                     "--out", str(tmp_path / f"hs-{name}")]) == 0  # fmt: skip
+    capsys.readouterr()
+    command = ["compare", str(tmp_path / "small"), str(tmp_path / "large"), "--plot", str(tmp_path / "a.png")]
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert cells_of(lines[1]) == ["run", "CatAPI"]  # no average column
+    assert cells_of(lines[3])[1].endswith("n=5") and cells_of(lines[4])[1].endswith("n=40")
+    assert "no average: the runs played different numbers of episodes of CatAPI 5 vs 40" in out
+    assert "--allow-unequal" in out
+    assert main([*command, "--allow-unequal"]) == 0
+    out = capsys.readouterr().out
+    assert cells_of(out.splitlines()[1])[-1] == "average" and "mixes runs of different numbers of episodes" in out
+    # A mean (HomeSearch's F1 of a random agent) gets the bootstrap's interval, the same in every run.
+    scores = ["compare", str(tmp_path / "hs-small"), str(tmp_path / "hs-large"), "--metric", "f1", "--allow-unequal"]
+    assert main([*scores, "--plot", str(tmp_path / "b.png")]) == 0
+    first = capsys.readouterr().out
+    assert main([*scores, "--plot", str(tmp_path / "c.png")]) == 0
+    assert capsys.readouterr().out == first and (tmp_path / "b.png").read_bytes() == (tmp_path / "c.png").read_bytes()
+    small, large = (
+        re.fullmatch(r"(\S+) \[(\S+), (\S+)\] n=(\d+)", cells_of(line)[1]) for line in first.splitlines()[3:5]
+    )
+    (v1, l1, h1, n1), (v2, l2, h2, n2) = ([float(x) for x in m.groups()] for m in (small, large))
+    assert (n1, n2) == (5, 40) and l1 <= v1 <= h1 and l2 <= v2 <= h2 and h2 - l2 < h1 - l1

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from toolbench.core.spaces import UnicodeText
-from toolbench.core.tasks import Task, fixture_file, read_task_file
+from toolbench.core.tasks import Task, TaskFileError, fixture_file, read_task_file, record_place
 
 logger = logging.getLogger("toolbench")
 
@@ -115,19 +115,16 @@ class ToolEnv(gym.Env[str, str]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         if tasks is not None:
-            self.tasks = list(tasks)
+            self.tasks = [self.complete_task(task) for task in tasks]
         elif task_file is not None:
-            # A user's file (e.g. the original test.jsonl): its split is the file's name, and records
-            # without ids get ids that cannot clash with the shipped ones ("openweather:test-0007").
             split = Path(task_file).stem
-            self.tasks = self.read_tasks(task_file, id_prefix=f"{self.fixture_slug}:{split}")
+            self.tasks = self.tasks_from_file(task_file)
         else:
             if split not in self.splits:
                 raise ValueError(f"{self.task_name} has splits {list(self.splits)}, not {split!r}")
-            self.tasks = self.load_split(split)
+            self.tasks = [self.complete_task(task) for task in self.load_split(split)]
         if not self.tasks:
             raise ValueError(f"{self.task_name}: no tasks to play")
-        self.tasks = [self.complete_task(task) for task in self.tasks]
         self._tasks_by_id = {task.id: task for task in self.tasks}
         self.split = split
         self.mode = mode
@@ -210,6 +207,37 @@ class ToolEnv(gym.Env[str, str]):
     def read_tasks(cls, path: str | Path, id_prefix: str) -> list[Task]:
         """A user's task file (JSONL records; a task may also read its benchmark's other formats)."""
         return read_task_file(path, id_prefix=id_prefix)
+
+    @classmethod
+    def missing_fields(cls, task: Task) -> list[str]:
+        """The record keys a completed task lacks to be played and scored (none: it can be)."""
+        needed = (("prompt", task.prompt.strip()), ("completion", any(ref.strip() for ref in task.references)))
+        return [key for key, present in needed if not present]
+
+    @classmethod
+    def tasks_from_file(cls, path: str | Path) -> list[Task]:
+        """A user's task file (say, the original ``test.jsonl``) read and completed as this env plays
+        it. Records without ids get ids that cannot clash with the shipped ones
+        ("openweather:test-0007"). A file without records, or a record that cannot be completed or
+        lacks what an episode needs, is a ``TaskFileError`` naming the file and the record's line."""
+        tasks = cls.read_tasks(path, id_prefix=f"{cls.fixture_slug}:{Path(path).stem}")
+        if not tasks:
+            raise TaskFileError(f"{path}: the file holds no task records")
+        completed = []
+        for index, task in enumerate(tasks):
+            try:
+                task = cls.complete_task(task)
+            except ValueError as exc:
+                raise TaskFileError(f"{record_place(path, index)}: {exc}") from exc
+            except (KeyError, TypeError) as exc:
+                shape = f"not a {cls.task_name} record ({type(exc).__name__}: {exc})"
+                raise TaskFileError(f"{record_place(path, index)}: {shape}") from exc
+            missing = cls.missing_fields(task)
+            if missing:
+                keys = " and no ".join(repr(key) for key in missing)
+                raise TaskFileError(f"{record_place(path, index)}: the {cls.task_name} record has no {keys}")
+            completed.append(task)
+        return completed
 
     @classmethod
     def load_split(cls, split: str) -> list[Task]:

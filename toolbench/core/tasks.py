@@ -106,6 +106,17 @@ def read_task_file(path: str | Path, id_prefix: str | None = None) -> list[Task]
     return tasks_from_records(read_records(path), id_prefix or path.stem)
 
 
+def record_place(path: str | Path, index: int) -> str:
+    """Where a task file's ``index``-th record (from 0) is, for messages: ``path:line`` in a JSONL
+    file, ``path: record n`` in a JSON list (the originals' ``.json`` formats)."""
+    if Path(path).suffix != ".json":
+        with open(path, encoding="utf-8") as handle:
+            lines = [number for number, line in enumerate(handle, start=1) if line.strip()]
+        if index < len(lines):
+            return f"{path}:{lines[index]}"
+    return f"{path}: record {index + 1}"
+
+
 def fixture_file(slug: str, filename: str) -> Path:
     """Path of a shipped fixture file, ``toolbench/fixtures/<slug>/<filename>``."""
     return Path(str(resources.files("toolbench.fixtures").joinpath(slug, filename)))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
-from toolbench.core.tasks import Task, read_task_file
+from toolbench.core.tasks import Task, TaskFileError, read_task_file, record_place
 from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
 from toolbench.mock_services.apps.backend import AppError, Apps
 from toolbench.mock_services.apps.paper import PaperTally
@@ -225,8 +225,11 @@ class AppBenchEnv(ToolEnv):
         if not isinstance(records, list):
             raise ValueError(f"{path}: an AppBench test file holds a JSON list of records")
         kind = Path(path).stem.rsplit("_", 1)[-1].upper()
+        for n, r in enumerate(records):
+            if not isinstance(r, dict) or not isinstance(r.get("input"), str) or not isinstance(r.get("output"), dict):
+                raise TaskFileError(f"{record_place(path, n)}: an AppBench record holds an 'input' and an 'output'")
         return [
-            Task(f"{id_prefix}-{n:04d}", str(r["input"]), (gold_plan_text(r["output"]),), kind, {"output": r["output"]})
+            Task(f"{id_prefix}-{n:04d}", r["input"], (gold_plan_text(r["output"]),), kind, {"output": r["output"]})
             for n, r in enumerate(records)
         ]
 

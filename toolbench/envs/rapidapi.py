@@ -216,6 +216,15 @@ class RapidAPIEnv(ToolEnv):
             return [_task({**r, "original": True}, f"{id_prefix}-{n}") for n, r in enumerate(read_query_file(path))]
         return [_task(record, f"{id_prefix}-{n}") for n, record in enumerate(read_records(path))]
 
+    @classmethod
+    def missing_fields(cls, task: Task) -> list[str]:
+        """A query, and what scores it: for our records a solvable task's answer facts (the pass
+        rule needs no solution path); ToolBench's query files have none, a judge scores them."""
+        missing = [] if task.prompt.strip() else ["query"]
+        if not task.get("original") and task.get("solvable", True) and not task.get("answer_facts"):
+            missing.append("answer_facts")
+        return missing
+
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http, self._answered = {}, [], [], [], []

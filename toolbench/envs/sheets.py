@@ -575,6 +575,11 @@ class GoogleSheetsEnv(ToolEnv):
         return self._reference_books[key]
 
     # ------------------------------------------------------------------ contract hooks
+    @classmethod
+    def missing_fields(cls, task: Task) -> list[str]:
+        """Also the worksheet the task starts from."""
+        return super().missing_fields(task) + ([] if task.get("question_sheet_name") else ["question_sheet_name"])
+
     def api_docs(self) -> str:
         return API_DOCS
 

@@ -264,10 +264,12 @@ class WebShopEnv(ToolEnv):
         """ToolBench's records are ``{"id": session}``: the goal is our shipped goal of that session."""
         if task.get("goal") is not None:
             return task
-        try:
-            session = int(task.get("session", task.id.rsplit("-", 1)[-1]))
-        except ValueError:
-            raise ValueError(f"WebShop task {task.id!r} has no goal and no session number") from None
+        try:  # a session the record names: an id made up for a record without one names none
+            session = int(task.get("session", task.id))
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"WebShop task {task.id!r} has no goal and names no session (an 'id' or 'session' number)"
+            ) from None
         goals = _shipped_goals()
         if session not in goals:
             raise ValueError(f"WebShop has shipped goals for sessions 0 to {max(goals)}; not {session}")
@@ -275,6 +277,11 @@ class WebShopEnv(ToolEnv):
         extra = {**task.extra, "session": session, "goal": dict(goal)}
         prompt = task.prompt or search_page_text(goal["instruction_text"])
         return Task(task.id, prompt, task.references, task.category, extra)
+
+    @classmethod
+    def missing_fields(cls, task: Task) -> list[str]:
+        """The goal scores an episode, so a record needs no expert actions (ToolBench's have none)."""
+        return [] if task.prompt.strip() else ["prompt"]
 
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:

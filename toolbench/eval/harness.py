@@ -22,7 +22,7 @@ import gymnasium as gym
 
 from toolbench.agents import AgentError, RunStopped, make_agent
 from toolbench.agents.llm import ModelSettings
-from toolbench.catalog import TaskSpec, find_task
+from toolbench.catalog import TASKS, TaskSpec, find_task
 from toolbench.core.env import ToolEnv
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task
@@ -246,9 +246,18 @@ def summarize(results: Sequence[EpisodeResult], mode: str) -> dict[str, Any]:
     return summary
 
 
-def supports(spec: TaskSpec, split: str, mode: str | None) -> bool:
-    """Whether a task has this split and mode (``None``: its default mode)."""
-    return split in spec.splits and (mode is None or mode in spec.modes)
+def tasks_for_all(split: str, mode: str | None) -> tuple[list[str], dict[str, str]]:
+    """The tasks ``--task all`` plays in this split and mode (``None``: each task's default), and
+    why each of the others is skipped."""
+    played, skipped = [], {}
+    for spec in TASKS:
+        if split not in spec.splits:
+            skipped[spec.name] = f"no {split!r} split (it has {', '.join(spec.splits)})"
+        elif mode is not None and mode not in spec.modes:
+            skipped[spec.name] = f"no {mode!r} mode (it has {', '.join(spec.modes)})"
+        else:
+            played.append(spec.name)
+    return played, skipped
 
 
 @dataclass(frozen=True)
@@ -281,15 +290,11 @@ def plan_run(
         if not task_file and split not in spec.splits:
             raise ValueError(f"{spec.name} has splits {list(spec.splits)}, not {split!r}")
         env_class = spec.env_class()
-        # As the env reads them: the task's own file formats, records completed (ids and all).
-        loaded = [
-            env_class.complete_task(task)
-            for task in (
-                env_class.read_tasks(task_file, id_prefix=f"{env_class.fixture_slug}:{Path(task_file).stem}")
-                if task_file
-                else env_class.load_split(split)
-            )
-        ]
+        # As the env reads them: the task's own file formats, records checked and completed (ids and all).
+        if task_file:
+            loaded = env_class.tasks_from_file(task_file)
+        else:
+            loaded = [env_class.complete_task(task) for task in env_class.load_split(split)]
         plan.append(PlannedTask(spec, mode or spec.modes[0], tuple(loaded[:limit])))
     return plan
 
@@ -342,10 +347,13 @@ def evaluate(
     diagnostics: bool = False,
     plan: Sequence[PlannedTask] | None = None,
     env_options: Mapping[str, Any] | None = None,
+    skipped: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, Any], list[EpisodeResult]]:
     """Run ``agent`` on each task's split; returns the JSON report and every episode's result.
     ``diagnostics`` lets envs put expected values in their info (for run records, not for agents).
     ``plan`` is ``plan_run``'s for these arguments, when the caller has made it already.
+    ``skipped`` (task: why, from ``tasks_for_all``) is kept in the report, so its table says which
+    tasks a run of "all" left out.
 
     ``finished`` are episodes of an earlier run of the same settings (``--resume``): they count in
     the report and are not played again. ``progress``: ``"bar"``, ``"lines"``, True (a bar on a
@@ -357,6 +365,8 @@ def evaluate(
         progress = "bar" if sys.stderr.isatty() else "lines"
     meter = Progress(progress or None)
     report: dict[str, Any] = {"agent": agent, "split": Path(task_file).stem if task_file else split, "tasks": {}}
+    if skipped:
+        report["skipped"] = dict(skipped)
     episodes: list[EpisodeResult] = []
     earlier = {(e.task, e.task_id): e for e in finished}
     # One agent (so one breaker) for the whole run, or one pool whose workers keep theirs.
@@ -486,6 +496,13 @@ def format_table(report: dict[str, Any]) -> str:
             ]
         )
     lines = [f"agent: {report['agent']}   split: {report['split']}", *text_table(header, rows)]
+    if report.get("skipped"):
+        lines.append(f"(skipped: {skipped_text(report['skipped'])})")
     if report.get("stopped"):
         lines.append(f"(the run stopped early: {report['stopped']})")
     return "\n".join(lines)
+
+
+def skipped_text(skipped: Mapping[str, str]) -> str:
+    """``skipped`` (task: why) as one line of text."""
+    return "; ".join(f"{name}: {why}" for name, why in skipped.items())

@@ -12,6 +12,11 @@ write and which our runs can be turned into.
   passes; Unsolved fails on a solvable task, passes on an unsolvable one, is unsure otherwise;
   Unsure passes on an unsolvable task and is unsure otherwise.
 
+A vote whose judge reply cannot be read (no call to the function, arguments that are not JSON, no
+decision among the allowed ones), after ``JUDGE_ATTEMPTS`` tries, is Unjudged: never a coin flip
+or an Unsure. A query with an Unjudged vote is left out of the rate, which is over the judged
+queries and is always reported with their count.
+
 The votes are then counted in one of two ways:
 - ``count="toolbench"`` (the paper): an unsure vote is a coin flip, seeded by the query and the vote
   so a re-run agrees; a query passes when its failed votes are no more than its passed ones; the
@@ -19,19 +24,20 @@ The votes are then counted in one of two ways:
 - ``count="sopr"`` (StableToolBench): each vote scores Solved 1, Unsure 0.5, Unsolved 0; the rate
   is the mean over the queries, with its spread over the votes.
 
-Unlike StableToolBench, the denominator is always the whole test set: a query without an answer
-fails every vote.
+Unlike StableToolBench, the denominator is the whole test set (less its unjudged queries): a query
+without an answer fails every vote.
 
 **Win rate** of a candidate against a reference. A passed answer beats a failed one. Between two
 of the same kind, either the judge's ``better`` decides, over ``votes`` rounds with the answers'
 order shuffled per round, or our deterministic tie-breakers do: fewer failed calls, then fewer
 repeated calls, then fewer steps. Ties are reported, and also split half and half as the paper's
-Table 4 does.
+Table 4 does. A query that neither run answered is not compared (it says nothing of either), and
+where no query was answered by both runs there is no win rate at all.
 
 **Judges.** ``ChatJudge`` asks a model on an OpenAI-compatible endpoint. Each question is one
 forced function call, with an enum and a ``reason``, following ToolEval's decision steps in our own
-words. Every answer is cached on disk by a hash of the model and the exact messages, so a re-run is
-free and identical.
+words. Every answer read is cached on disk by a hash of the model and the exact messages, so a
+re-run is free and identical; a reply that could not be read is asked again, not cached.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import ast
 import hashlib
 import json
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,11 +55,13 @@ from typing import Any, Protocol
 from toolbench.mock_services.rapidapi import TEST_SETS
 
 SOLVED, UNSOLVED, UNSURE = "Solved", "Unsolved", "Unsure"
+UNJUDGED = "Unjudged"  # no readable judge reply: counted apart, never as a verdict
 SOLVABLE, UNSOLVABLE = "Solvable", "Unsolvable"
 PASS, FAIL = "pass", "fail"
 COUNTS = ("toolbench", "sopr")
 ANSWER_CHARS = 1000  # of a final answer the win-rate judge reads (StableToolBench cuts there too)
 MAX_NODES = 10_000  # of an answer's chain that are read
+JUDGE_ATTEMPTS = 3  # a judge question is asked at most this often when its reply cannot be read
 
 
 # ---------------------------------------------------------------------- converted answers
@@ -191,13 +200,16 @@ CHOICES = {
 
 
 class ChatJudge:
-    """ToolEval's judge on an OpenAI-compatible endpoint, every answer cached on disk."""
+    """ToolEval's judge on an OpenAI-compatible endpoint, every readable answer cached on disk."""
 
     def __init__(self, client: Any, cache_dir: str | Path | None = None) -> None:
         self.client = client  # toolbench.agents.client.ChatClient, or anything with complete(messages, tools)
         self.name = f"chat:{getattr(client, 'model', '?')}"
         self.cache = Path(cache_dir) if cache_dir is not None else None
+        if self.cache is not None:  # an unusable folder fails here, before any call is paid for
+            self.cache.mkdir(parents=True, exist_ok=True)
         self.calls = 0  # model calls made (cache hits are free)
+        self.unreadable = 0  # replies that could not be read (each was asked again, up to JUDGE_ATTEMPTS)
 
     def _ask(self, function: str, payload: Mapping[str, Any], vote: int) -> Any:
         messages = [
@@ -232,15 +244,35 @@ class ChatJudge:
                 },
             },
         }
-        self.calls += 1
-        completion = self.client.complete(messages, [tool], max_tokens=1000, temperature=0.2)
-        value = _read_choice(completion, field_name, schema["enum"])
+        value = self._read_reply(messages, tool, field_name, schema["enum"])
         if stored is not None:  # written whole, then renamed: a killed run leaves no half entry
-            stored.parent.mkdir(parents=True, exist_ok=True)
             partial = stored.with_suffix(".part")
             partial.write_text(json.dumps({"function": function, "value": value}), encoding="utf-8")
             partial.replace(stored)
         return value
+
+    def _read_reply(
+        self, messages: list[dict[str, Any]], tool: dict[str, Any], field_name: str, allowed: list[Any]
+    ) -> Any:
+        """The judge's decision, asking again while its reply cannot be read (at temperature 0.2 a
+        second sample often can); ``JudgeError`` when no reply could be, or the call failed."""
+        from toolbench.agents.client import AgentError, RunStopped
+
+        problem = ""
+        for _ in range(JUDGE_ATTEMPTS):
+            self.calls += 1
+            try:
+                completion = self.client.complete(messages, [tool], max_tokens=1000, temperature=0.2)
+            except RunStopped:
+                raise
+            except AgentError as exc:  # the SDK has retried already; this question goes unjudged
+                raise JudgeError(str(exc)) from None
+            try:
+                return _read_choice(completion, tool["function"]["name"], field_name, allowed)
+            except JudgeError as exc:
+                self.unreadable += 1
+                problem = str(exc)
+        raise JudgeError(f"{problem} (asked {JUDGE_ATTEMPTS} times)")
 
     def answer_status(self, query: str, final_answer: str, vote: int = 0) -> str:
         return self._ask("answer_status", {"query": query, "final_answer": final_answer}, vote)
@@ -255,18 +287,20 @@ class ChatJudge:
         return int(self._ask("better", {"query": query, "answer_0": first, "answer_1": second}, vote))
 
 
-def _read_choice(completion: Any, field_name: str, allowed: list[Any]) -> Any:
-    """The decision a judge's reply holds: its forced tool call's arguments, else JSON in its text."""
-    texts = [call.get("function", {}).get("arguments", "") for call in getattr(completion, "tool_calls", []) or []]
+def _read_choice(completion: Any, function: str, field_name: str, allowed: list[Any]) -> Any:
+    """The decision a judge's reply holds: its call to ``function``'s arguments, else JSON in its text."""
+    calls = [call.get("function") for call in getattr(completion, "tool_calls", []) or [] if isinstance(call, dict)]
+    texts = [call.get("arguments", "") for call in calls if isinstance(call, dict) and call.get("name") == function]
     texts.append(getattr(completion, "content", "") or "")
     for text in texts:
         try:
             data = json.loads(text) if isinstance(text, str) else text
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
-        if isinstance(data, dict) and data.get(field_name) in allowed:
-            return data[field_name]
-    raise JudgeError(f"the judge's reply has no {field_name} among {allowed}")
+        value = data.get(field_name) if isinstance(data, dict) else None
+        if value in allowed and not isinstance(value, bool):  # True == 1 would pass for an index
+            return value
+    raise JudgeError(f"the judge's reply has no call to {function} with a {field_name} among {allowed}")
 
 
 # ---------------------------------------------------------------------- pass rate
@@ -276,7 +310,7 @@ def _flip(*key: object) -> bool:
 
 
 def solved_status(judge: Judge, answer: Answer, vote: int = 0) -> str:
-    """ToolEval's ``check_is_solved``."""
+    """ToolEval's ``check_is_solved``; ``UNJUDGED`` when the judge's reply could not be read."""
     if not answer.finished() or answer.gave_up():
         return UNSOLVED
     try:
@@ -285,7 +319,7 @@ def solved_status(judge: Judge, answer: Answer, vote: int = 0) -> str:
             whole = {"final_answer": answer.final_answer, "answer_details": answer.details}
             status = judge.parse_answer_status(answer.query, whole, vote)
     except JudgeError:
-        return UNSURE
+        return UNJUDGED
     return status
 
 
@@ -301,12 +335,53 @@ def combined(solved: str, solvable: str) -> str:
 @dataclass
 class PassReport:
     count: str
-    rate: float  # a share, 0..1
+    rate: float | None  # a share of the judged queries, 0..1; None when no query was judged
     spread: float  # SoPR's standard deviation over the votes (0 for ToolBench's count)
-    queries: dict[str, dict[str, Any]]  # per query: its votes and whether it passed
+    queries: dict[str, dict[str, Any]]  # per query: its votes and whether it passed (None: unjudged)
+    answered: int = 0  # queries of the test set that have an answer
 
-    def passed(self) -> dict[str, bool]:
-        return {qid: bool(entry["passed"]) for qid, entry in self.queries.items()}
+    @property
+    def unjudged(self) -> int:
+        return sum(entry["passed"] is None for entry in self.queries.values())
+
+    @property
+    def judged(self) -> int:
+        return len(self.queries) - self.unjudged
+
+    def passed(self) -> dict[str, bool | None]:
+        """Per query: whether it passed, ``None`` when it is unjudged."""
+        return {qid: None if entry["passed"] is None else bool(entry["passed"]) for qid, entry in self.queries.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rate": self.rate, "spread": self.spread, "count": self.count, "total": len(self.queries),
+                "answered": self.answered, "judged": self.judged, "unjudged": self.unjudged,
+                "queries": self.queries}  # fmt: skip
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    values = list(values)
+    return sum(values) / len(values) if values else None
+
+
+def _toolbench_labels(
+    judge: Judge, answer: Answer | None, statuses: list[str], solvability: bool, key: tuple[Any, ...]
+) -> list[str]:
+    """Each vote's pass or fail as ToolBench counts it: an Unsure is a coin flip named by ``key`` and
+    the vote; an unreadable judge reply makes the vote ``UNJUDGED`` and ends the list there."""
+    labels = []
+    for vote, status in enumerate(statuses):
+        if status == UNJUDGED:
+            return [*labels, UNJUDGED]
+        solvable = SOLVABLE
+        if solvability and answer is not None and answer.finished() and status != SOLVED:
+            try:
+                solvable = judge.task_solvable(answer.query, answer.tools, vote)
+            except JudgeError:
+                return [*labels, UNJUDGED]
+        unanswered = answer is None or not answer.finished()  # no Finish: failed, no judge asked (ToolBench)
+        label = FAIL if unanswered else combined(status, solvable)
+        labels.append(label if label != UNSURE else (PASS if _flip(*key, vote) else FAIL))
+    return labels
 
 
 def pass_rate(
@@ -328,32 +403,28 @@ def pass_rate(
     scores_per_vote: list[list[float]] = [[] for _ in range(votes)]
     for qid in ids:
         answer = answers.get(qid)
-        statuses = [solved_status(judge, answer, vote) if answer else UNSOLVED for vote in range(votes)]
+        statuses: list[str] = []
+        while len(statuses) < votes and UNJUDGED not in statuses:  # one unjudged vote leaves the query unjudged
+            statuses.append(solved_status(judge, answer, len(statuses)) if answer else UNSOLVED)
         if count == "sopr":
+            if UNJUDGED in statuses:
+                queries[qid] = {"votes": statuses, "score": None, "passed": None}
+                continue
             scores = [{SOLVED: 1.0, UNSURE: 0.5}.get(s, 0.0) for s in statuses]
             for vote, score in enumerate(scores):
                 scores_per_vote[vote].append(score)
             queries[qid] = {"votes": statuses, "score": sum(scores) / votes, "passed": sum(scores) / votes >= 0.5}
             continue
-        labels = []
-        for vote, status in enumerate(statuses):
-            solvable = SOLVABLE
-            if solvability and answer is not None and answer.finished() and status != SOLVED:
-                try:
-                    solvable = judge.task_solvable(answer.query, answer.tools, vote)
-                except JudgeError:
-                    solvable = UNSURE
-            unanswered = answer is None or not answer.finished()  # no Finish: failed, no judge asked (ToolBench)
-            label = FAIL if unanswered else combined(status, solvable)
-            labels.append(label if label != UNSURE else (PASS if _flip(seed, qid, vote) else FAIL))
-        passed = labels.count(FAIL) <= labels.count(PASS)
+        labels = _toolbench_labels(judge, answer, statuses, solvability, (seed, qid))
+        passed = None if UNJUDGED in labels else labels.count(FAIL) <= labels.count(PASS)
         queries[qid] = {"votes": statuses, "labels": labels, "passed": passed}
-    if not ids:
-        return PassReport(count, 0.0, 0.0, queries)
-    if count == "sopr":
-        means = [sum(scores) / len(ids) for scores in scores_per_vote]
-        return PassReport(count, statistics.fmean(means), statistics.pstdev(means), queries)
-    return PassReport(count, sum(q["passed"] for q in queries.values()) / len(ids), 0.0, queries)
+    answered = sum(qid in answers for qid in ids)
+    if count == "sopr" and scores_per_vote[0]:
+        means = [statistics.fmean(scores) for scores in scores_per_vote]
+        return PassReport(count, statistics.fmean(means), statistics.pstdev(means), queries, answered)
+    report = PassReport(count, None, 0.0, queries, answered)
+    report.rate = _mean(passed for passed in report.passed().values() if passed is not None)
+    return report
 
 
 # ---------------------------------------------------------------------- win rate
@@ -379,60 +450,92 @@ def _shown(answer: Answer) -> dict[str, Any]:
     return {"final_answer": answer.final_answer[:ANSWER_CHARS], "answer_details": answer.details}
 
 
+WIN, LOSS, TIE, NOT_JUDGED = "win", "loss", "tie", "unjudged"
+UNANSWERED = "unanswered"  # a query neither run answered: it says nothing of either, so it is not compared
+
+
 @dataclass
 class WinReport:
-    wins: int
-    losses: int
-    ties: int
-    queries: dict[str, str]  # per query: "win", "loss" or "tie" of the candidate
+    queries: dict[str, str]  # per query, of the candidate: win, loss, tie, unjudged or unanswered
+    answered_by_both: frozenset[str] = frozenset()
+    wins: int = field(init=False)
+    losses: int = field(init=False)
+    ties: int = field(init=False)
+    unjudged: int = field(init=False)
+    unanswered: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        counts = Counter(self.queries.values())
+        self.wins, self.losses, self.ties = counts[WIN], counts[LOSS], counts[TIE]
+        self.unjudged, self.unanswered = counts[NOT_JUDGED], counts[UNANSWERED]
 
     @property
-    def total(self) -> int:
+    def judged(self) -> int:
         return self.wins + self.losses + self.ties
 
     @property
-    def rate(self) -> float:
-        """Wins plus half the ties, as the paper's Table 4 counts."""
-        return (self.wins + self.ties / 2) / self.total if self.total else 0.0
+    def rate(self) -> float | None:
+        """Wins plus half the ties over the judged queries, as the paper's Table 4 counts; ``None``
+        when no query was answered by both runs (there is nothing to compare) or none was judged."""
+        if not self.answered_by_both or not self.judged:
+            return None
+        return (self.wins + self.ties / 2) / self.judged
+
+    def subset(self, ids: Iterable[str]) -> WinReport:
+        """The report of some of its queries (one test set, say)."""
+        ids = [qid for qid in ids if qid in self.queries]
+        return WinReport({qid: self.queries[qid] for qid in ids}, self.answered_by_both.intersection(ids))
+
+    def counts(self) -> dict[str, Any]:
+        return {"rate": self.rate, "total": len(self.queries), "answered_by_both": len(self.answered_by_both),
+                "judged": self.judged, "wins": self.wins, "losses": self.losses, "ties": self.ties,
+                "unjudged": self.unjudged, "unanswered": self.unanswered}  # fmt: skip
 
 
 def win_rate(
     candidate: Mapping[str, Answer],
     reference: Mapping[str, Answer],
     ids: Iterable[str],
-    passed_candidate: Mapping[str, bool],
-    passed_reference: Mapping[str, bool],
+    passed_candidate: Mapping[str, bool | None],
+    passed_reference: Mapping[str, bool | None],
     judge: Judge | None = None,
     votes: int = 2,
     seed: int = 0,
 ) -> WinReport:
-    """The candidate's wins, losses and ties against the reference over ``ids``."""
+    """The candidate's wins, losses and ties against the reference over ``ids``. A pass verdict of
+    ``None`` (unjudged), or a judge reply that cannot be read, leaves the query unjudged."""
     outcomes: dict[str, str] = {}
+    both: set[str] = set()
     for qid in (str(i) for i in ids):
         mine, theirs = candidate.get(qid), reference.get(qid)
         if mine is None or theirs is None:
-            outcomes[qid] = "tie" if mine is theirs else ("win" if theirs is None else "loss")
+            outcomes[qid] = UNANSWERED if mine is theirs else (WIN if theirs is None else LOSS)
             continue
-        a, b = bool(passed_candidate.get(qid)), bool(passed_reference.get(qid))
-        if a != b:
-            outcomes[qid] = "win" if a else "loss"
-            continue
-        if judge is None:
+        both.add(qid)
+        a, b = passed_candidate.get(qid, False), passed_reference.get(qid, False)
+        if a is None or b is None:
+            outcomes[qid] = NOT_JUDGED
+        elif a != b:
+            outcomes[qid] = WIN if a else LOSS
+        elif judge is None:
             ours, others = call_costs(mine), call_costs(theirs)
-            outcomes[qid] = "win" if ours < others else "loss" if ours > others else "tie"
-            continue
-        score = 0
-        for vote in range(votes):  # the order is shuffled per vote: a judge may favour a position
-            swap = _flip(seed, "order", qid, vote)
-            first, second = (theirs, mine) if swap else (mine, theirs)
-            try:
-                choice = judge.better(mine.query, _shown(first), _shown(second), vote)
-            except JudgeError:
-                continue
-            score += 1 if (choice == 0) != swap else -1
-        outcomes[qid] = "win" if score > 0 else "loss" if score < 0 else "tie"
-    values = list(outcomes.values())
-    return WinReport(values.count("win"), values.count("loss"), values.count("tie"), outcomes)
+            outcomes[qid] = WIN if ours < others else LOSS if ours > others else TIE
+        else:
+            outcomes[qid] = _judged_better(judge, mine, theirs, votes, (seed, "order", qid))
+    return WinReport(outcomes, frozenset(both))
+
+
+def _judged_better(judge: Judge, mine: Answer, theirs: Answer, votes: int, key: tuple[Any, ...]) -> str:
+    score = 0
+    for vote in range(votes):  # the order is shuffled per vote: a judge may favour a position
+        swap = _flip(*key, vote)
+        first, second = (theirs, mine) if swap else (mine, theirs)
+        try:
+            choice = judge.better(mine.query, _shown(first), _shown(second), vote)
+        except JudgeError:
+            return NOT_JUDGED
+        score += 1 if (choice == 0) != swap else -1
+    return WIN if score > 0 else LOSS if score < 0 else TIE
 
 
 # ---------------------------------------------------------------------- our runs and our tasks
@@ -524,7 +627,6 @@ def rule_pass_rate(answers: Mapping[str, Answer], tasks: Iterable[Any]) -> PassR
     functions = hub().functions
     key_of = lambda name: functions[name][1].key if name in functions else name  # noqa: E731
     queries: dict[str, dict[str, Any]] = {}
-    tasks = list(tasks)
     for task in tasks:
         qid = str(task.get("query_id", task.id))
         answer = answers.get(qid)
@@ -542,8 +644,8 @@ def rule_pass_rate(answers: Mapping[str, Answer], tasks: Iterable[Any]) -> PassR
         shown = [str(s.get("response", "")) for s in steps]
         verdict = judge(text, gave_up, list(task.get("answer_facts") or []), solvable, evidence, shown)
         queries[qid] = {"votes": [SOLVED if verdict.passed else UNSOLVED], "passed": verdict.passed}
-    rate = sum(q["passed"] for q in queries.values()) / len(tasks) if tasks else 0.0
-    return PassReport("rule", rate, 0.0, queries)
+    answered = sum(qid in answers for qid in queries)
+    return PassReport("rule", _mean(q["passed"] for q in queries.values()), 0.0, queries, answered)
 
 
 def _step_arguments(step: Mapping[str, Any]) -> dict[str, Any]:
@@ -580,28 +682,40 @@ def write_answer_files(trajectories: str | Path, folder: str | Path) -> int:
     return written
 
 
-def table_rows(runs: Mapping[str, Path], reference: str) -> tuple[list[str], list[list[str]]]:
+def percent(rate: float | None, missing: str = "-") -> str:
+    """A rate as a percentage with one decimal, ``missing`` where there is none."""
+    return missing if rate is None else f"{100 * rate:.1f}"
+
+
+def table_rows(runs: Mapping[str, Path], reference: str) -> tuple[list[str], list[list[str]], list[str]]:
     """The paper's Table 4 for runs over our test sets (``toolbench eval --task RapidAPI --split
     test --out DIR``): per method, the pass rate and the win rate against ``reference`` per test set
-    and on average, by our deterministic rule and tie-breakers."""
+    and on average, by our deterministic rule and tie-breakers, with how many queries of each set
+    the method and the reference both answered. A set where they answered none has no win rate, and
+    then the average win rate is not given either; the notes (third value) say where."""
     import gymnasium as gym
 
     import toolbench  # noqa: F401  (registers the env ids)
 
     tasks = {name: gym.make("toolbench/RapidAPI-v0", split=name).unwrapped.tasks for name in TEST_SETS}
     answers = {method: load_answers_from(convert_run(folder / "trajectories.jsonl")) for method, folder in runs.items()}
-    header = ["method", *(f"{name} {kind}" for name in TEST_SETS for kind in ("pass", "win")), "avg pass", "avg win"]
+    kinds = ("pass", "win", "both")
+    header = ["method", *(f"{name} {kind}" for name in TEST_SETS for kind in kinds), "avg pass", "avg win"]
     verdicts = {(method, name): rule_pass_rate(answers[method], tasks[name]) for method in runs for name in TEST_SETS}
-    rows = []
+    rows, notes = [], []
     for method in runs:
         cells, passes, wins = [method], [], []
         for name in TEST_SETS:
             mine, theirs = verdicts[method, name], verdicts[reference, name]
             ids = list(mine.queries)
             won = win_rate(answers[method], answers[reference], ids, mine.passed(), theirs.passed())
-            passes.append(100 * mine.rate)
-            wins.append(100 * won.rate)
-            cells += [f"{passes[-1]:.1f}", f"{wins[-1]:.1f}"]
-        cells += [f"{sum(passes) / len(passes):.1f}", f"{sum(wins) / len(wins):.1f}"]
+            passes.append(mine.rate)
+            wins.append(won.rate)
+            cells += [percent(mine.rate), percent(won.rate), f"{len(won.answered_by_both)}/{len(ids)}"]
+        missing = [name for name, rate in zip(TEST_SETS, wins) if rate is None]
+        if missing:
+            notes.append(f"{method}: no win rate in {', '.join(missing)} (no query there has an answer from both "
+                         f"{method} and the reference {reference})")  # fmt: skip
+        cells += [percent(None if None in passes else _mean(passes)), percent(None if missing else _mean(wins))]
         rows.append(cells)
-    return header, rows
+    return header, rows, notes

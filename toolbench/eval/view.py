@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolbench.eval.harness import EpisodeResult
+from toolbench.eval.harness import EpisodeResult, skipped_text
 from toolbench.eval.runs import read_run
 
 MAX_TEXT = 20_000  # characters of one prompt, action or observation shown
@@ -144,6 +144,9 @@ def render_run(path: str | Path) -> str:
         results_table(report),
         f'<p class="meta">{html.escape("The run stopped early: " + str(report["stopped"]))}</p>'
         if report.get("stopped")
+        else "",
+        f'<p class="meta">{html.escape("Skipped: " + skipped_text(report["skipped"]))}</p>'
+        if isinstance(report.get("skipped"), dict)
         else "",
         '<div class="filters">Task <select id="task-filter"><option value="">all</option>'
         f'{options}</select> Outcome <select id="outcome-filter"><option value="">all</option>'
