@@ -2,6 +2,7 @@
 # make test   create .venv if needed, install, run the test suite
 # make bench  create .venv if needed, install, run the benchmarks (numbers in benchmarks/results/)
 # make fuzz   10,000 mutated actions per env: exceptions, internal errors, 5xx, leaks, memory, the slowest action
+# make audit  every cheap policy on every env and mode, whole test splits, held to its ceiling (runs/audit)
 # make conformance   gspread's own test suite live against the Sheets emulator, and its 2,116 recorded requests replayed
 
 PYTHON ?= python3
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test bench fuzz conformance install fixtures clean
+.PHONY: demo test bench fuzz audit conformance install fixtures clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +38,9 @@ bench: $(STAMP)
 
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzzing 10000
+
+audit: $(STAMP)
+	$(BIN)/toolbench audit --workers 2 --out runs/audit
 
 conformance: $(STAMP)
 	$(BIN)/python -m conformance

@@ -357,7 +357,12 @@ def ipc_marks():
 def found_in(helpers, key, name):
     """The kinds of IPC object that hold something under ``key`` and ``name`` in ``helpers``' namespace."""
     found = []
-    for kind, find, mark in (("shm", "find_shm", key), ("msg", "find_msg", key), ("sem", "find_sem", key), ("mq", "find_mq", name)):
+    for kind, find, mark in (
+        ("shm", "find_shm", key),
+        ("msg", "find_msg", key),
+        ("sem", "find_sem", key),
+        ("mq", "find_mq", name),
+    ):
         with contextlib.suppress(OSError):
             helpers[find](mark)
             found.append(kind)
@@ -710,7 +715,6 @@ def test_the_host_name_is_not_the_hosts(probe, unguarded):
     need("UTS namespace")
     outcome = probe("import os, socket\nresult = [os.uname().nodename, socket.gethostname()]")
     assert outcome.ok and outcome.payload == [kernel.HOSTNAME.decode()] * 2
-
 
 
 def test_guarded_code_keeps_the_layers_too():

@@ -2,9 +2,9 @@
 
 ``toolbench audit`` plays every one on every env and mode it applies to and holds it to a ceiling
 (``eval/audit.py``); ``toolbench eval --agent cheap:NAME`` plays one like any other agent, with run
-records. None reads the task's references, except ``paste_responses``, which is handed the right
-calls to test whether pasting their raw answers passes (the other-task-reference policy is the
-``random`` agent).
+records. None reads the task's own references, except ``paste_responses``, which is handed the
+right calls to test whether pasting their raw answers passes; the demonstration and training
+policies copy other tasks' answers, as does the ``random`` agent.
 """
 
 from __future__ import annotations
@@ -259,7 +259,8 @@ class CallEverything(CheapPolicy):
         return [*select, *lines, "finish()"]
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
-        self._actions = self.plan(env, task, observation, info)  # program mode: select_apps, then the plan
+        # Not joined into one program: hierarchical program mode takes select_apps, then the plan.
+        self._actions = self.plan(env, task, observation, info)
 
 
 class MismatchSearch(CheapPolicy):

@@ -1,0 +1,72 @@
+"""toolbench audit: cheap policies on every env and mode, held to their ceilings."""
+
+import json
+
+import pytest
+
+import toolbench
+from toolbench.agents.cheap import POLICIES
+from toolbench.cli import main
+from toolbench.eval import audit
+from toolbench.eval.audit import policies_for, run_audit
+from toolbench.eval.runs import read_run
+
+
+def test_a_slice_of_every_env_and_mode_stays_below_the_ceilings():
+    rows = run_audit(limit=10)
+    played = {(row.task, row.mode, row.policy) for row in rows}
+    for spec in toolbench.TASKS:
+        for mode in spec.modes:
+            assert {(spec.name, mode, policy) for policy in policies_for(spec, mode)} <= played
+    assert all(row.metrics["success_rate"] == 1.0 for row in rows if row.policy == "oracle")
+    assert [f"{r.task}/{r.mode}/{r.policy}: {r.over}" for r in rows if r.over] == []
+    bounded = [row for row in rows if row.policy != "oracle"]
+    assert all(row.ceilings["success_rate"] <= 0.15 for row in bounded)
+    assert all(row.sampled == (row.n == 10) for row in rows)
+
+
+def test_a_sample_allows_for_sampling_error_and_the_whole_split_does_not():
+    row = audit.AuditRow("X", "program", "echo", 10, {"success_rate": 0.2}, {"success_rate": 0.1}, sampled=True)
+    assert row.over == []  # 2 of 10 is within chance of a true 0.1
+    row.metrics["success_rate"] = 0.3
+    assert row.over == ["success_rate"]
+    whole = audit.AuditRow("X", "program", "echo", 100, {"success_rate": 0.11}, {"success_rate": 0.1})
+    assert whole.over == ["success_rate"]
+    assert audit.sample(list(range(105)), 10) == (0, 10, 21, 31, 42, 52, 63, 73, 84, 94)
+
+
+def test_webshop_first_hit_earns_the_papers_criterion_but_not_success():
+    (row,) = [r for r in run_audit(["WebShop"], ["interactive"], ["first_hit"]) if r.policy == "first_hit"]
+    assert row.n == 100 and row.metrics["success_rate"] <= 0.05 and not row.over
+    assert row.metrics["paper_success"] >= 0.9  # reported beside it
+
+
+def test_a_policy_over_its_ceiling_fails_the_command(monkeypatch, capsys):
+    monkeypatch.setattr(audit, "ALLOWANCES", ())  # first_hit's score (0.5) against the default 0.15
+    code = main(["audit", "--task", "WebShop", "--mode", "interactive", "--policy", "first_hit", "--limit", "5"])
+    out = capsys.readouterr().out
+    assert code == 1 and "OVER: score" in out and "1 of 1 policy runs passed a ceiling" in out
+
+
+def test_out_keeps_the_report_and_a_run_folder_per_policy(tmp_path, capsys):
+    code = main(["audit", "--task", "CatAPI", "--limit", "3", "--out", str(tmp_path), "--quiet", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["over"] == [] and {row["policy"] for row in report["rows"]} >= {"oracle", "echo"}
+    saved = json.loads((tmp_path / "audit.json").read_text())
+    assert saved["rows"] == report["rows"] and "no cheap policy passed" in (tmp_path / "audit.txt").read_text()
+    run, summary, episodes = read_run(tmp_path / "program" / "echo")
+    assert run["settings"]["agent"] == "cheap:echo" and len(episodes) == 3 and summary["tasks"]["CatAPI"]["n"] == 3
+    assert main(["view", str(tmp_path / "program" / "echo")]) == 0
+
+
+def test_unknown_policies_are_refused(capsys):
+    assert main(["audit", "--policy", "sneaky"]) == 2
+    assert "unknown policies ['sneaky']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", sorted(POLICIES))
+def test_every_policy_plays_as_an_agent(name, capsys):
+    spec = next(s for s in toolbench.TASKS if POLICIES[name]().applies(s.name, s.modes[0], s.splits))
+    assert main(["eval", "--agent", f"cheap:{name}", "--task", spec.name, "--limit", "2", "--json", "--quiet"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["agent"] == f"cheap:{name}" and report["tasks"][spec.name]["n"] == 2
