@@ -187,7 +187,7 @@ class RapidAPIEnv(ToolEnv):
         self._http: list[int] = []
         self._answered: list[str] = []  # functions a hub API answered with a 200
         self._arguments: list[tuple[str, dict[str, Any], bool]] = []  # each call: function, arguments, answered
-        self._shown_texts: list[str] = []  # what the calls returned, which an answer must not paste
+        self._returned: list[tuple[str, Any]] = []  # each call's observation and response, not to be pasted
         self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
         self._hub_apis: dict[str, tuple[Any, Any]] = {}
@@ -228,7 +228,7 @@ class RapidAPIEnv(ToolEnv):
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http, self._answered = {}, [], [], [], []
-        self._arguments, self._shown_texts = [], []
+        self._arguments, self._returned = [], []
         api_list = self._episode_apis = self._api_list(task)
         self._functions = {}
         for entry in api_list:
@@ -295,7 +295,7 @@ class RapidAPIEnv(ToolEnv):
         self._arguments.append((function, arguments, status == 200))
         answer = reply(status, body)  # an API's error answer is "Message error...", as ToolBench's service says
         text = observation(answer["error"], self._shown(answer["response"]))
-        self._shown_texts += shown_texts(text, answer["response"])
+        self._returned.append((text, answer["response"]))
         return text, status_of(answer["error"])
 
     def _shown(self, body: Any) -> Any:
@@ -333,7 +333,8 @@ class RapidAPIEnv(ToolEnv):
         facts = list(self.task.get("answer_facts") or [])
         solvable = bool(self.task.get("solvable", True))
         evidence = self._evidence(solvable)
-        verdict = judge(answer, status == GAVE_UP, facts, solvable, evidence, self._shown_texts)
+        shown = (part for text, response in self._returned for part in shown_texts(text, response))
+        verdict = judge(answer, status == GAVE_UP, facts, solvable, evidence, shown)
         metrics.update(passed=verdict.passed, facts_found=verdict.facts_found, facts_total=verdict.facts_total)
         metrics["made_the_calls"] = evidence
         # For the split's pass rates per test set (``summarize_episodes``).
@@ -400,7 +401,7 @@ class RapidAPIEnv(ToolEnv):
             "answered": list(self._answered),
             "http": list(self._http),
             "arguments": copy.deepcopy(self._arguments),
-            "shown": list(self._shown_texts),
+            "returned": copy.deepcopy(self._returned),
         }
 
     def _set_backend_state(self, state: Any) -> None:
@@ -410,4 +411,4 @@ class RapidAPIEnv(ToolEnv):
         self._called, self._failed = list(state["called"]), list(state["failed"])
         self._answered, self._http = list(state["answered"]), list(state["http"])
         self._arguments = copy.deepcopy(state.get("arguments", []))
-        self._shown_texts = list(state.get("shown", []))
+        self._returned = copy.deepcopy(state.get("returned", []))

@@ -218,6 +218,8 @@ def pastes(answer: str, shown: Iterable[str]) -> bool:
     """Whether ``answer`` holds one of the texts the calls returned (an observation, a response's
     JSON) of ``PASTE_CHARS`` or more, word for word: raw responses are not an answer to the user,
     though they hold its facts (a judge reads them as unanswered)."""
+    if "{" not in answer and "[" not in answer:  # no JSON text in it (most answers): nothing to look for
+        return False
     return any(len(text) >= PASTE_CHARS and text in answer for text in shown)
 
 
