@@ -220,3 +220,22 @@ def test_the_eval_summary_has_micro_f1_and_with_the_paper_scorer_its_table(capsy
     assert "paper_app_hit_f1" not in plain["tasks"]["AppBench"] and plain["tasks"]["AppBench"]["micro_f1_app"] < 0.3
     assert main(["eval", "--agent", "oracle", "--task", "CatAPI", "--scorer", "paper"]) == 2
     assert "--scorer applies to --task AppBench only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["program", "interactive"])
+def test_the_gold_apps_are_not_shown_at_reset(mode):
+    """appbench-test-0300 needs Events: what reset shows is what any other task's reset shows."""
+    import gymnasium as gym
+
+    import toolbench  # noqa: F401  (registers the env ids)
+
+    env = gym.make("toolbench/AppBench-v0", mode=mode)
+    _, info = env.reset(options={"task_id": "appbench-test-0300"})
+    assert env.unwrapped.task.get("output")["used_app"] == ["Events"]
+    names = [tool["function"]["name"] for tool in info["tools"]]
+    if mode == "program":  # flat: every app's APIs
+        assert len(names) == 33 and info["api_docs"].count("# Events.") == 2
+    else:  # hierarchical: the apps, and select_apps to choose among them
+        assert names == ["select_apps", "finish"] and "Events__" not in info["api_docs"]
+    _, other = env.reset(options={"task_id": "appbench-test-0000"})
+    assert (other["api_docs"], other["tools"]) == (info["api_docs"], info["tools"])
