@@ -306,8 +306,8 @@ class VirtualHomeEnv(ToolEnv):
                 )
                 flags = ", ".join(sorted(self._world.states[node]))
                 states.append(f"  {name}: {place}" + (f" [{flags}]" if flags else ""))
-        goals = [f"  {'✓' if self._world.holds(goal) else '✗'} {goal}" for goal in self.task.get("goals", ())]
-        goals = goals if self.diagnostics else []
+        shown_goals = self.task.get("goals", ()) if self.diagnostics else ()
+        goals = [f"  {'✓' if self._world.holds(goal) else '✗'} {goal}" for goal in shown_goals]
         return (
             text
             + "--- final state ---\n"
