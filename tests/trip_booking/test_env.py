@@ -124,6 +124,15 @@ def test_only_a_search_that_passes_its_checks_is_paid(austin):
     assert truncated and not info["executable"] and reward == 0.0
 
 
+def test_search_defaults_earn_the_benchmarks_f1_but_no_reward(austin):
+    task_id = austin.unwrapped.tasks[0].id
+    wrong_everything = (
+        REFERENCE.replace("Austin", "Boston").replace("Dallas", "Omaha").replace("Date(6, 14", "Date(7, 1")
+    )
+    _, reward, _, _, info = play(austin, task_id, [wrong_everything])
+    assert info["f1"] > 0 and reward < info["f1"]  # min prices 0: in ToolBench's F1, not in the reward
+
+
 def test_interactive_json_calls_with_places_and_dates():
     env = gym.make(ENV_ID, mode="interactive")
     env.reset(seed=0)

@@ -111,6 +111,16 @@ class DemoAnswer(CheapPolicy):
         return env.oracle_actions(env.complete_task(known[closest]))
 
 
+class FirstDemoAnswer(DemoAnswer):
+    policy = "constant_answer"
+    about = "one answer for every task: the first demonstration's"
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        if env.task_name not in self._tasks:
+            self._tasks[env.task_name] = env.load_split(self.split)
+        return env.oracle_actions(env.complete_task(self._tasks[env.task_name][0]))
+
+
 class TrainAnswer(DemoAnswer):
     policy = "train_answer"
     about = "the answer of the training task closest to the task (BM25): what memorizing the train split earns"
@@ -326,7 +336,7 @@ class MismatchSearch(CheapPolicy):
 POLICIES: dict[str, type[CheapPolicy]] = {
     policy.policy: policy
     for policy in (
-        EmptyAction, GiveUp, FinishWords, EchoInstruction, DemoAnswer, TrainAnswer, FirstHit, Cheapest,
+        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, FirstHit, Cheapest,
         PasteResponses, CallAllGiveUp, CallAllPaste, CallEverything, MismatchSearch,
     )
 }  # fmt: skip

@@ -7,7 +7,7 @@ from typing import Any
 from toolbench.core.call_env import CriteriaApiEnv
 from toolbench.core.functions import FunctionSpec, Param
 from toolbench.mock_services.trip_booking import CONSTRUCTORS, MODES, ROOM_TYPES, Date, Loc, TripBookingAPI
-from toolbench.mock_services.trip_booking.api import BOOKING_TYPES
+from toolbench.mock_services.trip_booking.api import BOOKING_TYPES, SEARCH_DEFAULTS
 
 
 def _number(name: str, description: str, kind: str = "int") -> FunctionSpec:
@@ -95,9 +95,11 @@ class TripBookingEnv(CriteriaApiEnv):
     Text: the request; then the call's confirmation, the broken rule, or the search results.
 
     ## Rewards
-    The F1 between the criteria set (including ``search()``'s defaults) and the best reference's,
-    paid at the end when ``search()`` ran and passed its check of the required criteria (criteria
-    never submitted get their F1 in ``info`` and no reward); ``info`` has ``success``, ``score``,
+    ``info["f1"]`` is ToolBench's F1 between the criteria set (including ``search()``'s defaults:
+    minimum prices 0, one room) and the best reference's. The reward is the lower of that and the F1
+    without those defaults on either side (which let a constant program earn 0.33), paid at the end
+    when ``search()`` ran and passed its check of the required criteria (criteria never submitted
+    get their F1 in ``info`` and no reward); ``info`` has ``success``, ``score``,
     ``executable``, ``error``, ``precision``, ``recall``, ``f1``. A rule broken in a program (wrong
     first call, a missing required criterion, a string where a ``Loc`` is needed) makes it not
     executable: score 0.
@@ -118,6 +120,7 @@ class TripBookingEnv(CriteriaApiEnv):
     fixture_slug = "trip_booking"
     functions = FUNCTIONS
     constructors = CONSTRUCTORS
+    free_criteria = SEARCH_DEFAULTS
     json_values = {"Loc": Loc, "Date": _date_from_json}
 
     def new_api(self) -> TripBookingAPI:

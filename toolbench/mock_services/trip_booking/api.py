@@ -44,6 +44,10 @@ FIRST_YEAR, LAST_YEAR = 1900, 2100
 RESULTS_SHOWN = 5
 
 
+#: What ``search()`` fills in for criteria left unset, as ToolBench's API does (rooms: for hotels).
+SEARCH_DEFAULTS = {"min_price_ticket": 0, "min_price_room": 0, "num_rooms": 1}
+
+
 @dataclass(frozen=True)
 class Loc:
     """A place, as programs write it: ``Loc("Denver")``."""
@@ -227,8 +231,8 @@ class TripBookingAPI:
     def search(self) -> str:
         self._started("search")
         c = self.criteria
-        c.setdefault("min_price_ticket", 0)
-        c.setdefault("min_price_room", 0)
+        c.setdefault("min_price_ticket", SEARCH_DEFAULTS["min_price_ticket"])
+        c.setdefault("min_price_room", SEARCH_DEFAULTS["min_price_room"])
         kind = c["booking_type"]
         label = {"trip tickets": "trip tickets", "hotels": "hotels", "both": "'trip tickets and hotels'"}[kind]
         needs = {
@@ -260,7 +264,7 @@ class TripBookingAPI:
             c.setdefault("departure_date", c["checkin_date"])
             c.setdefault("return_date", c["checkout_date"])
         if kind in ("hotels", "both"):
-            c.setdefault("num_rooms", 1)
+            c.setdefault("num_rooms", SEARCH_DEFAULTS["num_rooms"])
         self._find()
         return self.describe()
 
