@@ -81,12 +81,14 @@ class VirtualHomeEnv(ToolEnv):
     whole cleaned lines divided by the longer program's length, the maximum over the references.
     ``reward="goal"``: ``goal_rate`` (0 for a program that is not executable), the fraction of
     the activity's goal conditions that hold in the final state (for RL, where imitating a
-    reference should not be the target). ``info`` has
+    reference should not be the target), counted only when the actions that ran are at most twice
+    the longest solution's and four more (goal facts stay true once reached, so doing everything
+    in the home would otherwise meet many goals). ``info`` has
     ``executable``, ``lcs``, ``simulated`` (every line ran with no failed precondition),
     ``failed_line`` (the first line that failed, or None), ``failure`` (why), ``goal_rate`` and
     ``success``: in program mode, every goal met by a program that ran to its end; in interactive
     mode, every goal met when the episode ends (failed steps on the way are feedback, and
-    ``simulated`` says whether there were any).
+    ``simulated`` says whether there were any); in both, within that budget of actions.
 
     ## Starting State
     The task's home (``home``, 0 to 4) with its start facts (``start``: e.g. dirty dishes, the
@@ -125,6 +127,7 @@ class VirtualHomeEnv(ToolEnv):
         self._lines: list[str] = []
         self._failed: tuple[int, str, str] | None = None  # (line number, line, why)
         self._all_known = True
+        self._carried_out = 0
         self._references: dict[str, list[list[str]]] = {}
 
     # ------------------------------------------------------------------ tasks
@@ -149,6 +152,7 @@ class VirtualHomeEnv(ToolEnv):
     def _begin(self, task: Task) -> str:
         self._world = World(build_home(int(task.get("home", 0))), task.get("start", ()))
         self._lines, self._failed, self._all_known = [], None, True
+        self._carried_out = 0  # actions that ran (failed and unknown calls are not among them)
         return task.prompt
 
     def _act(self, action: str) -> Outcome:
@@ -188,6 +192,7 @@ class VirtualHomeEnv(ToolEnv):
         if not result.ok:
             self._failed = (number, call.line, result.message)
             return result.message
+        self._carried_out += 1
         return None
 
     def _interactive(self, text: str) -> Outcome:
@@ -216,6 +221,7 @@ class VirtualHomeEnv(ToolEnv):
             if self._failed is None:
                 self._failed = (len(self._lines), call.line, result.message)
             return Outcome(f"Failed: {result.message}\n{self._world.describe()}", done=False, error=result.message)
+        self._carried_out += 1
         return Outcome(f"{result.message}\n{self._world.describe()}", done=False)
 
     def _on_truncation(self, last: Outcome) -> Outcome | None:
@@ -230,9 +236,13 @@ class VirtualHomeEnv(ToolEnv):
         goal_rate = met / len(goals) if goals else 0.0
         executable = self._all_known and bool(self._lines)
         simulated = executable and self._failed is None
-        success = simulated and bool(goals) and met == len(goals)
-        if self.mode == "interactive":
-            success = bool(goals) and met == len(goals)  # failed attempts on the way are feedback
+        # Goal facts such as did(watch, television) stay true once reached, so doing everything in
+        # the home meets many activities' goals: goals count only when reached within twice the
+        # actions of the longest solution, and four more.
+        within = self._carried_out <= self._action_budget(self.task)
+        success = simulated and bool(goals) and met == len(goals) and within
+        if self.mode == "interactive":  # failed attempts on the way are feedback
+            success = bool(goals) and met == len(goals) and within
         metrics = {
             "executable": executable,
             "lcs": lcs,
@@ -246,12 +256,18 @@ class VirtualHomeEnv(ToolEnv):
         # The goal reward needs a program ToolBench would call executable: a right start followed by
         # lines of junk earns nothing.
         # (In interactive mode failed and unknown calls are feedback: the goals reached are paid.)
-        paid_goals = goal_rate if executable or self.mode == "interactive" else 0.0
+        paid_goals = goal_rate if within and (executable or self.mode == "interactive") else 0.0
         score = paid_goals if self.reward_kind == "goal" else lcs
         error = self._failed[2] if self._failed is not None and not executable else None
         return Outcome(
             observation, done=True, score=score, success=success, executable=executable, error=error, metrics=metrics
         )
+
+    def _action_budget(self, task: Task) -> int:
+        """The most actions whose goals count: twice the longest solution's, and four more (none
+        without a solution)."""
+        solutions = self._reference_lines(task)
+        return 2 * max(len(lines) for lines in solutions) + 4 if solutions else 1 << 30
 
     def _reference_lines(self, task: Task) -> list[list[str]]:
         if task.id not in self._references:
@@ -275,6 +291,7 @@ class VirtualHomeEnv(ToolEnv):
             "lines": list(self._lines),
             "failed": self._failed,
             "all_known": self._all_known,
+            "carried_out": self._carried_out,
         }
 
     def _set_backend_state(self, state: Any) -> None:
@@ -283,6 +300,7 @@ class VirtualHomeEnv(ToolEnv):
         self._lines = list(state["lines"])
         self._failed = state["failed"]
         self._all_known = state["all_known"]
+        self._carried_out = state.get("carried_out", 0)
 
     def render(self) -> str | None:
         text = super().render()
