@@ -25,7 +25,7 @@ SLOW = ("GoogleSheets", "Tabletop")  # code run in the sandbox: one pair each
 
 
 def _masked(value: Any) -> Any:
-    """``value`` with every number (and bool) replaced: what the scoring step may change."""
+    """``value`` with every number (and bool) replaced."""
     if isinstance(value, bool | int | float):
         return SCORED
     if isinstance(value, dict):
@@ -33,6 +33,12 @@ def _masked(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_masked(item) for item in value]
     return value
+
+
+def _scored_info(info: dict[str, Any], scored: set[str]) -> dict[str, Any]:
+    """The scoring step's info with the numbers of its score keys masked: they are the answer's
+    to decide. Any other key, and any text under a score key, must be the same."""
+    return {key: _masked(value) if key in scored else value for key, value in info.items()}
 
 
 class _ScoringObservation(str):
@@ -57,6 +63,7 @@ class _ScoringObservation(str):
 
 def _transcript(env: gym.Env, actions: list[str]) -> list[Any]:
     """Everything the agent sees in an episode of ``actions`` on the env's one task."""
+    scored = {"success", "score", "executable", *env.unwrapped.metric_names, *env.unwrapped.score_details}
     observation, info = env.reset(seed=0)
     seen: list[Any] = [observation, info]
     ended, scores = False, set()
@@ -66,7 +73,9 @@ def _transcript(env: gym.Env, actions: list[str]) -> list[Any]:
             scores = {str(reward), str(info["score"])}
             observation = _ScoringObservation(observation, scores)
         ended = ended or terminated or truncated
-        seen.append([observation, terminated, truncated, _masked([reward, info]) if ended else [reward, info]])
+        seen.append(
+            [observation, terminated, truncated, [SCORED, _scored_info(info, scored)] if ended else [reward, info]]
+        )
         if terminated or truncated:
             break
     seen.append(_ScoringObservation(END_LINE.sub("--- episode end ---", env.render()), scores))
@@ -115,17 +124,29 @@ def test_what_an_agent_sees_does_not_depend_on_the_answer(env_id, mode):
     probe.close()
 
 
-def test_the_check_finds_a_leak():
-    """An env that shows its reference in an observation fails the comparison above."""
-    spec = toolbench.find_task("CatAPI")
-    env_class = spec.env_class()
-    tasks = toolbench.load_tasks("CatAPI", "test")
-    task, other = _pairs(env_class, tasks, 1)[0]
+def _leaky_pair(method: str, leak) -> list[list[Any]]:
+    """What an agent sees on a task and on its counterfeit, in a Cat API env whose ``method``
+    (``_begin`` or ``_act``) is changed by ``leak(result, task)``."""
+    env_class = toolbench.find_task("CatAPI").env_class()
+    task, other = _pairs(env_class, toolbench.load_tasks("CatAPI", "test"), 1)[0]
 
-    class Leaky(env_class):
-        def _begin(self, task):
-            return super()._begin(task) + task.references[0]
+    def leaking(self, *args):
+        return leak(getattr(env_class, method)(self, *args), self.task)
 
+    leaky = type("Leaky", (env_class,), {method: leaking})
     played = (task, env_class.with_answer_of(task, other))
-    seen = [_transcript(Leaky(tasks=[one], render_mode="ansi"), ["x"]) for one in played]
+    return [_transcript(leaky(tasks=[one], render_mode="ansi"), [task.references[0]]) for one in played]
+
+
+def test_the_check_finds_a_leak_in_an_observation():
+    seen = _leaky_pair("_begin", lambda prompt, task: prompt + task.references[0])
+    assert seen[0] != seen[1]
+
+
+def test_the_check_finds_an_answer_dependent_number_that_is_not_part_of_the_score():
+    def leak(outcome, task):
+        outcome.metrics["hint"] = len(task.references[0])
+        return outcome
+
+    seen = _leaky_pair("_act", leak)
     assert seen[0] != seen[1]

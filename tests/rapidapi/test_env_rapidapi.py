@@ -25,6 +25,12 @@ def env() -> RapidAPIEnv:
     return gym.make("toolbench/RapidAPI-v0", split="test").unwrapped
 
 
+@pytest.fixture
+def diagnosed() -> RapidAPIEnv:
+    """With diagnostics: the info says whether the calls matched the reference's (made_the_calls)."""
+    return gym.make("toolbench/RapidAPI-v0", split="test", diagnostics=True).unwrapped
+
+
 def finish(answer: str, kind: str = "give_answer") -> str:
     return json.dumps({"name": "Finish", "arguments": {"return_type": kind, "final_answer": answer}})
 
@@ -107,42 +113,48 @@ def test_missing_fact_fails_reworded_answer_passes_giving_up_fails(env):
     assert info["passed"] is False
 
 
-def test_an_answer_must_rest_on_calls_and_be_an_answer(env):
-    task = first(env)
+def test_an_answer_must_rest_on_calls_and_be_an_answer(diagnosed):
+    task = first(diagnosed)
     facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]
-    calls = env.oracle_actions(task)[:-1]
-    *_, info = play(env, task.id, [finish("; ".join(facts))])  # the right words, no calls: a guess
+    calls = diagnosed.oracle_actions(task)[:-1]
+    *_, info = play(diagnosed, task.id, [finish("; ".join(facts))])  # the right words, no calls: a guess
     assert info["passed"] is False and info["made_the_calls"] is False
     hedged = "I could not find it for sure, but maybe " + "; ".join(facts)
-    *_, info = play(env, task.id, [*calls, finish(hedged)])
+    *_, info = play(diagnosed, task.id, [*calls, finish(hedged)])
     assert info["passed"] is False
     shotgun = "; ".join(facts) + " or " + ", ".join(str(n) for n in range(60))
-    *_, info = play(env, task.id, [*calls, finish(shotgun)])
+    *_, info = play(diagnosed, task.id, [*calls, finish(shotgun)])
     assert info["passed"] is False
-    *_, info = play(env, task.id, [*calls, finish("x" * 2000 + "; ".join(facts))])  # only 2,000 characters are read
+    *_, info = play(diagnosed, task.id, [*calls, finish("x" * 2000 + "; ".join(facts))])  # only 2,000 characters are read
     assert info["passed"] is False
-    unsolvable = first(env, solvable=False)
-    *_, info = play(env, unsolvable.id, [finish("", "give_up_and_restart")])  # gave up without looking
+    unsolvable = first(diagnosed, solvable=False)
+    *_, info = play(diagnosed, unsolvable.id, [finish("", "give_up_and_restart")])  # gave up without looking
     assert info["passed"] is False
 
 
-def test_evidence_is_the_right_call_with_the_right_arguments(env):
+def test_evidence_is_the_right_call_with_the_right_arguments(diagnosed):
     """A call of the same API with made-up arguments shows nothing: it neither answers a solvable
     task (even where its answer happens to hold the facts) nor proves an unsolvable one."""
-    task = first(env)
+    task = first(diagnosed)
     facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]
-    calls = [json.loads(call) for call in env.oracle_actions(task)[:-1]]
+    calls = [json.loads(call) for call in diagnosed.oracle_actions(task)[:-1]]
     wrong = [json.dumps({**call, "arguments": {k: "zz" for k in call["arguments"]}}) for call in calls]
-    *_, info = play(env, task.id, [*wrong, finish("; ".join(facts))])
+    *_, info = play(diagnosed, task.id, [*wrong, finish("; ".join(facts))])
     assert info["passed"] is False and info["made_the_calls"] is False
     spelled = [json.dumps({**c, "arguments": {k: str(v).upper() for k, v in c["arguments"].items()}}) for c in calls]
-    *_, info = play(env, task.id, [*spelled, finish("; ".join(facts))])  # case and number spelling aside
+    *_, info = play(diagnosed, task.id, [*spelled, finish("; ".join(facts))])  # case and number spelling aside
     assert info["made_the_calls"] is True
-    unsolvable = first(env, solvable=False)
-    (proof,) = [json.loads(call) for call in env.oracle_actions(unsolvable)[:-1]][:1]
+    unsolvable = first(diagnosed, solvable=False)
+    (proof,) = [json.loads(call) for call in diagnosed.oracle_actions(unsolvable)[:-1]][:1]
     blind = json.dumps({**proof, "arguments": {k: "1" for k in proof["arguments"]}})
-    *_, info = play(env, unsolvable.id, [blind, finish("", "give_up_and_restart")])
+    *_, info = play(diagnosed, unsolvable.id, [blind, finish("", "give_up_and_restart")])
     assert info["passed"] is False
+
+
+def test_whether_the_calls_match_the_reference_is_a_diagnostic(env):
+    task = first(env)
+    *_, info = play(env, task.id, env.oracle_actions(task))
+    assert info["passed"] is True and "made_the_calls" not in info
 
 
 def test_pasted_responses_are_not_an_answer(env):

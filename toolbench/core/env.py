@@ -94,6 +94,10 @@ class ToolEnv(gym.Env[str, str]):
     #: other field (references, goals, gold plans, the category) is the answer. ``with_answer_of``
     #: makes the tasks the no-leak test compares.
     input_fields: ClassVar[tuple[str, ...]] = ()
+    #: Keys of the final info, beside ``metric_names``, whose numbers are parts of the score (counts
+    #: the score is made of). Only these, ``success``, ``score`` and ``executable`` may depend on the
+    #: answer; the no-leak test holds every other key to it.
+    score_details: ClassVar[tuple[str, ...]] = ()
     #: ``gym.make`` arguments that change what an agent is shown (AppBench's ``prompting``), kept as
     #: attributes of the same name: a prompt's demonstrations are played with them.
     presentation_options: ClassVar[tuple[str, ...]] = ()

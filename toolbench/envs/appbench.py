@@ -197,6 +197,7 @@ class AppBenchEnv(ToolEnv):
     metric_names = METRICS
     finishing_action = FINISH
     presentation_options = ("prompting",)
+    score_details = ("counts", "paper_counts", "paper_complete_match")  # hits, predicted and gold items
 
     def __init__(self, prompting: str | None = None, scorer: str = "ours", **kwargs: Any) -> None:
         mode = kwargs.get("mode") or self.modes[0]

@@ -375,6 +375,7 @@ class GoogleSheetsEnv(ToolEnv):
     metric_names = ("cell_accuracy",)
     finishing_action = "submit"
     input_fields = ("question_sheet_name",)  # the worksheet the code gets, named in the prompt
+    score_details = ("mismatch_count",)
     limits: ClassVar[Limits] = Limits(seconds=10.0, memory_mb=1024, output_chars=20_000)
 
     def __init__(self, time_limit: float | None = None, memory_limit: int | None = None, **kwargs: Any) -> None:

@@ -205,6 +205,7 @@ class WebShopEnv(ToolEnv):
     # The goal's instruction is on every page; the session number names the task, as in WebShop.
     input_fields = ("session", "goal.instruction_text")
     presentation_options = ("observation_mode",)
+    score_details = ("r_option", "query_match", "category_match", "title_score")  # the reward's parts
 
     def __init__(
         self,
