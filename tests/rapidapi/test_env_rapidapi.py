@@ -125,7 +125,9 @@ def test_an_answer_must_rest_on_calls_and_be_an_answer(diagnosed):
     shotgun = "; ".join(facts) + " or " + ", ".join(str(n) for n in range(60))
     *_, info = play(diagnosed, task.id, [*calls, finish(shotgun)])
     assert info["passed"] is False
-    *_, info = play(diagnosed, task.id, [*calls, finish("x" * 2000 + "; ".join(facts))])  # only 2,000 characters are read
+    *_, info = play(
+        diagnosed, task.id, [*calls, finish("x" * 2000 + "; ".join(facts))]
+    )  # only 2,000 characters are read
     assert info["passed"] is False
     unsolvable = first(diagnosed, solvable=False)
     *_, info = play(diagnosed, unsolvable.id, [finish("", "give_up_and_restart")])  # gave up without looking

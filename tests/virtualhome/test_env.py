@@ -275,10 +275,37 @@ def test_api_docs_start_with_the_rules_of_the_home():
     assert docs.startswith("# How the home works") and "Agent.Done()" in docs.split("\n\n")[0]
 
 
-SHOTGUN = """WakeUp() StandUp() WalkTo(television) SwitchOn(television) Watch(television) WalkTo(cat) LookAt(cat)
-Grab(cat) WalkTo(couch) SitOn(couch) StandUp() WalkTo(man) Greet(man) WalkTo(woman) Greet(woman) WalkTo(child)
-Greet(child) WalkTo(light) PlugIn(light) SwitchOn(light) WalkTo(floor_lamp) SwitchOn(floor_lamp) WalkTo(oven)
-Open(oven) WalkTo(bathroom_cabinet) Open(bathroom_cabinet) WalkTo(phone) PlugOut(phone) Grab(phone)""".split()
+SHOTGUN = [
+    "WakeUp()",
+    "StandUp()",
+    "WalkTo(television)",
+    "SwitchOn(television)",
+    "Watch(television)",
+    "WalkTo(cat)",
+    "LookAt(cat)",
+    "Grab(cat)",
+    "WalkTo(couch)",
+    "SitOn(couch)",
+    "StandUp()",
+    "WalkTo(man)",
+    "Greet(man)",
+    "WalkTo(woman)",
+    "Greet(woman)",
+    "WalkTo(child)",
+    "Greet(child)",
+    "WalkTo(light)",
+    "PlugIn(light)",
+    "SwitchOn(light)",
+    "WalkTo(floor_lamp)",
+    "SwitchOn(floor_lamp)",
+    "WalkTo(oven)",
+    "Open(oven)",
+    "WalkTo(bathroom_cabinet)",
+    "Open(bathroom_cabinet)",
+    "WalkTo(phone)",
+    "PlugOut(phone)",
+    "Grab(phone)",
+]
 
 
 def test_doing_everything_in_the_home_meets_no_goal_that_counts():
