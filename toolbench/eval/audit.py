@@ -70,8 +70,7 @@ ALLOWANCES: tuple[Allowance, ...] = (
         _WEBSHOP_REWARD + "; the closest demonstration is often a goal over the same product",
     ),
     Allowance("demo_answer", "HomeSearch", {"score": 0.20}, _F1_SHARED),
-    Allowance("random", "TripBooking", {"score": 0.35}, _F1_SHARED),
-    Allowance("demo_answer", "TripBooking", {"score": 0.45}, _F1_SHARED),
+    Allowance("demo_answer", "TripBooking", {"score": 0.25}, _F1_SHARED),
     Allowance("demo_answer", "VirtualHome", {"score": 0.35}, _LCS_SHARED),
     Allowance("train_answer", "VirtualHome", {"score": 0.40}, _LCS_SHARED),
     Allowance(
