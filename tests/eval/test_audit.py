@@ -49,13 +49,13 @@ def test_a_policy_over_its_ceiling_fails_the_command(monkeypatch, capsys):
 
 
 def test_out_keeps_the_report_and_a_run_folder_per_policy(tmp_path, capsys):
-    code = main(["audit", "--task", "CatAPI", "--limit", "3", "--out", str(tmp_path), "--quiet", "--json"])
+    code = main(["audit", "--task", "CatAPI", "--limit", "10", "--out", str(tmp_path), "--quiet", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["over"] == [] and {row["policy"] for row in report["rows"]} >= {"oracle", "echo"}
     saved = json.loads((tmp_path / "audit.json").read_text())
     assert saved["rows"] == report["rows"] and "no cheap policy passed" in (tmp_path / "audit.txt").read_text()
     run, summary, episodes = read_run(tmp_path / "program" / "echo")
-    assert run["settings"]["agent"] == "cheap:echo" and len(episodes) == 3 and summary["tasks"]["CatAPI"]["n"] == 3
+    assert run["settings"]["agent"] == "cheap:echo" and len(episodes) == 10 and summary["tasks"]["CatAPI"]["n"] == 10
     assert main(["view", str(tmp_path / "program" / "echo")]) == 0
 
 
