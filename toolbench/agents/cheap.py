@@ -101,12 +101,16 @@ class DemoAnswer(CheapPolicy):
     def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
         return self.split in splits
 
+    def known(self, env: ToolEnv) -> list[Task]:
+        """The tasks of the split whose answers the policy copies, read once per task."""
+        if env.task_name not in self._tasks:
+            self._tasks[env.task_name] = env.load_split(self.split)
+        return self._tasks[env.task_name]
+
     def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
         from toolbench.eval.prompts import top_k_matches
 
-        if env.task_name not in self._tasks:
-            self._tasks[env.task_name] = env.load_split(self.split)
-        known = self._tasks[env.task_name]
+        known = self.known(env)
         (closest,) = top_k_matches([other.prompt for other in known], task.prompt, 1)
         return env.oracle_actions(env.complete_task(known[closest]))
 
@@ -116,9 +120,7 @@ class FirstDemoAnswer(DemoAnswer):
     about = "one answer for every task: the first demonstration's"
 
     def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
-        if env.task_name not in self._tasks:
-            self._tasks[env.task_name] = env.load_split(self.split)
-        return env.oracle_actions(env.complete_task(self._tasks[env.task_name][0]))
+        return env.oracle_actions(env.complete_task(self.known(env)[0]))
 
 
 class TrainAnswer(DemoAnswer):

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.functions import FunctionSpec, api_docs
 from toolbench.core.program import Call, ProgramError, RuleError, parse_program
-from toolbench.core.scoring import PRF, ZERO, best_prf, dict_f1
+from toolbench.core.scoring import PRF, ZERO, best_prf, deep_equal, dict_f1
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import ToolCallError, parse_tool_call, unfenced
 
@@ -223,7 +223,9 @@ _SIGNATURES: dict[tuple[type, str], tuple[inspect.Signature, int]] = {}
 
 
 def _without(criteria: Mapping[str, Any], leave_out: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in criteria.items() if not (key in leave_out and value == leave_out[key])}
+    return {
+        key: value for key, value in criteria.items() if not (key in leave_out and deep_equal(value, leave_out[key]))
+    }
 
 
 def _signature(api: Any, function: str) -> tuple[inspect.Signature, int]:

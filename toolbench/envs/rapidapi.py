@@ -186,8 +186,7 @@ class RapidAPIEnv(ToolEnv):
         self._called: list[str] = []
         self._failed: list[str] = []
         self._http: list[int] = []
-        self._answered: list[str] = []  # functions a hub API answered with a 200
-        self._arguments: list[tuple[str, dict[str, Any], bool]] = []  # each call: function, arguments, answered
+        self._hub_calls: list[tuple[str, dict[str, Any], bool]] = []  # function, arguments, answered with a 200
         self._returned: list[tuple[str, Any]] = []  # each call's observation and response, not to be pasted
         self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
@@ -228,8 +227,8 @@ class RapidAPIEnv(ToolEnv):
 
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
-        self._state, self._called, self._failed, self._http, self._answered = {}, [], [], [], []
-        self._arguments, self._returned = [], []
+        self._state, self._called, self._failed, self._http = {}, [], [], []
+        self._hub_calls, self._returned = [], []
         api_list = self._episode_apis = self._api_list(task)
         self._functions = {}
         for entry in api_list:
@@ -292,8 +291,9 @@ class RapidAPIEnv(ToolEnv):
         tool, api = found
         status, body = call(tool, api, arguments, self._state.setdefault(tool.standard_name, {}))
         self._http.append(status)
-        (self._answered if status == 200 else self._failed).append(function)
-        self._arguments.append((function, arguments, status == 200))
+        if status != 200:
+            self._failed.append(function)
+        self._hub_calls.append((function, arguments, status == 200))
         answer = reply(status, body)  # an API's error answer is "Message error...", as ToolBench's service says
         text = observation(answer["error"], self._shown(answer["response"]))
         self._returned.append((text, answer["response"]))
@@ -347,8 +347,8 @@ class RapidAPIEnv(ToolEnv):
         assert self.task is not None
         solution = list(self.task.get("solution") or [])
         key_of = lambda function: self._functions_key.get(function, function)  # noqa: E731
-        answered = [(function, arguments) for function, arguments, ok in self._arguments if ok]
-        tried = [(function, arguments) for function, arguments, _ in self._arguments]
+        answered = [(function, arguments) for function, arguments, ok in self._hub_calls if ok]
+        tried = [(function, arguments) for function, arguments, _ in self._hub_calls]
         return made_the_calls(solution, answered, tried, key_of, solvable)
 
     @staticmethod
@@ -400,9 +400,8 @@ class RapidAPIEnv(ToolEnv):
             "state": copy.deepcopy(self._state),
             "called": list(self._called),
             "failed": list(self._failed),
-            "answered": list(self._answered),
             "http": list(self._http),
-            "arguments": copy.deepcopy(self._arguments),
+            "hub_calls": copy.deepcopy(self._hub_calls),
             "returned": copy.deepcopy(self._returned),
         }
 
@@ -411,6 +410,6 @@ class RapidAPIEnv(ToolEnv):
             self._begin(self.task)
         self._state = copy.deepcopy(state["state"])
         self._called, self._failed = list(state["called"]), list(state["failed"])
-        self._answered, self._http = list(state["answered"]), list(state["http"])
-        self._arguments = copy.deepcopy(state.get("arguments", []))
+        self._http = list(state["http"])
+        self._hub_calls = copy.deepcopy(state.get("hub_calls", []))
         self._returned = copy.deepcopy(state.get("returned", []))

@@ -180,14 +180,14 @@ def run_audit(
                 for policy in policies_for(spec, mode):
                     if policies is None or policy in policies or policy == "oracle":
                         plays.setdefault(policy, []).append(spec.name)
+        # Each task's test split, read once per mode for every policy that plays it.
+        whole = {planned.spec.name: planned for planned in plan_run("oracle", plays.get("oracle", []), "test", mode)}
         for policy, names in plays.items():
             folder = None
             if out is not None:
                 settings = {"agent": agent_spec(policy), "tasks": names, "split": "test", "mode": mode, "limit": limit}
                 folder = RunFolder.open(Path(out) / mode / policy, settings, command_line(), overwrite=True)
-            whole = plan_run(agent_spec(policy), names, "test", mode)
-            full = {planned.spec.name: len(planned.tasks) for planned in whole}
-            plan = [replace(planned, tasks=sample(planned.tasks, limit)) for planned in whole]
+            plan = [replace(whole[name], tasks=sample(whole[name].tasks, limit)) for name in names]
             report, _ = evaluate(
                 agent_spec(policy),
                 names,
@@ -210,7 +210,7 @@ def run_audit(
                     summary["n"],
                     {m: summary.get(m) for m in (*BOUNDED, *REPORTED) if m in summary},
                     {m: top for m, top in bounded.items() if top is not None},
-                    sampled=summary["n"] < full[name],
+                    sampled=summary["n"] < len(whole[name].tasks),
                 )
                 rows.append(row)
                 if progress is not None:
