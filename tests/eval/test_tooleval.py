@@ -64,12 +64,42 @@ def by_length(function, payload):
     return 0
 
 
+def finish_in_last_tool_step(record: dict) -> bool:
+    """ToolEval's rule, written out here over the raw record: walk the first ``next`` of each node
+    while the node has a ``next`` key; the last tool node with a message is the final step; it
+    passes the first check when its text (``str`` of the message) holds ``'name': 'Finish'``."""
+    node, final = record["answer"]["answer_details"][0], ""
+    while "next" in node:
+        if node["message"] and node["role"] == "tool":
+            final = f"Final step: {node['message']}"
+        if not node["next"]:
+            break
+        node = node["next"][0]
+    return "'name': 'Finish'" in final
+
+
+def test_toolbench_answers_cut_to_100_characters_are_read_as_tooleval_reads_them(refdata):
+    raw = json.loads((refdata / TB).read_text())
+    answers = load_answers(refdata / TB)
+    assert {qid: a.finished() for qid, a in answers.items()} == {
+        qid: finish_in_last_tool_step(record) for qid, record in raw.items()
+    }
+    assert len(answers) == 100 and sum(a.finished() for a in answers.values()) == 67
+    # Their tool messages are the Python text of a dict cut at 100 characters: kept as text, with
+    # the function's name read from the part that is there.
+    steps = [step for a in answers.values() for step in a.tool_steps()]
+    cut = [step for step in steps if "text" in step]
+    assert len(cut) > 0.9 * len(steps) and all(len(step["text"]) <= 100 for step in cut)
+    assert sum(step["name"] == "Finish" for step in steps) >= 67 and all(step["name"] for step in steps)
+
+
 def test_their_converted_answers_load_and_are_scored_with_a_judge(refdata, tmp_path):
     answers = load_answers(refdata / TB)
     assert len(answers) == 100
     sample = next(iter(answers.values()))
     assert sample.tool_steps() and isinstance(sample.tool_steps()[0], dict)
     finished = [a for a in answers.values() if a.finished() and not a.gave_up()]
+    assert len(finished) == 64  # 67 call Finish last, 3 of them to give up
     app = judge_app(by_length)
     with ServedApp(app) as served:
         judge = ChatJudge(ChatClient("judge", base_url=f"{served.url}/v1"), cache_dir=tmp_path)

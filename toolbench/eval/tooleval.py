@@ -45,6 +45,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -62,6 +63,8 @@ COUNTS = ("toolbench", "sopr")
 ANSWER_CHARS = 1000  # of a final answer the win-rate judge reads (StableToolBench cuts there too)
 MAX_NODES = 10_000  # of an answer's chain that are read
 JUDGE_ATTEMPTS = 3  # a judge question is asked at most this often when its reply cannot be read
+FINISH_MARK = "'name': 'Finish'"  # what ToolEval looks for in the text of an answer's last tool step
+_STEP_NAME = re.compile(r"\{'name': '([^'\\]*)'")  # the name a tool message's Python text starts with
 
 
 # ---------------------------------------------------------------------- converted answers
@@ -87,27 +90,46 @@ class Answer:
         return nodes
 
     def tool_steps(self) -> list[dict[str, Any]]:
-        """Each tool node's message as a dict (``name``, ``arguments``, ``response``)."""
-        steps = []
+        """Each tool node's message as a dict (``name``, ``arguments``, ``response``). A message that
+        is not a whole dict's text (ToolBench's released answers cut each to 100 characters) is kept
+        as ``text``, with the ``name`` it starts with where that much is there."""
+        return [_tool_step(node.get("message")) for node in self.chain() if node.get("role") == "tool"]
+
+    def final_step(self) -> str:
+        """The text of the last tool node that has a message, read as ToolEval reads an answer: the
+        chain from its first node, up to a node without a ``next`` key (which is not read), each
+        message as its ``str`` (a dict's Python text)."""
+        text = ""
         for node in self.chain():
-            if node.get("role") != "tool":
-                continue
+            if "next" not in node:
+                break
             message = node.get("message")
-            if isinstance(message, str):
-                try:
-                    message = ast.literal_eval(message)  # ToolEval writes the Python text of a dict
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    message = {"name": "", "arguments": "", "response": message}
-            steps.append(message if isinstance(message, dict) else {})
-        return steps
+            if message and node.get("role") == "tool":
+                text = str(message)
+        return text
 
     def finished(self) -> bool:
-        """Whether the last tool step is a ``Finish`` call (ToolEval's first check)."""
-        steps = self.tool_steps()
-        return bool(steps) and steps[-1].get("name") == "Finish"
+        """ToolEval's first check: the last tool step's text holds ``'name': 'Finish'``."""
+        return FINISH_MARK in self.final_step()
 
     def gave_up(self) -> bool:
         return self.final_answer == "" or "give_up_and_restart" in self.final_answer
+
+
+def _tool_step(message: Any) -> dict[str, Any]:
+    """A tool node's message as a dict; text that is not a whole dict's is kept as ``text``."""
+    if isinstance(message, dict):
+        return message
+    if not isinstance(message, str):
+        return {}
+    try:
+        parsed = ast.literal_eval(message)  # ToolEval writes the Python text of a dict
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict):
+        return parsed
+    name = _STEP_NAME.match(message)
+    return {"name": name[1] if name else "", "arguments": "", "response": "", "text": message}
 
 
 def load_answers(path: str | Path) -> dict[str, Answer]:
@@ -435,7 +457,8 @@ def call_costs(answer: Answer) -> tuple[int, int, int]:
     for step in answer.tool_steps():
         if step.get("name") == "Finish":
             continue
-        call = (str(step.get("name")), str(step.get("arguments")))
+        # A step kept as cut text is told apart by that text: its arguments are not all there.
+        call = (str(step.get("name")), str(step.get("text") or step.get("arguments")))
         repeated += call in seen
         seen.add(call)
         try:
