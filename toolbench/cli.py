@@ -132,7 +132,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return fail(f"--task-file {args.task_file!r}: no such file")
     if args.scorer is not None and tasks != ["AppBench"]:
         return fail("--scorer applies to --task AppBench only")
-    env_options = {"scorer": args.scorer} if args.scorer else {}
+    env_options: dict[str, Any] = {"scorer": args.scorer} if args.scorer else {}
+    if args.cache is not None:
+        if tasks != ["RapidAPI"]:
+            return fail("--cache applies to --task RapidAPI only")
+        if not Path(args.cache).is_dir():
+            return fail(f"--cache {args.cache!r}: no such folder (StableToolBench's tool_response_cache)")
+        env_options["cache_dir"] = str(Path(args.cache).resolve())
     folder = None
     try:
         settings = _model_settings(args)
@@ -150,6 +156,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 "task_file": str(Path(args.task_file).resolve()) if args.task_file else None,
                 "model": _result_settings(settings),
                 **({"scorer": args.scorer} if args.scorer else {}),
+                **({"cache_dir": env_options["cache_dir"]} if args.cache else {}),
             }
             about = {"endpoint": os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL} if settings else {}
             folder = RunFolder.open(
@@ -192,6 +199,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.agent.startswith(("react", "dfsdt")) and "RapidAPI" in tasks:
             _write_toolllm_answers(Path(args.out))
     print(json.dumps(report) if args.json else format_table(report))
+    _say_placeholders(episodes)
     failed = [e for e in episodes if e.agent_failed]
     if failed:
         print(
@@ -200,6 +208,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 1 if episodes and len(failed) == len(episodes) else 0
+
+
+def _say_placeholders(episodes: list[Any]) -> None:
+    """On stderr, how many RapidAPI episodes got a placeholder for some call (no cache entry, no hub API)."""
+    sources = [e.info["call_sources"] for e in episodes if isinstance(e.info.get("call_sources"), dict)]
+    short = sum(bool(counts.get("placeholder")) for counts in sources)
+    if short:
+        calls = sum(sum(counts.values()) for counts in sources)
+        placeholders = sum(counts.get("placeholder", 0) for counts in sources)
+        print(
+            f"toolbench eval: {short} of {len(sources)} RapidAPI episodes got a placeholder response ({placeholders} "
+            f"of {calls} calls: no cache entry and no hub API), so a judge's verdict on them rests on made-up "
+            "values; tooleval pass leaves them out (--cache DIR replays StableToolBench's response cache)",
+            file=sys.stderr,
+        )
 
 
 def _write_toolllm_answers(out: Path) -> None:
@@ -421,7 +444,20 @@ def _tooleval_pass(args: argparse.Namespace, answers_file: str, tasks: list[Any]
         return tooleval.rule_pass_rate(answers, tasks)
     ids = tooleval.load_ids(args.ids) if args.ids else sorted(answers)
     return tooleval.pass_rate(
-        answers, ids, judge, votes=args.votes, count=args.count, solvability=not args.no_solvability
+        answers, ids, judge, votes=args.votes, count=args.count, solvability=not args.no_solvability,
+        placeholders=args.include_placeholders,
+    )  # fmt: skip
+
+
+def _coverage_note(report: Any, args: argparse.Namespace) -> str:
+    """What of the rate rests on answered calls, for answers that record their calls' sources."""
+    if not report.call_records:
+        return ""
+    if args.include_placeholders:
+        return "; placeholder responses counted (--include-placeholders)"
+    return (
+        f"; over the {len(report.queries)} queries whose calls were all answered (cache or hub), "
+        f"{len(report.excluded)} left out: a call got a placeholder response"
     )
 
 
@@ -481,7 +517,7 @@ def cmd_tooleval_pass(args: argparse.Namespace) -> int:
     spread = f" (spread {100 * report.spread:.1f})" if report.count == "sopr" and report.rate is not None else ""
     print(
         f"pass rate ({report.count}): {percent(report.rate, 'none')}{spread}, judged {report.judged} of "
-        f"{len(report.queries)} queries ({report.answered} answered)"
+        f"{len(report.queries)} queries ({report.answered} answered){_coverage_note(report, args)}"
     )
     if args.out:
         Path(args.out).write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
@@ -517,7 +553,8 @@ def cmd_tooleval_win(args: argparse.Namespace) -> int:
         judge = _judge(args, tasks)
         mine = _tooleval_pass(args, args.answers, tasks, judge)
         theirs = _tooleval_pass(args, args.reference, tasks, judge)
-        ids = sorted(set(mine.queries) | set(theirs.queries))
+        left_out = set(mine.excluded) | set(theirs.excluded)  # a verdict on placeholder responses compares nothing
+        ids = sorted((set(mine.queries) | set(theirs.queries)) - left_out)
         report = tooleval.win_rate(
             tooleval.load_answers(args.answers), tooleval.load_answers(args.reference), ids, mine.passed(),
             theirs.passed(), judge=judge, votes=args.votes,
@@ -539,6 +576,7 @@ def cmd_tooleval_win(args: argparse.Namespace) -> int:
         f"win rate: {percent(report.rate, 'none')} (ties split half and half; wins {report.wins}, "
         f"losses {report.losses}, ties {report.ties}, judged {report.judged}; both runs answered "
         f"{len(report.answered_by_both)} of {len(report.queries)} queries, and those neither answered are left out)"
+        + (f"; {len(left_out)} more left out: a call of one run got a placeholder response" if left_out else "")
     )
     print("\n".join(text_table(header, rows)))
     if args.out:
@@ -596,7 +634,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from toolbench.core.server import make_production_server
     from toolbench.mock_services import create_service_app, service_api_key
 
-    app = create_service_app(args.service, args.api_key)
+    if args.cache is not None:
+        if args.service != "rapidapi":
+            print("toolbench serve: --cache applies to the rapidapi service only", file=sys.stderr)
+            return 2
+        if not Path(args.cache).is_dir():
+            print(f"toolbench serve: --cache {args.cache!r}: no such folder", file=sys.stderr)
+            return 2
+        from toolbench.mock_services.rapidapi import virtual
+
+        app = virtual.create_app(cache_dir=args.cache)
+    else:
+        app = create_service_app(args.service, args.api_key)
     server = make_production_server(
         app,
         args.host,
@@ -650,6 +699,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--quiet", action="store_true", help="no progress on stderr")
     evaluation.add_argument(
         "--scorer", choices=("ours", "paper"), default=None, help="AppBench: our scorer or the paper's (its table too)"
+    )
+    evaluation.add_argument(
+        "--cache", metavar="DIR", default=None, help="RapidAPI: StableToolBench's response cache (tool_response_cache)"
     )
     model = evaluation.add_argument_group("openai:MODEL agents (defaults per task, as in ToolBench's harness)")
     model.add_argument(
@@ -752,6 +804,10 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--allow-unjudged", action="store_true", help="exit 0 when queries are unjudged (unreadable judge replies)"
         )
+        command.add_argument(
+            "--include-placeholders", action="store_true",
+            help="also rate queries where a call got a placeholder response (no cache entry, no hub API)",
+        )  # fmt: skip
         command.add_argument("--out", help="a JSON file for the per-query verdicts")
         command.set_defaults(run=cmd_tooleval_pass if name == "pass" else cmd_tooleval_win)
 
@@ -774,6 +830,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-key", type=_non_empty, default=None, help="the key the service accepts (default: its demo key)"
     )
     serve.add_argument("--goal", type=_int_in(0), default=0, help="webshop: the goal whose session the URL opens")
+    serve.add_argument(
+        "--cache", metavar="DIR", default=None, help="rapidapi: StableToolBench's response cache (after the hub)"
+    )
     # The server is waitress (pure Python, any OS); these bound what one client can cost it.
     serve.add_argument("--threads", type=_int_in(1, 1024), default=8, help="worker threads running the app")
     serve.add_argument(

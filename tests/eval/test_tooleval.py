@@ -201,7 +201,9 @@ def test_our_runs_convert_to_toolevals_format_and_score_by_our_rule(tmp_path, re
     ours = json.loads((tmp_path / "oracle.json").read_text())
     theirs = json.loads((refdata / STB).read_text())
     record, reference = next(iter(ours.values())), next(iter(theirs.values()))
-    assert set(record) == set(reference) and set(record["answer"]) == set(reference["answer"])
+    # ToolEval's keys, and ours: where each call's response came from (the hub's service, here).
+    assert set(record) == set(reference) and set(record["answer"]) == {*reference["answer"], "call_sources"}
+    assert record["answer"]["call_sources"]["placeholder"] == 0 and record["answer"]["call_sources"]["simulated"] > 0
     roles = []
     level = record["answer"]["answer_details"]
     while level:

@@ -192,20 +192,19 @@ def test_cache_files_are_read_once(tmp_path):
 # --- the backend ----------------------------------------------------------------------------------
 
 
-def test_the_backend_prefers_the_cache_then_simulates(tmp_path):
+def test_the_backend_prefers_the_cache_then_says_it_made_up_a_placeholder(tmp_path):
     backend = OriginalBackend([API], cache_dir=make_cache(tmp_path))
     body, source = backend.call("Video, Images", "My Video Tool", "Search Videos", {"q": "cats", "page": 1})
     assert (body, source) == ({"error": "", "response": {"n": 3}}, "cache")
     body, source = backend.call("Video, Images", "my_video_tool", "search_videos", {"q": "dogs"})
-    assert source == "simulated" and body == {"error": "", "response": simulate_response(API, {"q": "dogs"})}
-    assert OriginalBackend([API]).call("Video, Images", "My Video Tool", "Search Videos", {"q": "cats", "page": 1})[
-        1
-    ] == ("simulated")
+    assert source == "placeholder" and body == {"error": "", "response": simulate_response(API, {"q": "dogs"})}
+    without_cache = OriginalBackend([API]).call("Video, Images", "My Video Tool", "Search Videos", {"q": "cats"})
+    assert without_cache[1] == "placeholder"
 
 
 def test_an_api_outside_the_list_does_not_exist():
     body, source = OriginalBackend([API]).call("Video, Images", "My Video Tool", "Delete Videos", {})
-    assert (body, source) == ({"error": "", "response": {"message": "API doesn't exists"}}, "unknown")
+    assert (body, source) == ({"error": "", "response": {"message": "API doesn't exists"}}, "placeholder")
 
 
 # --- the simulator --------------------------------------------------------------------------------

@@ -157,6 +157,13 @@ def test_a_cached_response_is_returned_as_stored(tmp_path: Path):
     response = client.post("/virtual", json=body, headers={"toolbench_key": "key-a"})
     assert response.get_json() == stored
     assert response.get_data(as_text=True) == '{"error":"","response":{"zeta":1,"alpha":["recorded","answer"]}}'
+    assert response.headers["X-Response-Source"] == "cache"
+    missed = client.post("/virtual", json=payload("Data", "real_tool", "get_stuff", '{"q": "y"}'))
+    assert missed.get_json() == NO_SUCH_API and missed.headers["X-Response-Source"] == "placeholder"
+    hub = client.post("/virtual", json=payload("Weather", "weathernow", "current_weather", '{"city": "Oslo"}'))
+    assert hub.headers["X-Response-Source"] == "simulated"
+    unparsed = client.post("/virtual", json=payload("Data", "real_tool", "get_stuff", "not JSON"))
+    assert "X-Response-Source" not in unparsed.headers  # no API was asked
     assert post(client, payload("Data", "real_tool_for_Data", "get_stuff_for_real_tool", {"q": "x", "n": 2})) == stored
     assert post(client, payload("Data", "real_tool", "get_stuff", '{"n": 2, "q": "x"}')) == NO_SUCH_API  # key order
     # The hub answers its own APIs before the cache is read.

@@ -13,7 +13,15 @@ from toolbench.mock_services.rapidapi import TEST_SETS
 from toolbench.mock_services.rapidapi.catalog import api_record, hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
 from toolbench.mock_services.rapidapi.hub import call, reply
-from toolbench.mock_services.rapidapi.original import OriginalBackend, ResponseCache, read_query_file
+from toolbench.mock_services.rapidapi.original import (
+    CACHE,
+    CALL_SOURCES,
+    PLACEHOLDER,
+    SIMULATED,
+    OriginalBackend,
+    ResponseCache,
+    read_query_file,
+)
 from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls, shown_texts
 from toolbench.mock_services.rapidapi.steps import (
     ANSWERED_OBSERVATION,
@@ -122,7 +130,10 @@ class RapidAPIEnv(ToolEnv):
     ``info`` has ``passed``, ``facts_found``, ``facts_total``, ``status_code`` (ToolBench's: 0 the
     service answered, 1 no such function, 2 a Finish input error, 3 final answer, 4 gave up, 6-11
     the service's errors, 11 for an API's error answer), ``http_status`` of each hub call, and at
-    the end the functions called and failed. Original queries have no facts: ``passed`` is ``None``.
+    the end the functions called and failed, and ``call_sources``: how many calls that reached an
+    API were answered from StableToolBench's cache (``cache``), by the hub's service for the API
+    (``simulated``) or by a placeholder with only the API's shape (``placeholder``: an original
+    query's call with no cache entry). Original queries have no facts: ``passed`` is ``None``.
 
     ## Starting State
     A fresh hub session (no files, messages, payments or carts); the query.
@@ -187,6 +198,7 @@ class RapidAPIEnv(ToolEnv):
         self._failed: list[str] = []
         self._http: list[int] = []
         self._hub_calls: list[tuple[str, dict[str, Any], bool]] = []  # function, arguments, answered with a 200
+        self._sources: list[str] = []  # where each call that reached an API got its response (CALL_SOURCES)
         self._returned: list[tuple[str, Any]] = []  # each call's observation and response, not to be pasted
         self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
@@ -228,7 +240,7 @@ class RapidAPIEnv(ToolEnv):
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http = {}, [], [], []
-        self._hub_calls, self._returned = [], []
+        self._hub_calls, self._returned, self._sources = [], [], []
         api_list = self._episode_apis = self._api_list(task)
         self._functions = {}
         for entry in api_list:
@@ -280,15 +292,18 @@ class RapidAPIEnv(ToolEnv):
             return observation(PARSE_ERROR["error"], ""), OK
         found = self._hub_apis.get(function)
         if self._backend is not None and found is None:  # an original query's API the hub does not have
-            body, _ = self._backend.call(*self._functions[function], arguments)
+            body, source = self._backend.call(*self._functions[function], arguments)
+            self._sources.append(source)
             code = status_of(body.get("error"))
             if code != OK:
                 self._failed.append(function)
             return observation(str(body.get("error", "")), self._shown(body.get("response", ""))), code
         if found is None:
             self._failed.append(function)
+            self._sources.append(PLACEHOLDER)
             return observation("", self._shown({"message": "API doesn't exists"})), OK
         tool, api = found
+        self._sources.append(SIMULATED)
         status, body = call(tool, api, arguments, self._state.setdefault(tool.standard_name, {}))
         self._http.append(status)
         if status != 200:
@@ -326,8 +341,10 @@ class RapidAPIEnv(ToolEnv):
     # ------------------------------------------------------------------ scoring
     def _scored(self, text: str, answer: str | None, status: int) -> Outcome:
         assert self.task is not None
+        sources = {source: self._sources.count(source) for source in CALL_SOURCES}
         metrics: dict[str, Any] = {"status_code": status, "apis_called": list(self._called),
-                                   "apis_failed": list(self._failed), "final_answer": answer}  # fmt: skip
+                                   "apis_failed": list(self._failed), "final_answer": answer,
+                                   "call_sources": sources}  # fmt: skip
         if self.task.get("original"):  # scored by the ToolEval judge, not here
             metrics.update(passed=None, facts_found=None, facts_total=None)
             return Outcome(text, done=True, metrics=metrics)
@@ -354,7 +371,9 @@ class RapidAPIEnv(ToolEnv):
     @staticmethod
     def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
         """Pass rates per ToolBench test set (read from the task ids), and of the solvable and
-        unsolvable tasks, over the episodes this env could judge."""
+        unsolvable tasks, over the episodes this env could judge. Where not every call was answered by
+        the hub (original queries), also the share of calls answered from the cache or the hub
+        (``calls_answered``) and of episodes with no placeholder response (``episodes_all_answered``)."""
         groups: dict[str, list[bool]] = {}
         for info in infos:
             verdict = info.get("verdict")
@@ -364,7 +383,14 @@ class RapidAPIEnv(ToolEnv):
                 groups.setdefault(f"pass_{verdict['test_set']}", []).append(bool(verdict["passed"]))
             kind = "pass_solvable" if verdict.get("solvable") else "pass_unsolvable"
             groups.setdefault(kind, []).append(bool(verdict["passed"]))
-        return {key: sum(values) / len(values) for key, values in sorted(groups.items())}
+        summary = {key: sum(values) / len(values) for key, values in sorted(groups.items())}
+        sources = [info["call_sources"] for info in infos if isinstance(info.get("call_sources"), dict)]
+        if any(counts.get(CACHE) or counts.get(PLACEHOLDER) for counts in sources):
+            calls = sum(sum(counts.values()) for counts in sources)
+            placeholders = sum(counts.get(PLACEHOLDER, 0) for counts in sources)
+            summary["calls_answered"] = (calls - placeholders) / calls
+            summary["episodes_all_answered"] = sum(not counts.get(PLACEHOLDER) for counts in sources) / len(sources)
+        return summary
 
     def _on_truncation(self, last: Outcome) -> Outcome | None:
         return self._scored(last.observation, None, last.metrics.get("status_code", OK))
@@ -403,6 +429,7 @@ class RapidAPIEnv(ToolEnv):
             "http": list(self._http),
             "hub_calls": copy.deepcopy(self._hub_calls),
             "returned": copy.deepcopy(self._returned),
+            "sources": list(self._sources),
         }
 
     def _set_backend_state(self, state: Any) -> None:
@@ -413,3 +440,4 @@ class RapidAPIEnv(ToolEnv):
         self._http = list(state["http"])
         self._hub_calls = copy.deepcopy(state.get("hub_calls", []))
         self._returned = copy.deepcopy(state.get("returned", []))
+        self._sources = list(state.get("sources", []))

@@ -27,6 +27,13 @@ The votes are then counted in one of two ways:
 Unlike StableToolBench, the denominator is the whole test set (less its unjudged queries): a query
 without an answer fails every vote.
 
+**Calls without a real answer.** Our runs' converted answers carry ``call_sources``: how many of the
+run's calls were answered from StableToolBench's response cache, by the hub's service for the API, or
+by a placeholder (an original query's call with no cache entry: values made up from the API's
+shape). A judge's verdict on an answer built on placeholders means nothing, so such queries are left
+out of the rate and counted apart (``excluded``), unless ``placeholders=True``. Answers without the
+record (ToolBench's and StableToolBench's own, made against their servers) are all counted.
+
 **Win rate** of a candidate against a reference. A passed answer beats a failed one. Between two
 of the same kind, either the judge's ``better`` decides, over ``votes`` rounds with the answers'
 order shuffled per round, or our deterministic tie-breakers do: fewer failed calls, then fewer
@@ -54,6 +61,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from toolbench.mock_services.rapidapi import TEST_SETS
+from toolbench.mock_services.rapidapi.original import CALL_SOURCES, PLACEHOLDER
 
 SOLVED, UNSOLVED, UNSURE = "Solved", "Unsolved", "Unsure"
 UNJUDGED = "Unjudged"  # no readable judge reply: counted apart, never as a verdict
@@ -79,6 +87,11 @@ class Answer:
     total_steps: int
     final_answer: str
     details: list[Any] = field(repr=False)
+    call_sources: dict[str, int] | None = None  # calls per source (our runs); None where not recorded
+
+    def placeholder_calls(self) -> int:
+        """How many of the run's calls got a placeholder response (0 where that is not recorded)."""
+        return (self.call_sources or {}).get(PLACEHOLDER, 0)
 
     def chain(self) -> list[dict[str, Any]]:
         """The answer's nodes in order (the details are a linked list: each node's first ``next``)."""
@@ -161,8 +174,21 @@ def load_answers_from(data: Any, path: str = "converted answers") -> dict[str, A
             steps,
             "" if final is None else final if isinstance(final, str) else json.dumps(final),
             details,
+            _call_sources(answer.get("call_sources"), where),
         )
     return answers
+
+
+def _call_sources(value: Any, where: str) -> dict[str, int] | None:
+    """An answer's ``call_sources`` (``{source: count}``), or None when it has none."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(
+        key in CALL_SOURCES and isinstance(count, int) and not isinstance(count, bool) and count >= 0
+        for key, count in value.items()
+    ):
+        raise ValueError(f"{where}: 'call_sources' must map {', '.join(CALL_SOURCES)} to counts")
+    return dict(value)
 
 
 def load_ids(path: str | Path) -> list[str]:
@@ -361,6 +387,8 @@ class PassReport:
     spread: float  # SoPR's standard deviation over the votes (0 for ToolBench's count)
     queries: dict[str, dict[str, Any]]  # per query: its votes and whether it passed (None: unjudged)
     answered: int = 0  # queries of the test set that have an answer
+    excluded: list[str] = field(default_factory=list)  # left out: a call got a placeholder response
+    call_records: bool = False  # whether the answers say where their calls' responses came from
 
     @property
     def unjudged(self) -> int:
@@ -377,6 +405,7 @@ class PassReport:
     def to_json(self) -> dict[str, Any]:
         return {"rate": self.rate, "spread": self.spread, "count": self.count, "total": len(self.queries),
                 "answered": self.answered, "judged": self.judged, "unjudged": self.unjudged,
+                "excluded": len(self.excluded), "excluded_queries": self.excluded,
                 "queries": self.queries}  # fmt: skip
 
 
@@ -414,13 +443,19 @@ def pass_rate(
     count: str = "toolbench",
     solvability: bool = True,
     seed: int = 0,
+    placeholders: bool = False,
 ) -> PassReport:
-    """The pass rate of ``answers`` over the test set ``ids`` (see the module's docstring)."""
+    """The pass rate of ``answers`` over the test set ``ids`` (see the module's docstring); queries
+    whose answer got a placeholder response are left out unless ``placeholders``."""
     if count not in COUNTS:
         raise ValueError(f"count must be one of {list(COUNTS)}, not {count!r}")
     if votes < 1:
         raise ValueError("votes must be at least 1")
     ids = [str(i) for i in ids]
+    records = any(qid in answers and answers[qid].call_sources is not None for qid in ids)
+    excluded = [] if placeholders else [qid for qid in ids if qid in answers and answers[qid].placeholder_calls()]
+    left_out = frozenset(excluded)
+    ids = [qid for qid in ids if qid not in left_out]
     queries: dict[str, dict[str, Any]] = {}
     scores_per_vote: list[list[float]] = [[] for _ in range(votes)]
     for qid in ids:
@@ -443,8 +478,10 @@ def pass_rate(
     answered = sum(qid in answers for qid in ids)
     if count == "sopr" and scores_per_vote[0]:
         means = [statistics.fmean(scores) for scores in scores_per_vote]
-        return PassReport(count, statistics.fmean(means), statistics.pstdev(means), queries, answered)
-    report = PassReport(count, None, 0.0, queries, answered)
+        return PassReport(
+            count, statistics.fmean(means), statistics.pstdev(means), queries, answered, excluded, records
+        )
+    report = PassReport(count, None, 0.0, queries, answered, excluded, records)
     report.rate = _mean(passed for passed in report.passed().values() if passed is not None)
     return report
 
@@ -625,15 +662,19 @@ def convert_run(trajectories: str | Path) -> dict[str, dict[str, Any]]:
             child = {"role": role, "message": message, "next": []}
             tail["next"].append(child)
             tail = child
+        answer: dict[str, Any] = {
+            "method": str(record.get("agent", "")),
+            "total_steps": 2 + len(steps),
+            "final_answer": final,
+            "answer_details": [root],
+        }
+        sources = (record.get("info") or {}).get("call_sources")
+        if isinstance(sources, dict):  # our addition: ToolEval reads only the keys above
+            answer["call_sources"] = sources
         converted[str(task.get("query_id", task.id))] = {
             "query": task.prompt,
             "available_tools": [tool["function"] for tool in env.tools()],
-            "answer": {
-                "method": str(record.get("agent", "")),
-                "total_steps": 2 + len(steps),
-                "final_answer": final,
-                "answer_details": [root],
-            },
+            "answer": answer,
         }
     for env in envs.values():
         env.close()

@@ -4,9 +4,11 @@
   sets, the minimal inference format), checked and normalized, optionally kept to a test-id file.
 - ``ResponseCache``: StableToolBench's response cache directory, read with the virtual server's file
   layout and keys, so its recorded responses can be replayed without a network.
-- ``simulate_response``: a deterministic stand-in for the server's GPT simulation: a response with the
-  shape of the API's ``template_response``, its values derived from a hash of the call.
-- ``OriginalBackend``: a cache hit if there is one, else a simulated response for the APIs of a query.
+- ``simulate_response``: a deterministic placeholder where the server would ask GPT: a response with
+  the shape of the API's ``template_response``, its values made up from a hash of the call (a key's
+  name and a number, or the input echoed), so nothing an answer could rest on.
+- ``OriginalBackend``: a cache hit if there is one, else a placeholder, for the APIs of a query; it
+  says which (``CACHE``, ``PLACEHOLDER``), so a run can count how many of its calls were answered.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ MAX_DEPTH = 8  # containers deeper than this come out empty
 MAX_ITEMS = 200  # nodes a simulated response may hold beyond its root
 MAX_LIST = 5  # items of a simulated list, whatever the template's length says
 MAX_CACHE_FILE = 64 * 1024 * 1024  # bytes; larger cache files are not read
+# Where a call's response came from: StableToolBench's recorded response, our hub's service for the
+# API (a simulation with a consistent world behind it), or a placeholder that only has the API's shape.
+CACHE, SIMULATED, PLACEHOLDER = "cache", "simulated", "placeholder"
+CALL_SOURCES = (CACHE, SIMULATED, PLACEHOLDER)
 LIST_LENGTH = "_list_length"
 
 _NAMES = ("category_name", "tool_name", "api_name")
@@ -276,10 +282,10 @@ def _list_items(template: list[Any]) -> list[Any]:
 class OriginalBackend:
     """Answers a query's API calls offline: the response cache first, else the simulator.
 
-    ``call`` returns the ``{"error", "response"}`` body and where it came from: ``"cache"``,
-    ``"simulated"`` or, for an API that is neither cached nor in ``api_list``, ``"unknown"`` (with the
-    body ToolBench's server gives such calls). The cache, like the virtual server, answers any API it
-    holds, listed or not.
+    ``call`` returns the ``{"error", "response"}`` body and where it came from: ``CACHE``, or
+    ``PLACEHOLDER`` for the schema stand-in and for an API that is neither cached nor in ``api_list``
+    (with the body ToolBench's server gives such calls). The cache, like the virtual server, answers
+    any API it holds, listed or not.
     """
 
     def __init__(self, api_list: list[dict[str, Any]], cache_dir: str | Path | ResponseCache | None = None) -> None:
@@ -296,11 +302,11 @@ class OriginalBackend:
         if self.cache is not None:
             hit = self.cache.lookup(category, tool_name, api_name, tool_input)
             if hit is not None:
-                return hit, "cache"
+                return hit, CACHE
         api = self._apis.get(_api_key(tool_name, api_name))
         if api is None:
-            return {"error": "", "response": {"message": "API doesn't exists"}}, "unknown"  # ToolBench's words
-        return {"error": "", "response": simulate_response(api, tool_input)}, "simulated"
+            return {"error": "", "response": {"message": "API doesn't exists"}}, PLACEHOLDER  # ToolBench's words
+        return {"error": "", "response": simulate_response(api, tool_input)}, PLACEHOLDER
 
 
 def _api_key(tool_name: str, api_name: str) -> tuple[str, str]:

@@ -12,6 +12,9 @@ server does, with HTTP 200 and ``{"error", "response"}``:
 - else, with ``cache_dir``, a hit in StableToolBench's response cache, returned as stored;
 - else ToolBench's answer for an API it does not have, ``{"message": "API doesn't exists"}``.
 
+Our addition: the header ``X-Response-Source`` says where an API's answer came from (``simulated``:
+the hub, ``cache``, ``placeholder``: neither), so a client can tell recorded responses from the rest.
+
 There is no real RapidAPI server and no GPT simulation behind it; ``strip`` is accepted and ignored,
 as StableToolBench's server ignores it. A request body that is not such an object gets a 422 (a
 body over 1 MB a 413) with ``{"error": <why>, "response": ""}``; no request makes a 500.
@@ -32,7 +35,13 @@ from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.functions import change_name, standardize
 from toolbench.mock_services.rapidapi.gateway import add_gateway
 from toolbench.mock_services.rapidapi.hub import Api, Tool, call, reply
-from toolbench.mock_services.rapidapi.original import ResponseCache, standard_category
+from toolbench.mock_services.rapidapi.original import (
+    CACHE,
+    PLACEHOLDER,
+    SIMULATED,
+    ResponseCache,
+    standard_category,
+)
 
 MAX_BODY = 1024 * 1024  # bytes of a request body
 MAX_SESSIONS = 256  # toolbench_keys whose state is kept (least recently used ones are dropped)
@@ -138,24 +147,25 @@ def create_app(cache_dir: str | Path | None = None) -> Flask:
     sessions = Sessions()
     app.extensions["rapidapi_sessions"] = sessions
 
-    def answer(info: dict[str, Any]) -> Any:
+    def answer(info: dict[str, Any]) -> tuple[Any, str | None]:
+        """The body, and where an API's answer came from (None: no API was asked)."""
         if api_base_name(info["api_name"], info["tool_name"]) == "chat_with_user":
-            return CHAT
+            return CHAT, None
         arguments = tool_arguments(info["tool_input"])
         if arguments is None:
-            return PARSE_ERROR
+            return PARSE_ERROR, None
         found = find(info["category"], info["tool_name"], info["api_name"])
         if found is not None:
             tool, api = found
             with sessions.lock:
                 state = sessions.state(info["toolbench_key"]).setdefault(tool.standard_name, {})
-                return reply(*call(tool, api, arguments, state))
+                return reply(*call(tool, api, arguments, state)), SIMULATED
         if cache is not None:
             for api_name in dict.fromkeys((info["api_name"], cached_api_name(info))):
                 hit = cache.lookup(info["category"], info["tool_name"], api_name, arguments)
                 if hit is not None:
-                    return hit
-        return NO_SUCH_API
+                    return hit, CACHE
+        return NO_SUCH_API, PLACEHOLDER
 
     @app.post("/rapidapi")  # ToolBench's own service speaks the same protocol at this path
     @app.post("/virtual")
@@ -164,8 +174,11 @@ def create_app(cache_dir: str | Path | None = None) -> Flask:
         if isinstance(info, str):
             return _json({"error": f"Invalid request: {info}", "response": ""}, 422)
         try:
-            body = answer(info)
-            return _json(body)
+            body, source = answer(info)
+            response = _json(body)
+            if source is not None:
+                response.headers["X-Response-Source"] = source
+            return response
         except RecursionError:  # a tool_input object nested almost to the parser's limit
             return _json({"error": "Invalid request: tool_input nests too deeply", "response": ""}, 422)
 
