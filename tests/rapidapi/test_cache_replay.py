@@ -5,6 +5,7 @@ answered. The cache folder is built here in StableToolBench's layout, with our o
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import gymnasium as gym
@@ -111,3 +112,61 @@ def test_tooleval_rates_only_queries_whose_calls_were_all_answered(tmp_path, cap
         assert (report["total"], report["excluded"], report["excluded_queries"]) == (1, 1, ["2"])
         assert main([*command, "--include-placeholders"]) == 0
         assert "judged 2 of 2 queries (2 answered); placeholder responses counted" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------- their recorded calls, replayed
+STB = "toolllm/StableToolBench"
+
+
+def standard(name: str) -> str:
+    """ToolBench's ``standardize``, written out from the spec (3.4) for this test."""
+    name = re.sub(r"[^\u4e00-\u9fa5^a-zA-Z0-9_]", "_", name)
+    name = re.sub(r"_+", "_", name).lower().strip("_")
+    return f"get_{name}" if name[:1].isdigit() else name
+
+
+def recorded_calls(refdata: Path) -> list[tuple[int, str, str, str]]:
+    """(query id, function, arguments text, observation) of every answered call in StableToolBench's
+    example answers (CoT chains and DFS trees) of G1_instruction."""
+    calls = []
+    for path in sorted((refdata / STB / "data_example" / "answer").glob("*/G1_instruction/*.json")):
+        data = json.loads(path.read_text())
+        pending = [data["tree"]["tree"]] if "tree" in data else [n for run in data["trys"] for n in run["chain"]]
+        nodes = []
+        while pending:
+            node = pending.pop(0)
+            nodes.append(node)
+            pending[0:0] = node.get("children", [])
+        for action, given in zip(nodes, nodes[1:]):
+            if action["node_type"] == "Action" and given["node_type"] == "Action Input" and action["description"] != \
+                    "Finish" and given.get("observation_code") == 0 and not given["observation"].endswith("..."):  # fmt: skip
+                calls.append((int(path.name.split("_")[0]), action["description"], given["description"],
+                              given["observation"]))  # fmt: skip
+    return calls
+
+
+def test_their_recorded_calls_replay_from_a_cache_in_their_layout(refdata, tmp_path):
+    queries = {q["query_id"]: q for q in json.loads((refdata / STB / "solvable_queries" / "test_instruction" /
+                                                     "G1_instruction.json").read_text())}  # fmt: skip
+    calls, files, places = recorded_calls(refdata), {}, []
+    for query_id, function, arguments, seen in calls:
+        api, _, tool = function.partition("_for_")
+        entry = next(e for e in queries[query_id]["api_list"] if standard(e["tool_name"]) == tool)
+        category = entry["category_name"].replace(" ", "_").replace(",", "_").replace("/", "_").replace("__", "_")
+        path = tmp_path / "cache" / category / f"{tool}_for_{category}" / f"{api}.json"
+        key = str(json.loads(arguments))  # the Python text of the parsed input, as their server keys it
+        files.setdefault(path, {}).setdefault(key, set()).add(seen)
+        places.append((path, key))
+    for path, entries in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({key: json.loads(min(seen)) for key, seen in entries.items()}))
+    # A call made in two runs that saw different responses (their simulator at work) is left out.
+    once = [call for call, (path, key) in zip(calls, places) if len(files[path][key]) == 1]
+    assert (len(calls), len(once)) == (34, 28)
+    env = gym.make("toolbench/RapidAPI-v0", cache_dir=tmp_path / "cache",
+                   query_file=refdata / STB / "solvable_queries" / "test_instruction" / "G1_instruction.json").unwrapped  # fmt: skip
+    for query_id, function, arguments, seen in once:
+        env.reset(options={"task_id": next(t.id for t in env.tasks if t.get("query_id") == query_id)})
+        observation, *_ = env.step(json.dumps({"name": function, "arguments": arguments}))
+        assert observation == seen  # the same bytes their env showed the model
+        assert env.step(finish("done"))[-1]["call_sources"] == {"cache": 1, "simulated": 0, "placeholder": 0}
