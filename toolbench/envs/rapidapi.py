@@ -107,7 +107,8 @@ class RapidAPIEnv(ToolEnv):
     (G2) or of a collection (G3), called with OpenAI-style function calling. Here the tools are the
     hub's (``mock_services/rapidapi``: 215 tools, 1,245 APIs, 49 categories, one shared world), so
     every call has a correct, repeatable answer. ``query_file=`` plays ToolBench's own query files
-    instead, answered from StableToolBench's cache (``cache_dir=``) or a schema simulator.
+    instead, answered from StableToolBench's cache (``cache_dir=``) or, without an entry there,
+    by a placeholder shaped like the API's response (``info["call_sources"]`` counts which).
 
     ## Action Space
     Text: a tool call as JSON, ``{"name": "<function>", "arguments": {...}}`` (arguments may be a
