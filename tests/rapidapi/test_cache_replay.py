@@ -170,3 +170,12 @@ def test_their_recorded_calls_replay_from_a_cache_in_their_layout(refdata, tmp_p
         observation, *_ = env.step(json.dumps({"name": function, "arguments": arguments}))
         assert observation == seen  # the same bytes their env showed the model
         assert env.step(finish("done"))[-1]["call_sources"] == {"cache": 1, "simulated": 0, "placeholder": 0}
+
+
+def test_cache_is_a_rapidapi_option_and_must_be_a_folder(tmp_path, capsys):
+    assert main(["eval", "--agent", "oracle", "--task", "OpenWeather", "--cache", str(tmp_path), "--limit", "1"]) == 2
+    assert "--cache applies to --task RapidAPI only" in capsys.readouterr().err
+    assert main(["eval", "--agent", "oracle", "--task", "RapidAPI", "--cache", str(tmp_path / "absent")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert main(["serve", "webshop", "--cache", str(tmp_path)]) == 2
+    assert main(["serve", "rapidapi", "--cache", str(tmp_path / "absent")]) == 2
