@@ -212,11 +212,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _say_placeholders(episodes: list[Any]) -> None:
     """On stderr, how many RapidAPI episodes got a placeholder for some call (no cache entry, no hub API)."""
+    from toolbench.mock_services.rapidapi.original import PLACEHOLDER
+
     sources = [e.info["call_sources"] for e in episodes if isinstance(e.info.get("call_sources"), dict)]
-    short = sum(bool(counts.get("placeholder")) for counts in sources)
+    short = sum(bool(counts.get(PLACEHOLDER)) for counts in sources)
     if short:
         calls = sum(sum(counts.values()) for counts in sources)
-        placeholders = sum(counts.get("placeholder", 0) for counts in sources)
+        placeholders = sum(counts.get(PLACEHOLDER, 0) for counts in sources)
         print(
             f"toolbench eval: {short} of {len(sources)} RapidAPI episodes got a placeholder response ({placeholders} "
             f"of {calls} calls: no cache entry and no hub API), so a judge's verdict on them rests on made-up "
