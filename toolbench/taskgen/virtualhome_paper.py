@@ -22,7 +22,9 @@ from toolbench.mock_services.virtualhome.program import PAPER_VOCABULARY_FILE, c
 
 def vocabulary(path: str | Path) -> dict[str, dict[str, list[str]]]:
     """For each of the 40 functions, the objects each of its arguments takes in the examples."""
-    found: dict[str, list[set[str]]] = {f"Agent.{action.name}": [set() for _ in range(action.arity)] for action in ACTIONS}
+    found: dict[str, list[set[str]]] = {
+        f"Agent.{action.name}": [set() for _ in range(action.arity)] for action in ACTIONS
+    }
     for task in read_original_examples(path, "lp"):
         for program in task.references:
             for line in clean_lines(program, check="paper"):

@@ -15,22 +15,32 @@ ToolBench's own (``check="paper"``).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbench.core.tasks import Task, TaskFileError
 from toolbench.mock_services.virtualhome.homes import build_home
 from toolbench.mock_services.virtualhome.objects import PROPERTIES
-from toolbench.mock_services.virtualhome.program import Call, call_from_step, call_text, clean_lines, ground
+from toolbench.mock_services.virtualhome.program import (
+    Call,
+    call_from_step,
+    call_text,
+    clean_lines,
+    ground,
+    parse_program,
+)
 from toolbench.mock_services.virtualhome.world import World, fact
 
 _STEP = re.compile(r"^\s*Step\s+\d+\s*:\s*(.*)$", re.IGNORECASE)
 ORIGINAL_HOME = 0
 ORIGINAL_RULES = "original"
 ORIGINAL_CHECK = "paper"
+START_ROUNDS = 3  # rounds of finding what the failing programs need, from the start so far
 MAX_REPAIRS = 40  # start facts tried per program; no original program needs half as many
 
 
@@ -75,17 +85,24 @@ def record_from_original(task: Task) -> Task:
     if "goals" in task.extra:
         return task
     references = tuple(program_from_steps(reference) for reference in task.references)
-    programs = [program_calls(reference) for reference in references]
-    start = task_start(programs)
+    start, goals = start_and_goals(references)
     extra = {
         **task.extra,
         "home": ORIGINAL_HOME,
         "rules": ORIGINAL_RULES,
         "check": task.extra.get("check", ORIGINAL_CHECK),
-        "start": start,
-        "goals": derived_goals(start, programs),
+        "start": list(start),
+        "goals": list(goals),
     }
     return Task(task.id, task.prompt, references, task.category, extra)
+
+
+@functools.lru_cache(maxsize=1024)  # a task file read again (another env, a vector env) costs nothing
+def start_and_goals(references: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The start a task's references presume and the goals they reach from it."""
+    programs = [program_calls(reference) for reference in references]
+    start = task_start(programs)
+    return tuple(start), tuple(derived_goals(start, programs))
 
 
 def program_calls(program: str) -> list[Call]:
@@ -123,22 +140,29 @@ def infer_start(program: str) -> list[str]:
 def task_start(programs: list[list[Call]]) -> list[str]:
     """The start a task's programs presume. Each program is run alone to find the start facts it
     needs; then, one object at a time (a device's switch, where the cup is, the posture; the most
-    needed first), the start takes the fact, or leaves the home as it is, whichever lets more of
-    the programs run to their end (then: more of their lines)."""
-    base = _cleaned(programs)
-    options: dict[tuple[str, str], dict[str, int]] = {}
-    for calls in programs:
-        for text in program_needs(calls, base):
-            choices = options.setdefault(_subject(text), {})
-            choices[text] = choices.get(text, 0) + 1
-    start = list(base)
+    needed first), the start takes the fact, or keeps what it has, whichever lets more of the
+    programs run to their end (then: more of their lines). Programs that still fail are run again
+    from that start, for what else they need, a few rounds."""
+    start = _cleaned(programs)
     best = _how_far(programs, start)
-    for choices in sorted(options.values(), key=lambda votes: -sum(votes.values())):
-        tried = [_ordered([*start, text]) for text in choices]
-        scored = [(_how_far(programs, candidate), candidate) for candidate in tried if _applies(candidate)]
-        for score, candidate in scored:  # the best, the first of equals
-            if score > best:
-                start, best = candidate, score
+    for _ in range(START_ROUNDS):
+        options: dict[tuple[str, str], dict[str, int]] = {}
+        for calls in programs:
+            for text in program_needs(calls, start):
+                choices = options.setdefault(_subject(text), {})
+                choices[text] = choices.get(text, 0) + 1
+        improved = False
+        for subject, choices in sorted(options.items(), key=lambda item: -sum(item[1].values())):
+            kept = [text for text in start if _subject(text) != subject]
+            tried = [_ordered([*kept, text]) for text in choices]
+            for candidate in tried:  # the best, the first of equals
+                if not _applies(candidate):
+                    continue
+                score = _how_far(programs, candidate)
+                if score > best:
+                    start, best, improved = candidate, score, True
+        if not improved:
+            break
     return start
 
 
@@ -223,3 +247,76 @@ def derived_goals(start: list[str], programs: Iterable[list[Call]]) -> list[str]
     support = Counter(text for made in outcomes for text in made)
     most = max(support.values(), default=0)
     return sorted(text for text, count in support.items() if count == most)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """How the original reference programs fare in the simulator (``replay``)."""
+
+    tasks: int
+    programs: int
+    executable: int  # pass the executable check
+    executing: int  # and run to their end in the simulator from their task's start
+    with_goals: int  # tasks with goals
+    reaching: int  # programs that run to their end and meet all their task's goals
+    agreed: int  # tasks with a reference that runs, whose goals every reference that runs meets
+    failures: Counter[str] = field(default_factory=Counter)  # the first failed precondition, by kind
+
+    def report(self, check: str) -> str:
+        def share(count: int, total: int) -> str:
+            return f"{count:,} / {total:,} ({count / total:.1%})" if total else "0 / 0"
+
+        lines = [
+            f"tasks: {self.tasks:,}, reference programs: {self.programs:,}",
+            f"executable ({check} check): {share(self.executable, self.programs)}",
+            f"execute in the simulator from their task's start: {share(self.executing, self.programs)}",
+            f"tasks with goals: {share(self.with_goals, self.tasks)}",
+            f"tasks whose goals every running reference meets: {share(self.agreed, self.tasks)}",
+            f"reference programs reaching their task's goals: {share(self.reaching, self.programs)}",
+            "most frequent failures:",
+        ]
+        lines += [f"  {count:4d}  {why}" for why, count in self.failures.most_common(8)]
+        return "\n".join(lines)
+
+
+def replay(tasks: Iterable[Task], check: str = ORIGINAL_CHECK) -> Replay:
+    """Run every reference of every task from the task's start, under the task's rules."""
+    counts = Counter()
+    failures: Counter[str] = Counter()
+    for task in tasks:
+        goals = list(task.get("goals", ()))
+        counts["tasks"] += 1
+        counts["with_goals"] += bool(goals)
+        agreed, ran = True, False
+        for reference in task.references:
+            counts["programs"] += 1
+            if not all(call.executable for call in parse_program(reference, check)):
+                failures["not executable"] += 1
+                continue
+            counts["executable"] += 1
+            world = World(build_home(int(task.get("home", 0))), task.get("start", ()), task.get("rules", "ours"))
+            result = None
+            for call in parse_program(reference):
+                result = world.do(call.action or "", call.args)
+                if not result.ok:
+                    break
+            if result is not None and not result.ok:
+                failures[_kind(result.message)] += 1
+                continue
+            counts["executing"] += 1
+            ran = True
+            reached = bool(goals) and all(world.holds(goal) for goal in goals)
+            counts["reaching"] += reached
+            agreed = agreed and reached
+        counts["agreed"] += agreed and ran and bool(goals)
+    return Replay(**{name: counts[name] for name in _COUNTS}, failures=failures)
+
+
+_COUNTS = ("tasks", "programs", "executable", "executing", "with_goals", "reaching", "agreed")
+
+
+def _kind(message: str) -> str:
+    """ "cannot grab cup: cup is inside the closed kitchen_cabinet" -> "is inside the closed ..."."""
+    why = message.partition(": ")[2]
+    words = why.split()
+    return " ".join("X" if word in PROPERTIES else word for word in words)

@@ -14,7 +14,8 @@ the name stays bound to that object for the rest of the episode, as a VirtualHom
 ``rules="original"`` relaxes what VirtualHome's evolving graph does not enforce, for replaying
 the original programs: walking while seated or lying is allowed (its simulator never sees the
 posture when walking) and the character gets up on the way; a held object (a plate) can have
-things put on it; what stands open can be switched on; an action whose effect already holds
+things put on it; what stands open can be switched on; poured water leaves the hand; the
+character turns to an object wherever it is; an action whose effect already holds
 (switching on what is on, grabbing what is held) does nothing and succeeds; every action on an
 object leaves its record (``did(walk_to, kitchen)``), from which the activity's goals are drawn.
 """
@@ -348,14 +349,23 @@ class World:
     def _need_here(self, node: int) -> None:
         self._need(self.room_of(node) == self.room, f"{self._n(node)} is not in this room", self._brought_beside(node))
 
+    def _need_visible(self, node: int) -> None:
+        if not self.visible(node):
+            closed = self.in_closed(node)
+            fix = self._brought_beside(node) if closed is None else self._on_top(node, closed)
+            raise ActionFailed(f"{self._n(node)} cannot be seen from here", fix)
+
     def _brought_beside(self, node: int) -> str | None:
         """The start fact that would have kept the character beside ``node``: the object that took it
-        to another room starts in ``node``'s room instead."""
-        if self.came_from is None or self.room_of(node) != self.came_from[1]:
+        to another room starts in ``node``'s room instead; or else ``node`` starts in this room."""
+        if self.came_from is not None and self.room_of(node) == self.came_from[1]:
+            moved, room = self.came_from
+        elif node in self.place and self.room_of(node) != self.room:
+            moved, room = node, self.room
+        else:
             return None
-        moved, left = self.came_from
         first = self.home.ids(self._n(moved))[0] == moved  # a start fact names the first of a class
-        return f"inside({self._n(moved)}, {self._n(left)})" if first else None
+        return f"inside({self._n(moved)}, {self._n(room)})" if first else None
 
     def _need_reachable(self, node: int) -> None:
         closed = self.in_closed(node)
@@ -439,29 +449,30 @@ class World:
         self._go(node)
         return f"You find the {self._n(node)}."
 
-    def _face(self, node: int) -> None:
+    def _face(self, node: int, anywhere: bool = False) -> None:
         self._need_awake()
-        self._need_here(node)
+        if not anywhere:
+            self._need_here(node)
         self.facing = node
 
     def _do_turnto(self, node: int) -> str:
-        self._face(node)
+        self._face(node, anywhere=self.rules == "original")  # VirtualHome turns to what the script names
         return f"You turn to the {self._n(node)}."
 
     def _do_lookat(self, node: int) -> str:
-        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._need_visible(node)
         self._face(node)
         self._record("look_at", node)
         return f"You look at the {self._n(node)}."
 
     def _do_pointat(self, node: int) -> str:
-        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._need_visible(node)
         self._face(node)
         return f"You point at the {self._n(node)}."
 
     def _do_watch(self, node: int) -> str:
         self._need_prop(node, "lookable", "something to watch")
-        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._need_visible(node)
         self._face(node)
         self._record("watch", node)
         return f"You watch the {self._n(node)}."
@@ -648,14 +659,16 @@ class World:
         return "You stand up."
 
     def _do_sleep(self) -> str:
-        self._need_awake()
+        if self.asleep:
+            raise AlreadyDone("the character is asleep already")
         self._need(self.posture in ("sitting", "lying"), "the character is not lying or sitting", "lying_on(bed)")
         self.asleep = True
         self._record("sleep")
         return "You fall asleep."
 
     def _do_wakeup(self) -> str:
-        self._need(self.asleep, "the character is not asleep", "asleep()")
+        if not self.asleep:
+            raise AlreadyDone("the character is not asleep", "asleep()")
         self.asleep = False
         return "You wake up."
 
@@ -772,6 +785,10 @@ class World:
         if "can_open" in self.props(target):
             self._need_not(target, "closed", "is closed", "open")
         self._record("pour", node, target)
+        if self.rules == "original" and self._n(node) == "water":  # poured out, as VirtualHome releases it
+            self._release(node)
+            self.place[node] = ("in", target)
+            self.taken_from.pop(node, None)
         return f"You pour the {self._n(node)} into the {self._n(target)}."
 
     # ------------------------------------------------------------------ start facts
