@@ -94,3 +94,21 @@ def test_a_line_that_cleaning_empties_is_not_executable_under_the_paper_check(tm
     env.reset(options={"task_id": env.unwrapped.tasks[0].id})
     _, _, _, _, info = env.step("Agent.WalkTo(dining_room)\n''")
     assert not info["executable"] and info["lcs"] == 1.0  # refused, yet out of the LCS, as in ToolBench
+
+
+def test_the_cli_measures_an_original_file(tmp_path, capsys):
+    from toolbench.cli import main
+
+    path = tmp_path / "available_examples.json"
+    examples = [
+        "Task: Turn on light\nStep 1: Walk to dining room\nStep 2: Find light\nStep 3: Switch on light",
+        "Task: Turn on light\nStep 1: Walk to light\nStep 2: Switch on light\nStep 3: Switch on light",
+        "Task: Read book\nStep 1: Walk to novel\nStep 2: Grab novel\nStep 3: Read novel\nStep 4: Dance",
+    ]
+    path.write_text(json.dumps(examples))
+    assert main(["data", "virtualhome-originals", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "tasks: 2, reference programs: 3" in out
+    assert "executable (paper check): 2 / 3" in out and "execute in the simulator from their task's start: 2 / 3" in out
+    assert "tasks with goals: 2 / 2" in out
+    assert main(["data", "virtualhome-originals", str(tmp_path / "missing.json")]) == 2

@@ -8,9 +8,9 @@ home 0 under VirtualHome's rules (``World(rules="original")``), from a start bui
 out of what all its programs presume, the way VirtualHome's own scripts come with preconditions:
 each program is run, and where a precondition fails that a different start would have met (the
 light it switches on is on, the cup it grabs sits in a closed cabinet it never opens, it stands
-up first), that start fact is added; the task starts from the facts most of its programs need.
-Its goals are the facts that every reference which runs makes true, and its executable check is
-ToolBench's own (``check="paper"``).
+up first), that start fact is a candidate; object by object, the start takes the candidates that
+let the most programs run. Its goals are the facts that every reference which runs makes true,
+and its executable check is ToolBench's own (``check="paper"``). ``replay`` measures all this.
 """
 
 from __future__ import annotations
@@ -130,11 +130,6 @@ def run(calls: list[Call], start: Iterable[str], strict: bool = False) -> tuple[
 
 #: Start facts that need others: an asleep character is lying in bed.
 _IMPLIES = {"asleep()": ("lying_on(bed)", "asleep()")}
-
-
-def infer_start(program: str) -> list[str]:
-    """The start one program presumes on its own (``task_start`` of that program alone)."""
-    return task_start([program_calls(program)])
 
 
 def task_start(programs: list[list[Call]]) -> list[str]:
@@ -316,7 +311,7 @@ _COUNTS = ("tasks", "programs", "executable", "executing", "with_goals", "reachi
 
 
 def _kind(message: str) -> str:
-    """ "cannot grab cup: cup is inside the closed kitchen_cabinet" -> "is inside the closed ..."."""
+    """The kind of a failure: its reason with the objects written X ("X is inside the closed X")."""
     why = message.partition(": ")[2]
     words = why.split()
     return " ".join("X" if word in PROPERTIES else word for word in words)
