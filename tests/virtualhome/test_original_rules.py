@@ -46,7 +46,7 @@ def test_the_original_rules_are_virtualhomes_where_ours_are_stricter():
     original = World(build_home(0), rules="original")
     last = run(original, twice)[-1]
     assert last.ok and last.fix == "on(light)" and original.holds("off(light)")  # nothing to do
-    assert original.holds("did(walk_to, light)")  # every action leaves its record under these rules
+    assert original.holds("did(go_to, light)")  # every action leaves its record under these rules
 
 
 def test_a_start_is_built_from_what_all_the_programs_presume():

@@ -17,7 +17,7 @@ posture when walking) and the character gets up on the way; a held object (a pla
 things put on it; what stands open can be switched on; poured water leaves the hand; the
 character turns to an object wherever it is; an action whose effect already holds
 (switching on what is on, grabbing what is held) does nothing and succeeds; every action on an
-object leaves its record (``did(walk_to, kitchen)``), from which the activity's goals are drawn.
+object leaves its record (``did(go_to, kitchen)``), from which the activity's goals are drawn.
 """
 
 from __future__ import annotations
@@ -65,8 +65,10 @@ def _start_maps(home: Home) -> tuple[dict[int, tuple[str, int]], dict[int, froze
 
 
 _START_MAPS: dict[int, tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]] = {}
-#: The record an action leaves under the original rules: did(walk_to, kitchen), did(push, chair).
+#: The record an action leaves under the original rules: did(go_to, kitchen), did(push, chair).
+#: Walking, running and finding are all going to the object: did(go_to, sink), however it got there.
 _VERBS = {name: re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower() for name in ACTIONS_BY_NAME}
+_VERBS.update(WalkTo="go_to", RunTo="go_to", Find="go_to")
 #: "ours": the preconditions as the API docs state them; "original": as VirtualHome's evolving graph
 #: enforces them, for replaying the original programs.
 RULES = ("ours", "original")
