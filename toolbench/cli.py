@@ -380,6 +380,21 @@ def cmd_data_rapidapi_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_data_virtualhome_originals(args: argparse.Namespace) -> int:
+    from toolbench.core.tasks import TaskFileError
+    from toolbench.envs.virtualhome import VirtualHomeEnv
+    from toolbench.mock_services.virtualhome.original import replay
+
+    try:
+        tasks = VirtualHomeEnv.tasks_from_file(args.path)
+    except (OSError, TaskFileError, ValueError) as exc:
+        print(f"toolbench data virtualhome-originals: {exc}", file=sys.stderr)
+        return 2
+    print(f"VirtualHome original programs in {args.path}")
+    print(replay(tasks, args.check).report(args.check))
+    return 0
+
+
 #: What a malformed answer, id or run file can raise while it is read (reported, exit code 2).
 BAD_INPUT = (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)
 
@@ -779,6 +794,13 @@ def build_parser() -> argparse.ArgumentParser:
     export = data.add_parser("rapidapi-export", help="the RapidAPI hub and task sets as ToolBench's data folder")
     export.add_argument("--out", required=True, help="the folder to write (toolenv/tools, test_instruction, ...)")
     export.set_defaults(run=cmd_data_rapidapi_export)
+    originals = data.add_parser(
+        "virtualhome-originals",
+        help="how the original VirtualHome programs run in the simulator from their tasks' starts and meet goals",
+    )
+    originals.add_argument("path", help="the language-planner's available_examples.json or ToolBench's test.jsonl")
+    originals.add_argument("--check", choices=("paper", "ours"), default="paper", help="the executable check")
+    originals.set_defaults(run=cmd_data_virtualhome_originals)
 
     tooleval = commands.add_parser("tooleval", help="ToolEval's pass and win rates of converted answers")
     tooleval_commands = tooleval.add_subparsers(dest="tooleval_command", required=True)

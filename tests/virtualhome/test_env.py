@@ -170,12 +170,14 @@ def test_api_docs_list_the_objects_each_function_accepts():
 def test_toolbench_records_without_our_keys_are_completed(tmp_path):
     """ToolBench's test.jsonl: {"prompt": activity, "completion": [programs]}; start facts are
     inferred and goals derived from what the references achieve."""
-    program = "Agent.WalkTo(bedroom)\nAgent.Find(light)\nAgent.SwitchOff(light)"
+    program = "Agent.WalkTo(bedroom)\nAgent.Find(light)\nAgent.SwitchOn(light)"
     path = tmp_path / "test.jsonl"
-    path.write_text(json.dumps({"prompt": "Turn off the light", "completion": [program]}) + "\n")
+    path.write_text(json.dumps({"prompt": "Turn on the light", "completion": [program]}) + "\n")
     env = gym.make(ENV_ID, task_file=str(path))
     task = env.unwrapped.tasks[0]
-    assert "on(light)" in task.get("start") and "off(light)" in task.get("goals")
+    # Home 0's lights start on: the program presumes them off.
+    assert "off(light)" in task.get("start") and "on(light)" in task.get("goals")
+    assert task.get("rules") == "original" and env.unwrapped.check == "paper"
     _, reward, _, _, info = play(env, task.id, [program])
     assert reward == 1.0 and info["success"]
 
@@ -185,7 +187,7 @@ def test_language_planner_examples_load_as_tasks(tmp_path):
     examples = [
         "Task: Turn off the light\nStep 1: Walk to bedroom\nStep 2: Find light\nStep 3: Switch off light",
         "Task: Turn off the light\nStep 1: Walk to bedroom\nStep 2: Find light\nStep 3: Switch off light",
-        "Task: Drink water\nStep 1: Walk to kitchen\nStep 2: Find cup\nStep 3: Dance wildly",
+        "Task: Drink water\nStep 1: Walk to dining room\nStep 2: Find cup\nStep 3: Dance wildly",
     ]
     path.write_text(json.dumps(examples))
     env = gym.make(ENV_ID, task_file=str(path))

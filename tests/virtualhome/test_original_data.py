@@ -1,46 +1,158 @@
-"""The language-planner's 5,088 examples (../shared/refdata): how many parse into executable
-programs in our vocabulary, and how many run in our home with no failed precondition."""
+"""The language-planner's 5,088 examples (../shared/refdata), ToolBench's VirtualHome task: its 204
+activities with 1,121 distinct programs. They must pass ToolBench's executable check as its
+evaluator applies it, run in the simulator from their task's start, and have goals."""
+
+import json
+import re
 
 import gymnasium as gym
+import pytest
 
-from toolbench.mock_services.virtualhome import World, build_home, parse_program
-from toolbench.mock_services.virtualhome.original import ORIGINAL_HOME, infer_start
+from tests.conftest import REFDATA
+from toolbench.envs.virtualhome import VirtualHomeEnv
+from toolbench.mock_services.virtualhome import clean_lines
+from toolbench.mock_services.virtualhome.original import program_from_steps, replay
+from toolbench.mock_services.virtualhome.program import PAPER_VOCABULARY_FILE, ground, paper_vocabulary
+from toolbench.taskgen.virtualhome_paper import vocabulary
 
-
-def test_the_language_planner_programs_parse_and_mostly_run(refdata):
-    path = refdata / "language-planner" / "src" / "available_examples.json"
-    env = gym.make("toolbench/VirtualHome-v0", task_file=str(path)).unwrapped
-    programs = [reference for task in env.tasks for reference in task.references]
-    assert len(env.tasks) == 204 and len(programs) == 1121  # distinct (activity, program) pairs
-    executable = ran = 0
-    for program in programs:
-        calls = parse_program(program)
-        executable += all(call.executable for call in calls)
-        world = World(build_home(ORIGINAL_HOME), infer_start(program))  # each program's own start
-        ran += all(call.executable and world.do(call.action, call.args).ok for call in calls)
-    print(f"language-planner programs: {executable / len(programs):.1%} executable, {ran / len(programs):.1%} run")
-    assert executable / len(programs) > 0.93
-    assert ran / len(programs) > 0.65
+EXAMPLES = ("language-planner", "src", "available_examples.json")
 
 
-def test_an_original_task_plays_through_the_env(refdata):
-    path = refdata / "language-planner" / "src" / "available_examples.json"
-    env = gym.make("toolbench/VirtualHome-v0", task_file=str(path))
+@pytest.fixture(scope="module")
+def original_tasks():
+    """Read once for the module (building 204 starts takes seconds)."""
+    if not REFDATA.is_dir():
+        pytest.skip(f"reference data not found at {REFDATA}")
+    return VirtualHomeEnv.tasks_from_file(REFDATA.joinpath(*EXAMPLES))
+
+
+def test_the_original_programs_run_from_their_tasks_start_and_have_goals(original_tasks):
+    measured = replay(original_tasks)
+    print(measured.report("paper"))
+    assert (measured.tasks, measured.programs) == (204, 1121)  # distinct (activity, program) pairs
+    assert measured.executable == measured.programs
+    assert measured.executing / measured.programs >= 0.95
+    assert measured.with_goals == measured.tasks
+    assert measured.reaching / measured.executing >= 0.9
+    assert measured.agreed / measured.tasks >= 0.8
+
+
+def test_an_original_task_plays_through_the_env(refdata, original_tasks):
+    env = gym.make("toolbench/VirtualHome-v0", task_file=str(refdata.joinpath(*EXAMPLES)))
+    assert env.unwrapped.check == "paper"
     played = 0
     for task in env.unwrapped.tasks:
         env.reset(options={"task_id": task.id})
         _, reward, _, _, info = env.step(task.references[0])
-        assert reward == 1.0 and info["lcs"] == 1.0
-        if info["simulated"] and task.get("goals"):  # goals are what every runnable reference achieves
-            assert info["goal_rate"] == 1.0 and info["success"], task.id
-            played += 1
-    assert played > 50
+        assert reward == 1.0 and info["lcs"] == 1.0 and info["executable"]
+        played += info["success"]
+    assert played / len(env.unwrapped.tasks) >= 0.85
 
 
-def test_eval_plays_the_original_examples_file(refdata, tmp_path, capsys):
+# ----------------------------------------------------------------------------- the paper check
+def toolbench_verdicts(text: str, lists: dict) -> tuple[list[str], list[str]]:
+    """ToolBench's evaluator's rule (spec §2.2), written out here: per line of the text, strip;
+    stop at "Task:"; skip empty lines; remove quotes and semicolons, a leading "1." numbering;
+    strip. The function (text before the first "(") must have a list; the first "(...)" group,
+    split on ",", must name objects of its lists, one per argument; "()" fits a function without
+    objects. Returns (lines refused, lines kept for the LCS)."""
+    refused, kept = [], []
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if line.startswith("Task:"):
+            break
+        if not line:
+            continue
+        line = re.sub(r"^\d+\. *", "", line.replace('"', "").replace("'", "").replace(";", "")).strip()
+        entry = lists.get(line.split("(")[0])
+        group = re.search(r"\((.*?)\)", line)
+        ok = entry is not None and group is not None
+        if ok:
+            objects = [part.strip() for part in group.group(1).split(",")]
+            if objects == [""]:
+                ok = entry == {}
+            elif len(objects) == 1:
+                ok = objects[0] in entry.get("object", ())
+            elif len(objects) == 2:
+                ok = set(entry) == {"object1", "object2"} and all(
+                    objects[i] in entry[f"object{i + 1}"] for i in range(2)
+                )
+            else:
+                ok = False
+        if not ok:
+            refused.append(line)
+        if line:
+            kept.append(line)
+    return refused, kept
+
+
+def variants(line: str, other_object: str) -> list[str]:
+    """The original line and ways a model might write it, some of which ToolBench refuses."""
+    name, _, rest = line.partition("(")
+    return [
+        line,
+        line.removeprefix("Agent."),  # no prefix
+        f"```\n{line}\n```",  # in a Markdown fence
+        f"1. {line}",
+        f'{name}("{rest[:-1]}")',
+        f"{name} ({rest}",
+        f"{name}({other_object})",
+        f"{name}({rest[:-1]}, {other_object})",
+        f"{name}",
+        f"{line};",
+        "''",
+    ]
+
+
+def test_the_paper_check_is_toolbenchs_on_every_original_line(refdata, original_tasks):
+    with open(PAPER_VOCABULARY_FILE, encoding="utf-8") as handle:
+        lists = json.load(handle)
+    lines = sorted({line for task in original_tasks for ref in task.references for line in clean_lines(ref, "paper")})
+    everything = sorted({obj for entry in lists.values() for objects in entry.values() for obj in objects})
+    checked = refused = 0
+    for index, line in enumerate(lines):
+        assert ground(line, "paper").executable, line  # ToolBench asserts its labels are executable
+        for text in variants(line, everything[index % len(everything)]):
+            expected_refused, expected_kept = toolbench_verdicts(text, lists)
+            ours = [ground(cleaned, "paper") for cleaned in clean_lines(text, "paper")]
+            assert [call.line for call in ours if not call.executable] == expected_refused, text
+            assert [call.line for call in ours if call.line] == expected_kept, text
+            checked += 1
+            refused += bool(expected_refused)
+    assert len(lines) > 1000 and refused > checked / 2  # the variants do test refusals
+
+
+def test_the_paper_lists_are_toolbenchs(refdata):
+    """The shipped lists are what the examples give, and equal the lists in ToolBench's README."""
+    assert json.loads(PAPER_VOCABULARY_FILE.read_text(encoding="utf-8")) == vocabulary(refdata.joinpath(*EXAMPLES))
+    readme = (refdata / "sambanova_toolbench" / "README.md").read_text(encoding="utf-8")
+    published = re.findall(r"'object' can only be: (\[[^\]]*\])\.\s*\n\s*(Agent\.\w+)\(object\)", readme)
+    assert len(published) >= 5
+    for objects, function in published:
+        assert paper_vocabulary()[function] == (frozenset(json.loads(objects.replace("'", '"'))),), function
+    sizes = {name: len(paper_vocabulary()[f"Agent.{name}"][0]) for name in ("WalkTo", "RunTo", "Open", "SitOn")}
+    assert sizes == {"WalkTo": 107, "RunTo": 12, "Open": 24, "SitOn": 5}  # the sizes the spec measured
+
+
+def test_our_check_accepts_every_original_line(original_tasks):
+    """Push(filing_cabinet), LookAt(face), ...: objects the properties alone would not allow."""
+    for task in original_tasks:
+        for reference in task.references:
+            for line in clean_lines(reference):
+                assert ground(line, "ours").executable, line
+
+
+def test_eval_plays_the_original_examples_file(refdata, capsys):
     from toolbench.cli import main
 
-    path = refdata / "language-planner" / "src" / "available_examples.json"
+    path = refdata.joinpath(*EXAMPLES)
     assert main(["eval", "--agent", "oracle", "--task", "VirtualHome", "--task-file", str(path)]) == 0
     table = capsys.readouterr().out
     assert "VirtualHome  program  204" in table
+
+
+def test_the_english_steps_become_the_paper_lines(refdata):
+    """ "Step 2: Walk to dining room" is ToolBench's "Agent.WalkTo(dining_room)"."""
+    examples = json.loads(refdata.joinpath(*EXAMPLES).read_text(encoding="utf-8"))
+    program = program_from_steps(examples[0].partition("\n")[2])
+    assert all(line.startswith("Agent.") and ground(line, "paper").executable for line in program.splitlines())

@@ -20,7 +20,7 @@ from toolbench.mock_services.virtualhome import (
     parse_program,
 )
 from toolbench.mock_services.virtualhome.original import read_original_examples, record_from_original
-from toolbench.mock_services.virtualhome.program import best_lcs, ground
+from toolbench.mock_services.virtualhome.program import CHECKS, best_lcs, ground, paper_vocabulary
 
 FINISH = "Agent.Done()"
 METRICS = ("lcs", "goal_rate")  # always in info; a scored episode adds simulated, failed_line, failure
@@ -33,10 +33,10 @@ RULES = """# How the home works: one call per line, objects in lower case with u
 
 
 @cache
-def api_docs() -> str:
-    """One entry per function, listing the objects it accepts, in ToolBench's doc format."""
+def api_docs(check: str = "ours") -> str:
+    """One entry per function, listing the objects it accepts (under ``check``), in ToolBench's doc format."""
     entries = [RULES]
-    vocabulary = accepted()
+    vocabulary = paper_vocabulary() if check == "paper" else accepted()
     for action in ACTIONS:
         lists = vocabulary[f"Agent.{action.name}"]
         description = action.doc[0].upper() + action.doc[1:]
@@ -104,9 +104,14 @@ class VirtualHomeEnv(ToolEnv):
 
     ## Arguments
     ``gym.make("toolbench/VirtualHome-v0", split="test", mode="program", render_mode=None,
-    max_steps=None, task_file=None, reward="lcs")``. ``task_file`` may be a JSONL file of
+    max_steps=None, task_file=None, reward="lcs", check=None)``. ``task_file`` may be a JSONL file of
     records (ours, or ToolBench's ``test.jsonl``) or the language-planner's
     ``available_examples.json``; English steps ("Step 1: Walk to kitchen") become API calls.
+    Tasks from the original files play in home 0 under VirtualHome's rules, from a start built
+    from what all their programs presume, with goals drawn from what their programs bring about.
+    ``check``: ``"paper"`` (ToolBench's evaluator exactly: its object lists per function,
+    ``Agent.`` required, no Markdown fence) or ``"ours"`` (every object the properties allow,
+    prefix and fence optional); by default ``paper`` for the original files, ``ours`` otherwise.
     """
 
     task_name = "VirtualHome"
@@ -116,13 +121,17 @@ class VirtualHomeEnv(ToolEnv):
     default_max_steps = 40
     metric_names = METRICS
     finishing_action = FINISH
-    input_fields = ("home", "start")  # the home and the state it starts in
+    input_fields = ("home", "start", "rules")  # the home, the state it starts in, how it behaves
 
-    def __init__(self, reward: str = "lcs", **kwargs: Any) -> None:
+    def __init__(self, reward: str = "lcs", check: str | None = None, **kwargs: Any) -> None:
         if reward not in ("lcs", "goal"):
             raise ValueError(f"reward must be 'lcs' or 'goal', not {reward!r}")
+        if check is not None and check not in CHECKS:
+            raise ValueError(f"check must be one of {CHECKS}, not {check!r}")
         self.reward_kind = reward
         super().__init__(**kwargs)
+        # The original files' tasks say "paper"; ours say nothing.
+        self.check = check or ("paper" if self.tasks and all(t.get("check") == "paper" for t in self.tasks) else "ours")
         self._world: World | None = None
         self._lines: list[str] = []
         self._failed: tuple[int, str, str] | None = None  # (line number, line, why)
@@ -150,7 +159,7 @@ class VirtualHomeEnv(ToolEnv):
         return observation, info
 
     def _begin(self, task: Task) -> str:
-        self._world = World(build_home(int(task.get("home", 0))), task.get("start", ()))
+        self._world = World(build_home(int(task.get("home", 0))), task.get("start", ()), task.get("rules", "ours"))
         self._lines, self._failed, self._all_known = [], None, True
         self._carried_out = 0  # actions that ran (failed and unknown calls are not among them)
         return task.prompt
@@ -165,14 +174,15 @@ class VirtualHomeEnv(ToolEnv):
         if "\x00" in text:
             raise ActionError("the program is not text (it holds NUL bytes)")
         try:
-            calls = parse_program(text)
+            calls = parse_program(text, self.check)
         except ValueError as exc:
             raise ActionError(str(exc)) from None
         if not calls:
             raise ActionError("the program is empty: write one Agent.<Action>(...) call per line")
         outputs = []
         for number, call in enumerate(calls, start=1):
-            self._lines.append(call.line)
+            if call.line:  # a line that cleaning emptied is not executable, and takes no part in the LCS
+                self._lines.append(call.line)
             message = self._run(number, call)
             if message is not None:
                 outputs.append(f"{number}. {call.line}: {message}")
@@ -197,7 +207,7 @@ class VirtualHomeEnv(ToolEnv):
 
     def _interactive(self, text: str) -> Outcome:
         assert self._world is not None
-        lines = clean_lines(text)
+        lines = clean_lines(text, self.check)
         if len(lines) != 1:
             raise ActionError(
                 f"send exactly one call per step (got {len(lines)} lines), e.g. Agent.WalkTo(kitchen); "
@@ -208,7 +218,7 @@ class VirtualHomeEnv(ToolEnv):
         trailing = lines[0][lines[0].find(")") + 1 :].strip() if ")" in lines[0] else ""
         if trailing:  # "Agent.WalkTo(kitchen) Agent.Grab(cup)": the second call would be dropped silently
             raise ActionError(f"one call per step: nothing may follow the call's ')' (found {trailing[:40]!r})")
-        call = ground(lines[0])
+        call = ground(lines[0], self.check)
         self._lines.append(call.line)
         if not call.executable:
             self._all_known = False
@@ -271,12 +281,14 @@ class VirtualHomeEnv(ToolEnv):
 
     def _reference_lines(self, task: Task) -> list[list[str]]:
         if task.id not in self._references:
-            self._references[task.id] = [clean_lines(reference) for reference in task.references]
+            self._references[task.id] = [
+                [line for line in clean_lines(reference, self.check) if line] for reference in task.references
+            ]
         return self._references[task.id]
 
     # ------------------------------------------------------------------ contract hooks
     def api_docs(self) -> str:
-        return api_docs()
+        return api_docs(self.check)
 
     def oracle_actions(self, task: Task) -> list[str]:
         if self.mode == "program":
@@ -288,6 +300,7 @@ class VirtualHomeEnv(ToolEnv):
         return {
             "world": self._world.snapshot(),
             "home": self._world.home.number,
+            "rules": self._world.rules,
             "lines": list(self._lines),
             "failed": self._failed,
             "all_known": self._all_known,
@@ -295,7 +308,7 @@ class VirtualHomeEnv(ToolEnv):
         }
 
     def _set_backend_state(self, state: Any) -> None:
-        self._world = World(build_home(state["home"]))
+        self._world = World(build_home(state["home"]), rules=state.get("rules", "ours"))
         self._world.restore(state["world"])
         self._lines = list(state["lines"])
         self._failed = state["failed"]
@@ -308,7 +321,7 @@ class VirtualHomeEnv(ToolEnv):
             return text
         # The goals and their objects are the answer: shown only with diagnostics (run records).
         goal_objects = _goal_objects(self.task) if self.diagnostics else set()
-        touched = sorted({arg for line in self._lines for arg in ground(line).args} | goal_objects)
+        touched = sorted({arg for line in self._lines for arg in ground(line, self.check).args} | goal_objects)
         states = []
         for name in touched:
             for node in self._world.home.ids(name):

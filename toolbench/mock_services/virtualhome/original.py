@@ -4,26 +4,44 @@ The language-planner's ``available_examples.json`` is a list of strings, each
 ``"Task: <activity>\\nStep 1: Walk to kitchen\\nStep 2: ..."``; ToolBench's records are
 ``{"prompt": <activity>, "completion": [<program of Agent calls>, ...]}``. Neither says in which
 home the activity happens, what state it starts from, or what it must achieve. We play them in
-home 0, with start facts inferred from the program the way VirtualHome's own scripts come with
-preconditions (a program that switches a light off starts with the light on; one that begins
-with ``Wake up`` starts asleep in bed), and with goals derived from the references: the facts
-every runnable reference makes true.
+home 0 under VirtualHome's rules (``World(rules="original")``), from a start built for the task
+out of what all its programs presume, the way VirtualHome's own scripts come with preconditions:
+each program is run, and where a precondition fails that a different start would have met (the
+light it switches on is on, the cup it grabs sits in a closed cabinet it never opens, it stands
+up first), that start fact is a candidate; object by object, the start takes the candidates that
+let the most programs run. Its goals are the facts that every reference which runs makes true,
+and its executable check is ToolBench's own (``check="paper"``). ``replay`` measures all this.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbench.core.tasks import Task, TaskFileError
 from toolbench.mock_services.virtualhome.homes import build_home
-from toolbench.mock_services.virtualhome.program import call_from_step, call_text, clean_lines, ground
-from toolbench.mock_services.virtualhome.world import World
+from toolbench.mock_services.virtualhome.objects import PROPERTIES
+from toolbench.mock_services.virtualhome.program import (
+    Call,
+    call_from_step,
+    call_text,
+    clean_lines,
+    ground,
+    parse_program,
+)
+from toolbench.mock_services.virtualhome.world import World, fact
 
 _STEP = re.compile(r"^\s*Step\s+\d+\s*:\s*(.*)$", re.IGNORECASE)
 ORIGINAL_HOME = 0
+ORIGINAL_RULES = "original"
+ORIGINAL_CHECK = "paper"
+START_ROUNDS = 3  # rounds of finding what the failing programs need, from the start so far
+MAX_REPAIRS = 40  # start facts tried per program; no original program needs half as many
 
 
 def program_from_steps(text: str) -> str:
@@ -67,87 +85,233 @@ def record_from_original(task: Task) -> Task:
     if "goals" in task.extra:
         return task
     references = tuple(program_from_steps(reference) for reference in task.references)
-    start = infer_start(references[0]) if references else []
-    extra = {**task.extra, "home": ORIGINAL_HOME, "start": start, "goals": derived_goals(start, references)}
+    start, goals = start_and_goals(references)
+    extra = {
+        **task.extra,
+        "home": ORIGINAL_HOME,
+        "rules": ORIGINAL_RULES,
+        "check": task.extra.get("check", ORIGINAL_CHECK),
+        "start": list(start),
+        "goals": list(goals),
+    }
     return Task(task.id, task.prompt, references, task.category, extra)
 
 
-def infer_start(program: str) -> list[str]:
-    """Start facts the program presumes: what it switches off, closes, unplugs or takes off first
-    was on, open, plugged in or worn; what it plugs in before switching on was unplugged; what it
-    cleans was dirty; a program that starts by standing up starts seated, one that wakes up asleep."""
-    calls = [call for call in (ground(line) for line in clean_lines(program)) if call.executable]
-    facts: list[str] = []
-    seen: dict[str, list[str]] = {}
-    for call in calls:
-        if call.args:
-            seen.setdefault(call.args[0], []).append(call.action or "")
-    for name, actions in seen.items():
-        first = {action: index for index, action in reversed(list(enumerate(actions)))}
-
-        def earlier(a: str, b: str, first: dict[str, int] = first) -> bool:
-            return a in first and (b not in first or first[a] < first[b])
-
-        for action, opposite, state in _FIRST_SAYS:
-            if earlier(action, opposite):
-                facts.append(f"{state}({name})")
-        if any(action in first for action in ("Wash", "Rinse", "Scrub", "Wipe")):
-            facts.append(f"dirty({name})")
-    facts += _reachable(calls)
-    if calls and calls[0].action == "StandUp":
-        facts.append("sitting_on(couch)")
-    if calls and calls[0].action == "WakeUp":
-        facts += ["lying_on(bed)", "asleep()"]
-    return [fact for fact in facts if _applies(fact)]
+@functools.lru_cache(maxsize=1024)  # a task file read again (another env, a vector env) costs nothing
+def start_and_goals(references: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The start a task's references presume and the goals they reach from it."""
+    programs = [program_calls(reference) for reference in references]
+    start = task_start(programs)
+    return tuple(start), tuple(derived_goals(start, programs))
 
 
-#: (action, its opposite, the state the object had if the action comes first).
-_FIRST_SAYS = (
-    ("SwitchOn", "SwitchOff", "off"),
-    ("SwitchOff", "SwitchOn", "on"),
-    ("Open", "Close", "closed"),
-    ("Close", "Open", "open"),
-    ("PlugIn", "PlugOut", "plugged_out"),
-    ("PlugOut", "PlugIn", "plugged_in"),
-    ("TakeOff", "PutOn", "worn"),
-)
+def program_calls(program: str) -> list[Call]:
+    """The calls of a reference program (a line ToolBench would refuse stays, not executable)."""
+    return [ground(line) for line in clean_lines(program)]
 
 
-def _reachable(calls: list) -> list[str]:
-    """What the program grabs without opening the closed container it is kept in starts out on
-    top of that container: the program presumes it at hand."""
-    world = World(build_home(ORIGINAL_HOME))
-    opened: set[str] = set()
-    facts = []
-    for call in calls:
-        if call.action == "Open":
-            opened.add(call.args[0])
-        if call.action == "Grab":
-            for node in world.home.ids(call.args[0]):
-                container = world.in_closed(node)
-                if container is not None and world.name(container) not in opened:
-                    facts.append(f"on({call.args[0]}, {world.name(container)})")
-    return facts
+def original_world(start: Iterable[str] = ()) -> World:
+    return World(build_home(ORIGINAL_HOME), start, rules=ORIGINAL_RULES)
 
 
-def _applies(fact: str) -> bool:
+def run(calls: list[Call], start: Iterable[str], strict: bool = False) -> tuple[World, int, tuple[str, ...]]:
+    """Run a program from ``start``: the world after it, how many lines ran, and the start facts
+    under which the line that failed would have run (none where no start would help). ``strict``:
+    an action with nothing to do (switching on what is on) counts as failed, as in VirtualHome."""
+    world = original_world(start)
+    for number, call in enumerate(calls):
+        if not call.executable:
+            return world, number, ()
+        result = world.do(call.action or "", call.args)
+        if not result.ok or (strict and result.fix):
+            return world, number, _IMPLIES.get(result.fix, (result.fix,) if result.fix else ())
+    return world, len(calls), ()
+
+
+#: Start facts that need others: an asleep character is lying in bed.
+_IMPLIES = {"asleep()": ("lying_on(bed)", "asleep()")}
+
+
+def task_start(programs: list[list[Call]]) -> list[str]:
+    """The start a task's programs presume. Each program is run alone to find the start facts it
+    needs; then, one object at a time (a device's switch, where the cup is, the posture; the most
+    needed first), the start takes the fact, or keeps what it has, whichever lets more of the
+    programs run to their end (then: more of their lines). Programs that still fail are run again
+    from that start, for what else they need, a few rounds."""
+    start = _cleaned(programs)
+    best = _how_far(programs, start)
+    for _ in range(START_ROUNDS):
+        options: dict[tuple[str, str], dict[str, int]] = {}
+        for calls in programs:
+            for text in program_needs(calls, start):
+                choices = options.setdefault(_subject(text), {})
+                choices[text] = choices.get(text, 0) + 1
+        improved = False
+        for subject, choices in sorted(options.items(), key=lambda item: -sum(item[1].values())):
+            kept = [text for text in start if _subject(text) != subject]
+            tried = [_ordered([*kept, text]) for text in choices]
+            for candidate in tried:  # the best, the first of equals
+                if not _applies(candidate):
+                    continue
+                score = _how_far(programs, candidate)
+                if score > best:
+                    start, best, improved = candidate, score, True
+        if not improved:
+            break
+    return start
+
+
+def _how_far(programs: list[list[Call]], start: list[str]) -> tuple[int, int, int]:
+    """How many programs run to their end from ``start``; how many do with every action needed
+    (none switching on what is on); how many lines run so."""
+    ends = sum(run(calls, start)[1] == len(calls) for calls in programs)
+    reached = [run(calls, start, strict=True)[1] for calls in programs]
+    return ends, sum(n == len(calls) for n, calls in zip(reached, programs)), sum(reached)
+
+
+def program_needs(calls: list[Call], base: list[str]) -> list[str]:
+    """The start facts, beyond ``base``, under which the program runs further (to its end, if it can)."""
+    facts = list(base)
+    _, reached, fix = run(calls, facts, strict=True)
+    for _ in range(MAX_REPAIRS):
+        if reached == len(calls) or not fix or all(text in facts for text in fix):
+            break
+        subjects = {_subject(text) for text in fix}
+        candidate = _ordered([*(text for text in facts if _subject(text) not in subjects), *fix])
+        if not _applies(candidate):
+            break
+        _, further, next_fix = run(calls, candidate, strict=True)
+        if further <= reached:
+            break
+        facts, reached, fix = candidate, further, next_fix
+    return [text for text in facts if text not in base]
+
+
+def _cleaned(programs: list[list[Call]]) -> list[str]:
+    """What any program washes, rinses, scrubs or wipes starts dirty (so cleaning it changes it)."""
+    names = {call.args[0] for calls in programs for call in calls if call.action in ("Wash", "Rinse", "Scrub", "Wipe")}
+    return [f"dirty({name})" for name in sorted(names) if "body_part" not in PROPERTIES.get(name, ())]
+
+
+def _subject(text: str) -> tuple[str, str]:
+    """What a start fact decides, so that two facts deciding it conflict: a device's switch, an
+    object's place, the character's posture."""
+    kind, args = fact(text)
+    if kind in ("on", "off"):
+        return args[0], "switch" if len(args) == 1 else "place"
+    groups = {"open": "door", "closed": "door", "plugged_in": "plug", "plugged_out": "plug", "dirty": "dirt"}
+    if kind in groups:
+        return args[0], groups[kind]
+    if kind in ("inside", "worn", "held"):
+        return args[0], "place"
+    if kind in ("sitting_on", "lying_on"):
+        return "character", "posture"
+    return "character", kind
+
+
+def _ordered(facts: Iterable[str]) -> list[str]:
+    """Distinct facts, places first and the character's posture last (sitting down moves it)."""
+    unique = list(dict.fromkeys(facts))
+    return sorted(unique, key=lambda text: _subject(text)[0] == "character")
+
+
+def _applies(facts: list[str]) -> bool:
     try:
-        World(build_home(ORIGINAL_HOME), [fact])
+        original_world(facts)
     except (ValueError, KeyError, IndexError):
         return False
     return True
 
 
-def derived_goals(start: list[str], programs: Iterable[str]) -> list[str]:
-    """The facts that every reference which runs to its end makes true (none if none runs)."""
-    home = build_home(ORIGINAL_HOME)
-    common: set[str] | None = None
-    for program in programs:
-        world = World(home, start)
-        before = world.facts()
-        calls = [ground(line) for line in clean_lines(program)]
-        if not calls or not all(call.executable and world.do(call.action or "", call.args).ok for call in calls):
-            continue
-        made = world.facts() - before
-        common = made if common is None else common & made
-    return sorted(common or ())
+def derived_goals(start: list[str], programs: Iterable[list[Call]]) -> list[str]:
+    """What the references bring about: the facts that every reference which runs to its end makes
+    true (the room it ends in, what it did, where things are, ...). Where they agree on none, the
+    facts most of them make true; where none runs to its end, what they made true until they failed."""
+    finished, partial = [], []
+    for calls in programs:
+        before = original_world(start)
+        world, reached, _ = run(calls, start)
+        made = world.facts() - before.facts()
+        if world.room != before.room:
+            made.add(f"in_room({world.name(world.room)})")
+        (finished if calls and reached == len(calls) else partial).append(made)
+    outcomes = finished or partial
+    common = set.intersection(*outcomes) if outcomes else set()
+    if common:
+        return sorted(common)
+    support = Counter(text for made in outcomes for text in made)
+    most = max(support.values(), default=0)
+    return sorted(text for text, count in support.items() if count == most)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """How the original reference programs fare in the simulator (``replay``)."""
+
+    tasks: int
+    programs: int
+    executable: int  # pass the executable check
+    executing: int  # and run to their end in the simulator from their task's start
+    with_goals: int  # tasks with goals
+    reaching: int  # programs that run to their end and meet all their task's goals
+    agreed: int  # tasks with a reference that runs, whose goals every reference that runs meets
+    failures: Counter[str] = field(default_factory=Counter)  # the first failed precondition, by kind
+
+    def report(self, check: str) -> str:
+        def share(count: int, total: int) -> str:
+            return f"{count:,} / {total:,} ({count / total:.1%})" if total else "0 / 0"
+
+        lines = [
+            f"tasks: {self.tasks:,}, reference programs: {self.programs:,}",
+            f"executable ({check} check): {share(self.executable, self.programs)}",
+            f"execute in the simulator from their task's start: {share(self.executing, self.programs)}",
+            f"tasks with goals: {share(self.with_goals, self.tasks)}",
+            f"tasks whose goals every running reference meets: {share(self.agreed, self.tasks)}",
+            f"reference programs reaching their task's goals: {share(self.reaching, self.programs)}",
+            "most frequent failures:",
+        ]
+        lines += [f"  {count:4d}  {why}" for why, count in self.failures.most_common(8)]
+        return "\n".join(lines)
+
+
+def replay(tasks: Iterable[Task], check: str = ORIGINAL_CHECK) -> Replay:
+    """Run every reference of every task from the task's start, under the task's rules."""
+    counts = Counter()
+    failures: Counter[str] = Counter()
+    for task in tasks:
+        goals = list(task.get("goals", ()))
+        counts["tasks"] += 1
+        counts["with_goals"] += bool(goals)
+        agreed, ran = True, False
+        for reference in task.references:
+            counts["programs"] += 1
+            if not all(call.executable for call in parse_program(reference, check)):
+                failures["not executable"] += 1
+                continue
+            counts["executable"] += 1
+            world = World(build_home(int(task.get("home", 0))), task.get("start", ()), task.get("rules", "ours"))
+            result = None
+            for call in parse_program(reference):
+                result = world.do(call.action or "", call.args)
+                if not result.ok:
+                    break
+            if result is not None and not result.ok:
+                failures[_kind(result.message)] += 1
+                continue
+            counts["executing"] += 1
+            ran = True
+            reached = bool(goals) and all(world.holds(goal) for goal in goals)
+            counts["reaching"] += reached
+            agreed = agreed and reached
+        counts["agreed"] += agreed and ran and bool(goals)
+    return Replay(**{name: counts[name] for name in _COUNTS}, failures=failures)
+
+
+_COUNTS = ("tasks", "programs", "executable", "executing", "with_goals", "reaching", "agreed")
+
+
+def _kind(message: str) -> str:
+    """The kind of a failure: its reason with the objects written X ("X is inside the closed X")."""
+    why = message.partition(": ")[2]
+    words = why.split()
+    return " ".join("X" if word in PROPERTIES else word for word in words)

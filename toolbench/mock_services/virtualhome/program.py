@@ -2,21 +2,33 @@
 
 A program is text, one ``Agent.<Action>(objects)`` call per line. It is parsed, never executed.
 ``clean_lines`` follows ToolBench's evaluator: per line, strip, skip empty lines, stop at a line
-starting with ``Task:``, remove quotes and semicolons and a leading ``1.`` numbering. We also
-accept lines without the ``Agent.`` prefix and programs in a Markdown fence. A cleaned line is
-*executable* when it names a known function with objects that function accepts (``accepted``);
-the LCS score compares whole cleaned lines.
+starting with ``Task:``, remove quotes and semicolons and a leading ``1.`` numbering. A cleaned
+line is *executable* when it names a known function with objects that function accepts; the LCS
+score compares whole cleaned lines. There are two checks:
+
+- ``paper``: ToolBench's evaluator exactly. Each function accepts the objects it takes in the
+  language-planner's examples (``paper_vocabulary``: ``WalkTo`` 107 objects, ``RunTo`` 12,
+  ``Open`` 24, ...); a line needs the ``Agent.`` prefix, a Markdown fence line is a line like any
+  other (not executable), and so is a line that cleaning empties (``''``).
+- ``ours``: each function accepts what the objects' properties allow (``accepted``: every place
+  to walk or run to, everything that opens), and every object of the paper's lists too; lines
+  without the ``Agent.`` prefix and fence lines are accepted.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from toolbench.mock_services.virtualhome.objects import ACTIONS, ACTIONS_BY_NAME, PROPERTIES, SQUEEZABLE
 
 MAX_LINES = 500  # a program longer than this is refused before it is read further
+CHECKS = ("paper", "ours")
+#: ToolBench's object lists, as ``toolbench.taskgen.virtualhome_paper`` derives them.
+PAPER_VOCABULARY_FILE = Path(__file__).resolve().parents[2] / "fixtures" / "virtualhome" / "paper_vocabulary.json"
 _NUMBERING = re.compile(r"^\d+\.\s*")
 _FENCE = re.compile(r"^\s*```")
 
@@ -36,22 +48,36 @@ class Call:
         return self.action is not None
 
 
-def clean_lines(text: str) -> list[str]:
-    """The program's lines as ToolBench's evaluator cleans them (plus prefix and fence handling)."""
+def clean_lines(text: str, check: str = "ours") -> list[str]:
+    """The program's lines as ToolBench's evaluator cleans them. ``ours`` also skips fence lines,
+    reads ``Grab(cup)`` as ``Agent.Grab(cup)`` and drops lines that cleaning empties; ``paper``
+    keeps those as ``""`` (ToolBench counts them not executable and leaves them out of the LCS)."""
+    paper = check == "paper"
     lines = []
-    for raw in text.splitlines():
+    for raw in text.split("\n") if paper else text.splitlines():
         line = raw.strip()
-        if not line or _FENCE.match(line):
+        if not line or (not paper and _FENCE.match(line)):
             continue
         if line.startswith("Task:"):
             break
         line = _NUMBERING.sub("", line.replace('"', "").replace("'", "").replace(";", "")).strip()
         name = line.split("(")[0].strip()
-        if name in ACTIONS_BY_NAME:  # "Grab(cup)" means "Agent.Grab(cup)"
+        if not paper and name in ACTIONS_BY_NAME:  # "Grab(cup)" means "Agent.Grab(cup)"
             line = "Agent." + line
-        if line:
+        if line or paper:
             lines.append(line)
     return lines
+
+
+@cache
+def paper_vocabulary() -> dict[str, tuple[frozenset[str], ...]]:
+    """ToolBench's lists: for each function, the objects each argument accepts (none: no file)."""
+    if not PAPER_VOCABULARY_FILE.is_file():
+        return {}
+    with open(PAPER_VOCABULARY_FILE, encoding="utf-8") as handle:
+        lists = json.load(handle)
+    keys = {0: (), 1: ("object",), 2: ("object1", "object2")}
+    return {function: tuple(frozenset(entry[key]) for key in keys[len(entry)]) for function, entry in lists.items()}
 
 
 @cache
@@ -109,16 +135,23 @@ def accepted() -> dict[str, tuple[frozenset[str], ...]]:
         "PourInto": (having("pourable", "drinkable"), having("recipient", "container", also=_POUR_ALSO)),
     }
     assert set(table) == {action.name for action in ACTIONS}
-    return {f"Agent.{name}": value for name, value in table.items()}
+    paper = paper_vocabulary()
+    return {
+        f"Agent.{name}": tuple(ours | theirs for ours, theirs in zip(value, paper.get(f"Agent.{name}", value)))
+        for name, value in table.items()
+    }
 
 
 _POUR_ALSO = ("hands_both", "sponge", "face")
 
 
-def ground(line: str) -> Call:
-    """ToolBench's check of one cleaned line: a known function, and objects it accepts."""
+def ground(line: str, check: str = "ours") -> Call:
+    """ToolBench's check of one cleaned line: a known function, and objects it accepts (the
+    paper's lists, or ours)."""
     function = line.split("(")[0]
-    vocabulary = accepted().get(function)
+    vocabulary = (paper_vocabulary() if check == "paper" else accepted()).get(function)
+    if not line:
+        return Call(line, problem="the line is empty once quotes, semicolons and numbering are removed")
     if vocabulary is None:
         return Call(line, problem=f"{line[:80]!r} is not a call of a known Agent function")
     # The first "(" and the next ")": ToolBench's \((.*?)\) group, found in linear time.
@@ -140,11 +173,11 @@ def ground(line: str) -> Call:
     return Call(line, function.removeprefix("Agent."), args)
 
 
-def parse_program(text: str) -> list[Call]:
-    lines = clean_lines(text)
+def parse_program(text: str, check: str = "ours") -> list[Call]:
+    lines = clean_lines(text, check)
     if len(lines) > MAX_LINES:
         raise ValueError(f"the program has {len(lines)} lines; the limit is {MAX_LINES}")
-    return [ground(line) for line in lines]
+    return [ground(line, check) for line in lines]
 
 
 def lcs_length(a: list[str], b: list[str]) -> int:

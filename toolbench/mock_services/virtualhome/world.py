@@ -7,7 +7,17 @@ VirtualHome's evolving-graph simulator, and either changes the world or says whi
 seen by later actions, and clothes can be taken off.
 
 Objects are named by class ("cup"); where a home had several of a class, the first candidate
-(held, then close, then in the character's room, then any) whose preconditions hold is used.
+(held, then close, then in the character's room, then any) whose preconditions hold is used, and
+the name stays bound to that object for the rest of the episode, as a VirtualHome script binds
+``<faucet> (1)`` to one node: the faucet switched on is the faucet switched off.
+
+``rules="original"`` relaxes what VirtualHome's evolving graph does not enforce, for replaying
+the original programs: walking while seated or lying is allowed (its simulator never sees the
+posture when walking) and the character gets up on the way; a held object (a plate) can have
+things put on it; what stands open can be switched on; poured water leaves the hand; the
+character turns to an object wherever it is; an action whose effect already holds
+(switching on what is on, grabbing what is held) does nothing and succeeds; every action on an
+object leaves its record (``did(go_to, kitchen)``), from which the activity's goals are drawn.
 """
 
 from __future__ import annotations
@@ -25,13 +35,24 @@ _FACT = re.compile(r"^(\w+)\(([^()]*)\)$")
 
 
 class ActionFailed(Exception):
-    """A precondition that does not hold; the message says which."""
+    """A precondition that does not hold; the message says which. ``fix`` is the start fact under
+    which it would have held (``off(light)`` for "light is already on"), where one would."""
+
+    def __init__(self, reason: str, fix: str | None = None) -> None:
+        super().__init__(reason)
+        self.fix = fix
+
+
+class AlreadyDone(ActionFailed):
+    """What the action would bring about holds already (the light is on). Under the original rules
+    the action then does nothing and succeeds, as the original programs take for granted."""
 
 
 @dataclass(frozen=True)
 class Result:
     ok: bool
     message: str
+    fix: str | None = None  # a start fact under which the failed (or already met) precondition would hold
 
 
 def _start_maps(home: Home) -> tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]:
@@ -44,6 +65,13 @@ def _start_maps(home: Home) -> tuple[dict[int, tuple[str, int]], dict[int, froze
 
 
 _START_MAPS: dict[int, tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]] = {}
+#: The record an action leaves under the original rules: did(go_to, kitchen), did(push, chair).
+#: Walking, running and finding are all going to the object: did(go_to, sink), however it got there.
+_VERBS = {name: re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower() for name in ACTIONS_BY_NAME}
+_VERBS.update(WalkTo="go_to", RunTo="go_to", Find="go_to")
+#: "ours": the preconditions as the API docs state them; "original": as VirtualHome's evolving graph
+#: enforces them, for replaying the original programs.
+RULES = ("ours", "original")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -59,7 +87,10 @@ def fact(text: str) -> tuple[str, tuple[str, ...]]:
 class World:
     """The state of one home during an episode."""
 
-    def __init__(self, home: Home, start: Iterable[str] = ()) -> None:
+    def __init__(self, home: Home, start: Iterable[str] = (), rules: str = "ours") -> None:
+        if rules not in RULES:
+            raise ValueError(f"rules must be one of {RULES}, not {rules!r}")
+        self.rules = rules
         self.home = home
         self.names = home.names
         self.place, self.states = _start_maps(home)
@@ -73,6 +104,10 @@ class World:
         self.asleep = False
         self.taken_from: dict[int, tuple[str, int]] = {}
         self.done: frozenset[str] = frozenset()  # what the character did: "did(read, novel)", ...
+        self.bound: dict[str, int] = {}  # object name -> the node it named first
+        # (the object whose room the character last went to, the room it left): where a program
+        # presumed that object beside what it left behind, starting it there would have helped
+        self.came_from: tuple[int, int] | None = None
         for text in start:
             self._set_start(text)
 
@@ -92,6 +127,8 @@ class World:
             "asleep": self.asleep,
             "taken_from": dict(self.taken_from),
             "done": self.done,
+            "bound": dict(self.bound),
+            "came_from": self.came_from,
         }
 
     def restore(self, snapshot: dict[str, Any]) -> None:
@@ -107,10 +144,12 @@ class World:
         self.asleep = snapshot["asleep"]
         self.taken_from = dict(snapshot["taken_from"])
         self.done = frozenset(snapshot["done"])
+        self.bound = dict(snapshot.get("bound", {}))
+        self.came_from = snapshot.get("came_from")
 
     def copy(self) -> World:
         other = World.__new__(World)
-        other.home, other.names = self.home, self.names
+        other.home, other.names, other.rules = self.home, self.names, self.rules
         other.restore(self.snapshot())
         return other
 
@@ -247,20 +286,45 @@ class World:
         if spec.arity == 0:
             try:
                 return Result(True, method())
+            except AlreadyDone as exc:
+                if self.rules == "original":
+                    return Result(True, f"Nothing to do: {exc}.", exc.fix)
+                return Result(False, f"cannot {phrase}: {exc}", exc.fix)
             except ActionFailed as exc:
-                return Result(False, f"cannot {phrase}: {exc}")
+                return Result(False, f"cannot {phrase}: {exc}", exc.fix)
         first_error: ActionFailed | None = None
+        done_already: tuple[int, int | None, AlreadyDone] | None = None
         # Every action checks all its preconditions before it changes anything, so a failed
         # candidate leaves the world as it was.
         for node in self._candidates(args[0]):
             for second in self._candidates(args[1]) if spec.arity == 2 else [None]:
                 try:
-                    return Result(True, method(node) if second is None else method(node, second))
+                    message = method(node) if second is None else method(node, second)
+                except AlreadyDone as exc:
+                    done_already = done_already or (node, second, exc)
+                    first_error = first_error or exc
+                    continue
                 except ActionFailed as exc:
                     first_error = first_error or exc
-        return Result(False, f"cannot {phrase}: {first_error}")
+                    continue
+                self._bind(args, node, second)
+                if self.rules == "original":  # what an original activity did is most of what it is for
+                    self._record(_VERBS[action], node, *(() if second is None else (second,)))
+                return Result(True, message)
+        if done_already is not None and self.rules == "original":  # no candidate needed the action
+            self._bind(args, done_already[0], done_already[1])
+            return Result(True, f"Nothing to do: {done_already[2]}.", done_already[2].fix)
+        assert first_error is not None
+        return Result(False, f"cannot {phrase}: {first_error}", first_error.fix)
+
+    def _bind(self, args: tuple[str, ...], node: int, second: int | None) -> None:
+        self.bound.setdefault(args[0], node)
+        if second is not None:
+            self.bound.setdefault(args[1], second)
 
     def _candidates(self, name: str) -> list[int]:
+        if name in self.bound:
+            return [self.bound[name]]
         nodes = self.home.ids(name)
         if len(nodes) == 1:
             return list(nodes)
@@ -271,9 +335,9 @@ class World:
     def _n(self, node: int) -> str:
         return self.names[node]
 
-    def _need(self, condition: bool, reason: str) -> None:
+    def _need(self, condition: bool, reason: str, fix: str | None = None) -> None:
         if not condition:
-            raise ActionFailed(reason)
+            raise ActionFailed(reason, fix)
 
     def _need_prop(self, node: int, prop: str, words: str) -> None:
         self._need(prop in self.props(node), f"{self._n(node)} is not {words}")
@@ -282,25 +346,58 @@ class World:
         self._need(not self.asleep, "the character is asleep")
 
     def _need_close(self, node: int) -> None:
-        self._need(self.is_close(node), f"the character is not close to {self._n(node)}")
+        self._need(self.is_close(node), f"the character is not close to {self._n(node)}", self._brought_beside(node))
+
+    def _need_here(self, node: int) -> None:
+        self._need(self.room_of(node) == self.room, f"{self._n(node)} is not in this room", self._brought_beside(node))
+
+    def _need_visible(self, node: int) -> None:
+        if not self.visible(node):
+            closed = self.in_closed(node)
+            fix = self._brought_beside(node) if closed is None else self._on_top(node, closed)
+            raise ActionFailed(f"{self._n(node)} cannot be seen from here", fix)
+
+    def _brought_beside(self, node: int) -> str | None:
+        """The start fact that would have kept the character beside ``node``: the object that took it
+        to another room starts in ``node``'s room instead; or else ``node`` starts in this room."""
+        if self.came_from is not None and self.room_of(node) == self.came_from[1]:
+            moved, room = self.came_from
+        elif node in self.place and self.room_of(node) != self.room:
+            moved, room = node, self.room
+        else:
+            return None
+        first = self.home.ids(self._n(moved))[0] == moved  # a start fact names the first of a class
+        return f"inside({self._n(moved)}, {self._n(room)})" if first else None
 
     def _need_reachable(self, node: int) -> None:
         closed = self.in_closed(node)
-        self._need(closed is None, f"{self._n(node)} is inside the closed {self._n(closed or 0)}")
+        if closed is not None:  # kept on top of the container instead, it would be at hand
+            raise ActionFailed(f"{self._n(node)} is inside the closed {self._n(closed)}", self._on_top(node, closed))
 
     def _need_free_hand(self) -> None:
         self._need(None in self.hands, "both hands are full")
 
     def _need_holding(self, node: int) -> None:
-        self._need(self.is_held(node), f"the character is not holding {self._n(node)}")
+        self._need(self.is_held(node), f"the character is not holding {self._n(node)}", f"held({self._n(node)})")
+
+    def _on_top(self, node: int, container: int) -> str:
+        """The start fact that puts what holds ``node`` (itself, or the box it is in) on ``container``."""
+        outer = node
+        while self.place.get(outer, ("", container))[1] != container:
+            outer = self.place[outer][1]
+        return f"on({self._n(outer)}, {self._n(container)})"
 
     def _need_standing(self, doing: str) -> None:
         if self.posture != "standing":
             seat = self._n(self.seat) if self.seat is not None else "something"
             raise ActionFailed(f"the character is {self.posture} on {seat}; stand up before {doing}")
 
-    def _need_state(self, node: int, state: str) -> None:
-        self._need(state in self.states[node], f"{self._n(node)} is not {state.replace('_', ' ')}")
+    def _need_not(self, node: int, state: str, reason: str, instead: str, *, already: bool = False) -> None:
+        """That ``node`` is not in ``state``; had it started ``instead``, it would not be.
+        ``already``: ``state`` is what the action brings about."""
+        if state in self.states[node]:
+            failure = AlreadyDone if already else ActionFailed
+            raise failure(f"{self._n(node)} {reason}", f"{instead}({self._n(node)})")
 
     def _set_state(self, node: int, remove: str, add: str) -> None:
         self.states[node] = (self.states[node] - {remove}) | {add}
@@ -314,13 +411,17 @@ class World:
     # ------------------------------------------------------------------ moving
     def _go(self, node: int) -> None:
         self._need_awake()
-        self._need_standing("walking")
+        if self.rules != "original":
+            self._need_standing("walking")
         props = self.props(node)
         self._need("body_part" not in props, f"{self._n(node)} is part of the character")
+        self.posture, self.seat = "standing", None
         if "room" in props:
-            self.room, self.close, self.facing = node, frozenset(), None
+            self.room, self.close, self.facing, self.came_from = node, frozenset(), None, None
             return
         room = self.room_of(node)
+        if room != self.room:
+            self.came_from = (node, self.room)
         # Within one room what the character went to stays within reach (rooms are small); going
         # to another room leaves it all behind.
         near = set(self.close) if room == self.room else set()
@@ -350,29 +451,30 @@ class World:
         self._go(node)
         return f"You find the {self._n(node)}."
 
-    def _face(self, node: int) -> None:
+    def _face(self, node: int, anywhere: bool = False) -> None:
         self._need_awake()
-        self._need(self.room_of(node) == self.room, f"{self._n(node)} is not in this room")
+        if not anywhere:
+            self._need_here(node)
         self.facing = node
 
     def _do_turnto(self, node: int) -> str:
-        self._face(node)
+        self._face(node, anywhere=self.rules == "original")  # VirtualHome turns to what the script names
         return f"You turn to the {self._n(node)}."
 
     def _do_lookat(self, node: int) -> str:
-        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._need_visible(node)
         self._face(node)
         self._record("look_at", node)
         return f"You look at the {self._n(node)}."
 
     def _do_pointat(self, node: int) -> str:
-        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._need_visible(node)
         self._face(node)
         return f"You point at the {self._n(node)}."
 
     def _do_watch(self, node: int) -> str:
         self._need_prop(node, "lookable", "something to watch")
-        self._need(self.visible(node), f"{self._n(node)} cannot be seen from here")
+        self._need_visible(node)
         self._face(node)
         self._record("watch", node)
         return f"You watch the {self._n(node)}."
@@ -380,8 +482,10 @@ class World:
     # ------------------------------------------------------------------ hands
     def _do_grab(self, node: int) -> str:
         self._need_awake()
+        self._need("body_part" not in self.props(node), f"{self._n(node)} is part of the character")
         self._need("grabbable" in self.props(node) or self._n(node) == "water", f"{self._n(node)} is not grabbable")
-        self._need(not self.is_held(node), f"the character already holds {self._n(node)}")
+        if self.is_held(node):
+            raise AlreadyDone(f"the character already holds {self._n(node)}")
         self._need(node not in self.worn, f"the character is wearing {self._n(node)}")
         self._need(node != self.seat, f"the character is {self.posture} on {self._n(node)}")
         self._need_close(node)
@@ -398,10 +502,10 @@ class World:
         self._need_close(node)
         self._need_reachable(node)
         self._need_free_hand()
-        self._need("open" not in self.states[node], f"{self._n(node)} is already open")
+        self._need_not(node, "open", "is already open", "closed", already=True)
         # A running microwave or washing machine stays shut; a fridge opens while it runs.
         running_shut = "on" in self.states[node] and self._n(node) not in ("fridge", "freezer")
-        self._need(not running_shut, f"{self._n(node)} is switched on")
+        self._need(not running_shut, f"{self._n(node)} is switched on", f"off({self._n(node)})")
         self._set_state(node, "closed", "open")
         return f"You open the {self._n(node)}."
 
@@ -409,7 +513,7 @@ class World:
         self._need_awake()
         self._need_prop(node, "can_open", "something that opens")
         self._need_close(node)
-        self._need("closed" not in self.states[node], f"{self._n(node)} is already closed")
+        self._need_not(node, "closed", "is already closed", "open", already=True)
         self._set_state(node, "open", "closed")
         return f"You close the {self._n(node)}."
 
@@ -417,7 +521,8 @@ class World:
         self._need_awake()
         self._need_holding(node)
         self._need(node != target, f"{self._n(node)} cannot go {relation} itself")
-        self._need(not self.is_held(target), f"the character is holding {self._n(target)}")
+        if self.rules != "original":  # VirtualHome puts things on what the character holds (a plate)
+            self._need(not self.is_held(target), f"the character is holding {self._n(target)}")
         self._need(target not in self.worn, f"the character is wearing {self._n(target)}")
         self._need("body_part" not in self.props(target), f"{self._n(target)} is part of the character")
         self._need_close(target)
@@ -436,7 +541,7 @@ class World:
         props = self.props(target)
         self._need(bool(props & {"container", "recipient"}), f"{self._n(target)} is not a container")
         if "can_open" in props:
-            self._need("open" in self.states[target], f"{self._n(target)} is closed")
+            self._need_not(target, "closed", "is closed", "open")
         self._place(node, "in", target)
         return f"You put the {self._n(node)} in the {self._n(target)}."
 
@@ -446,9 +551,11 @@ class World:
         self._need(node in self.taken_from, f"{self._n(node)} was not taken from anywhere")
         relation, target = self.taken_from[node]
         if relation == "in" and "can_open" in self.props(target):
-            self._need("open" in self.states[target], f"{self._n(target)} is closed")
+            self._need_not(target, "closed", "is closed", "open")
         # Back where it came from: the character need only be in that room (it reaches or steps over).
-        self._need(self.room_of(target) == self.room, f"{self._n(target)} is not in this room")
+        first = self.home.ids(self._n(node))[0] == node
+        here = f"inside({self._n(node)}, {self._n(self.room)})" if first else None  # taken from this room
+        self._need(self.room_of(target) == self.room, f"{self._n(target)} is not in this room", here)
         self._release(node)
         self.place[node] = (relation, target)
         del self.taken_from[node]
@@ -473,7 +580,7 @@ class World:
 
     def _do_takeoff(self, node: int) -> str:
         self._need_awake()
-        self._need(node in self.worn, f"the character is not wearing {self._n(node)}")
+        self._need(node in self.worn, f"the character is not wearing {self._n(node)}", f"worn({self._n(node)})")
         self.worn = tuple(n for n in self.worn if n != node)
         self.place[node] = ("in", self.room)  # put down beside the character, ready to be picked up
         self.close = self.close | {node}
@@ -485,9 +592,10 @@ class World:
         self._need_prop(node, "has_switch", "something with a switch")
         self._need_close(node)
         self._need_reachable(node)
-        self._need("on" not in self.states[node], f"{self._n(node)} is already on")
-        self._need("plugged_out" not in self.states[node], f"{self._n(node)} is not plugged in")
-        self._need("open" not in self.states[node], f"{self._n(node)} is open; close it first")
+        self._need_not(node, "on", "is already on", "off", already=True)
+        self._need_not(node, "plugged_out", "is not plugged in", "plugged_in")
+        if self.rules != "original":  # VirtualHome switches on what stands open
+            self._need_not(node, "open", "is open; close it first", "closed")
         self._set_state(node, "off", "on")
         return f"You switch on the {self._n(node)}."
 
@@ -496,7 +604,7 @@ class World:
         self._need_prop(node, "has_switch", "something with a switch")
         self._need_close(node)
         self._need_reachable(node)
-        self._need("on" in self.states[node], f"{self._n(node)} is already off")
+        self._need_not(node, "off", "is already off", "on", already=True)
         self._set_state(node, "on", "off")
         return f"You switch off the {self._n(node)}."
 
@@ -506,7 +614,7 @@ class World:
         self._need_close(node)
         self._need_reachable(node)
         self._need_free_hand()
-        self._need("plugged_in" not in self.states[node], f"{self._n(node)} is already plugged in")
+        self._need_not(node, "plugged_in", "is already plugged in", "plugged_out", already=True)
         self._set_state(node, "plugged_out", "plugged_in")
         return f"You plug in the {self._n(node)}."
 
@@ -516,7 +624,7 @@ class World:
         self._need_close(node)
         self._need_reachable(node)
         self._need_free_hand()
-        self._need("plugged_out" not in self.states[node], f"{self._n(node)} is already unplugged")
+        self._need_not(node, "plugged_out", "is already unplugged", "plugged_in", already=True)
         self._set_state(node, "plugged_in", "plugged_out")
         if "on" in self.states[node]:
             self._set_state(node, "on", "off")  # no power, no longer on
@@ -540,21 +648,29 @@ class World:
         self.posture, self.seat = "lying", node
         return f"You lie on the {self._n(node)}."
 
+    def _seat_here(self) -> str:
+        """Something to sit on in the character's room (the couch where the room has none)."""
+        seats = [n for n, (_, parent) in self.place.items() if parent == self.room and "sittable" in self.props(n)]
+        return self._n(min(seats)) if seats else "couch"
+
     def _do_standup(self) -> str:
         self._need_awake()
-        self._need(self.posture != "standing", "the character is already standing")
+        if self.posture == "standing":
+            raise AlreadyDone("the character is already standing", f"sitting_on({self._seat_here()})")
         self.posture, self.seat = "standing", None
         return "You stand up."
 
     def _do_sleep(self) -> str:
-        self._need_awake()
-        self._need(self.posture in ("sitting", "lying"), "the character is not lying or sitting")
+        if self.asleep:
+            raise AlreadyDone("the character is asleep already")
+        self._need(self.posture in ("sitting", "lying"), "the character is not lying or sitting", "lying_on(bed)")
         self.asleep = True
         self._record("sleep")
         return "You fall asleep."
 
     def _do_wakeup(self) -> str:
-        self._need(self.asleep, "the character is not asleep")
+        if not self.asleep:
+            raise AlreadyDone("the character is not asleep", "asleep()")
         self.asleep = False
         return "You wake up."
 
@@ -654,7 +770,7 @@ class World:
     def _do_greet(self, node: int) -> str:
         self._need_awake()
         self._need_prop(node, "person", "a person")
-        self._need(self.room_of(node) == self.room, f"{self._n(node)} is not in this room")
+        self._need_here(node)
         self._record("greet", node)
         return f"You greet the {self._n(node)}."
 
@@ -669,8 +785,12 @@ class World:
         self._need(node != target, f"{self._n(node)} cannot be poured into itself")
         self._need_close(target)
         if "can_open" in self.props(target):
-            self._need("open" in self.states[target], f"{self._n(target)} is closed")
+            self._need_not(target, "closed", "is closed", "open")
         self._record("pour", node, target)
+        if self.rules == "original" and self._n(node) == "water":  # poured out, as VirtualHome releases it
+            self._release(node)
+            self.place[node] = ("in", target)
+            self.taken_from.pop(node, None)
         return f"You pour the {self._n(node)} into the {self._n(target)}."
 
     # ------------------------------------------------------------------ start facts
