@@ -130,6 +130,7 @@ def product(index: int) -> tuple[dict[str, Any], dict[str, Any]]:
         if text not in bullets:
             bullets.append(text)
     others = [t for t in kind.bullets if "{attr}" not in t and t not in bullets]
+    bullets = [_fill(text, brand=brand) for text in bullets]  # a bullet that says an attribute may name the brand
     bullets += [_fill(t, brand=brand) for t in rng.sample(others, min(len(others), rng.randint(1, 2)))]
     rng.shuffle(bullets)
     paragraphs = rng.sample(kind.descriptions, rng.randint(2, min(4, len(kind.descriptions))))
