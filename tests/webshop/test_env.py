@@ -220,17 +220,20 @@ def test_human_instruction_files_become_the_tasks(tmp_path):
     }  # fmt: skip
     for name, data in (("items.json", records), ("attrs.json", attributes), ("human.json", human)):
         (tmp_path / name).write_text(json.dumps(data))
-    env = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
-                   human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
+    with pytest.warns(UserWarning, match="2 not goals"):  # counted, not dropped unsaid
+        env = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
+                       human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
     goals = {t.get("goal")["asin"]: t.get("goal") for t in env.tasks}
-    assert len(env.tasks) == 2 and set(goals) == {first["asin"], second["asin"]}  # no attributes, unknown asin: skipped
+    assert len(env.tasks) == 2 and set(goals) == {first["asin"], second["asin"]}  # no attributes, "x" names no type
+    assert env.goal_report.not_matched.total() == 2
     assert goals[first["asin"]]["instruction_text"].startswith("i need something sturdy")
     assert "sturdy." not in goals[first["asin"]]["instruction_text"]  # trailing dots stripped, as WebShop does
     assert goals[second["asin"]]["goal_options"] == ["large"]
     observation, _ = env.reset(options={"task_id": env.tasks[0].id})
     assert observation == env.tasks[0].prompt
-    again = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
-                     human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
+    with pytest.warns(UserWarning):
+        again = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
+                         human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
     assert [t.get("goal") for t in again.tasks] == [t.get("goal") for t in env.tasks]  # the bound is seeded
 
 

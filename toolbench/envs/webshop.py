@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,13 @@ from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_c
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.app import create_app, render_page
 from toolbench.mock_services.webshop.catalog import Product, load_products, read_product_files
-from toolbench.mock_services.webshop.goals import human_goals, synthetic_goals
+from toolbench.mock_services.webshop.goals import synthetic_goals
+from toolbench.mock_services.webshop.human_goals import (
+    HumanGoalReport,
+    human_goals_from,
+    is_human_goal_file,
+    read_human_goal_file,
+)
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, spacy_nouns
 from toolbench.mock_services.webshop.shop import InvalidAction, Page, Session, Shop, search_page_text
 
@@ -109,13 +116,13 @@ def goal_tasks(goals: list[dict[str, Any]], kind: str) -> list[Task]:
     ]
 
 
-def human_goal_tasks(shop: Shop, path: str | Path) -> list[Task]:
-    """Tasks from WebShop's human instruction file over ``shop``'s products (session = position)."""
-    with open(path, encoding="utf-8") as handle:
-        instructions = json.load(handle)
-    if not isinstance(instructions, dict):
-        raise ValueError(f"{path}: a human instruction file is a JSON object by asin")
-    return goal_tasks(human_goals(shop.products, instructions), "human")
+def human_goal_tasks(shop: Shop, path: str | Path) -> tuple[list[Task], HumanGoalReport]:
+    """Tasks from a WebShop human goal file (``items_human_ins.json`` or ``human_goals.json``) over ``shop``'s
+    products (session = place in the goal list), and what became of each instruction."""
+    goals, report = human_goals_from(shop.products, read_human_goal_file(path))
+    if report.not_matched:  # counted, never dropped unsaid
+        warnings.warn(f"{path}: {report.summary()}", stacklevel=3)
+    return goal_tasks(goals, "human"), report
 
 
 def tool_call(action: str) -> tuple[str, str] | None:
@@ -217,8 +224,17 @@ class WebShopEnv(ToolEnv):
         noun_tagger: str = "lexicon",
         human_goals_file: str | Path | None = None,
         reviews: bool = False,
+        human_goals: str | Path | None = None,
         **kwargs: Any,
     ) -> None:
+        if isinstance(human_goals, bool):
+            raise ValueError(
+                "human_goals= takes the path of WebShop's items_human_ins.json or human_goals.json (not shipped here)"
+            )
+        human_goals_file = human_goals_file if human_goals_file is not None else human_goals
+        if human_goals_file is None and kwargs.get("task_file") is not None and is_human_goal_file(kwargs["task_file"]):
+            human_goals_file = kwargs.pop("task_file")  # WebShop's human goal files are task files too
+            kwargs["split"] = Path(human_goals_file).stem
         if observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {list(OBSERVATION_MODES)}, not {observation_mode!r}")
         if noun_tagger not in ("lexicon", "spacy"):
@@ -240,8 +256,12 @@ class WebShopEnv(ToolEnv):
             source = ("shipped", num_products)
         self.shop = _shop(source, bool(show_attrs), noun_tagger, bool(reviews))
         own_tasks = kwargs.get("tasks") is not None or kwargs.get("task_file") is not None
-        if human_goals_file is not None:  # WebShop's items_human_ins.json: its goals are the tasks
-            kwargs["tasks"] = human_goal_tasks(self.shop, human_goals_file)
+        #: What became of a human goal file's instructions (None without one).
+        self.goal_report: HumanGoalReport | None = None
+        if human_goals_file is not None:  # WebShop's human goals: its goals are the tasks
+            kwargs["tasks"], self.goal_report = human_goal_tasks(self.shop, human_goals_file)
+            if not kwargs["tasks"]:
+                raise ValueError(f"{human_goals_file}: no goals over these products ({self.goal_report.summary()})")
         elif products_file is not None and not own_tasks:  # a user's catalog: WebShop's goals over it
             kwargs["tasks"] = goal_tasks(synthetic_goals(self.shop.products), "synthetic")
             if not kwargs["tasks"]:
