@@ -13,7 +13,7 @@ from toolbench.core.tasks import Task, fixture_file, read_records
 from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.app import create_app, render_page
-from toolbench.mock_services.webshop.catalog import Product, load_products, read_product_files
+from toolbench.mock_services.webshop.catalog import Product, read_product_files
 from toolbench.mock_services.webshop.goals import synthetic_goals
 from toolbench.mock_services.webshop.human_goals import (
     HumanGoalReport,
@@ -75,8 +75,7 @@ def shipped_products(limit: int | None = None) -> tuple[Product, ...]:
 
 @cache
 def _generated_products(count: int) -> tuple[Product, ...]:
-    records, attributes = generate.catalog(count)
-    return tuple(load_products(records, attributes))
+    return tuple(generate.products(count))
 
 
 @cache
@@ -189,14 +188,17 @@ class WebShopEnv(ToolEnv):
     ## Arguments
     ``gym.make("toolbench/WebShop-v0", split="test", mode="interactive", observation_mode="text",
     max_steps=None, num_products=None, products_file=None, attributes_file=None, show_attrs=False,
-    noun_tagger="lexicon", human_goals_file=None, reviews=False, task_file=None)``.
-    ``num_products``: the first N products (1 to 100,000; beyond the 1,000 shipped, generated the
-    same way; below, the goals whose product is among them). ``products_file`` and
-    ``attributes_file``: WebShop's ``items_shuffle*.json`` and ``items_ins_v2*.json``.
+    noun_tagger="lexicon", human_goals_file=None, reviews=False, human_goals=None, task_file=None)``.
+    ``num_products``: the first N products (1 to 1,200,000, the scale of WebShop's full catalog;
+    beyond the 1,000 shipped, generated the same way; below, the goals whose product is among them).
+    ``products_file`` and ``attributes_file``: WebShop's ``items_shuffle*.json`` and ``items_ins_v2*.json``.
     ``noun_tagger="spacy"`` tags title nouns with spaCy's ``en_core_web_sm`` as WebShop does (install
-    both yourself); the default uses the catalog's noun lexicon. ``task_file``: our JSONL or
-    ToolBench's ``test.jsonl`` (``{"id": session}``). ``human_goals_file``: WebShop's
-    ``items_human_ins.json``, whose goals (over the products loaded) become the tasks; with
+    both yourself); the default uses the catalog's noun lexicon. ``task_file``: our JSONL,
+    ToolBench's ``test.jsonl`` (``{"id": session}``) or a WebShop human goal file. ``human_goals_file``
+    (or ``human_goals``): WebShop's ``items_human_ins.json`` or ``human_goals.json`` (instructions only),
+    whose goals become the tasks: by asin where the catalog holds it, else matched by product type and
+    attributes; ``env.goal_report`` counts what became of every instruction (a warning says how many are
+    not goals). With
     ``products_file`` and no other tasks, WebShop's synthetic goals over that catalog are the tasks,
     in WebShop's order (session n is WebShop's goal n). ``reviews=True`` shows our generated reviews
     and ratings (WebShop never loads its reviews: every product says ``Rating: N.A.``).
