@@ -178,13 +178,14 @@ def test_larger_catalogs_start_with_the_shipped_one(tasks):
     env = gym.make(ENV_ID, num_products=1500).unwrapped
     assert len(env.shop.products) == 1500
     assert [p.title for p in env.shop.products[:1000]] == [p.title for p in shipped_products()]
+    assert [p.bullet_points for p in env.shop.products[:1000]] == [p.bullet_points for p in shipped_products()]
     assert len({p.asin for p in env.shop.products}) == 1500
     _, reward, *_ = play(env, tasks[0].id, env.oracle_actions(tasks[0]))
     assert reward > 0.0
     small = gym.make(ENV_ID, num_products=50).unwrapped
     assert len(small.shop.products) == 50
     with pytest.raises(ValueError, match="num_products"):
-        gym.make(ENV_ID, num_products=100_001)
+        gym.make(ENV_ID, num_products=1_200_001)  # WebShop's full catalog holds about 1.18 million
 
 
 def test_a_users_original_files(tmp_path):
