@@ -21,16 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import bench_webshop  # beside this script
+
 ROUNDS = 5
+#: bench_webshop's queries, an instruction as a query (many common terms: the most hits to rank) and one word.
 QUERIES = (
-    "high speed usb flash drive 32 gb",
-    "gluten free snack bars",
-    "women's running shoes size 8",
-    "wooden bookshelf with doors",
-    "long lasting lipstick",
-    "wireless earbuds with charging case",
-    "queen size bed frame",
-    "organic green tea",
+    *bench_webshop.QUERIES,
     "i need a long lasting 6.76 fl oz bottle of perfume, and price lower than 100.00 dollars",
     "shampoo",
 )
