@@ -99,7 +99,7 @@ def test_no_generated_text_holds_an_unfilled_template_field():
     from toolbench.core.tasks import fixture_file
     from toolbench.mock_services.webshop import generate
 
-    records, attributes = generate.catalog(5000)  # every product type many times over
+    records, attributes = generate.catalog(2000)  # every product type about 18 times
     shipped = [json.loads(fixture_file("webshop", name).read_text()) for name in ("items_shuffle_1000.json",
                "items_ins_v2_1000.json")]  # fmt: skip
     unfilled = re.compile(r"[{}]")
