@@ -106,3 +106,10 @@ def test_no_generated_text_holds_an_unfilled_template_field():
     for source in (records, attributes, *shipped):
         leaks = [text for text in _texts(source) if unfilled.search(text)]
         assert not leaks, leaks[:3]
+
+
+def test_the_vocabulary_file_keeps_the_rules_the_generator_relies_on():
+    from toolbench.mock_services.webshop import vocabulary
+
+    vocabulary.check()  # counts, placeholders, nouns, clean ASCII text
+    assert len(vocabulary.PRODUCT_TYPES) == 109 and sorted(vocabulary.REVIEW_BODIES) == [1, 2, 3, 4, 5]
