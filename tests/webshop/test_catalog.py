@@ -78,3 +78,38 @@ def test_files_that_are_not_catalogs_are_refused(tmp_path):
     (tmp_path / "items.json").write_text(json.dumps({"not": "a list"}))
     with pytest.raises(ValueError, match="JSON list"):
         read_product_files(tmp_path / "items.json")
+
+
+def _texts(value):
+    """Every string inside a record (keys and values)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+
+
+def test_no_generated_text_holds_an_unfilled_template_field():
+    import re
+
+    from toolbench.core.tasks import fixture_file
+    from toolbench.mock_services.webshop import generate
+
+    records, attributes = generate.catalog(2000)  # every product type about 18 times
+    shipped = [json.loads(fixture_file("webshop", name).read_text()) for name in ("items_shuffle_1000.json",
+               "items_ins_v2_1000.json")]  # fmt: skip
+    unfilled = re.compile(r"[{}]")
+    for source in (records, attributes, *shipped):
+        leaks = [text for text in _texts(source) if unfilled.search(text)]
+        assert not leaks, leaks[:3]
+
+
+def test_the_vocabulary_file_keeps_the_rules_the_generator_relies_on():
+    from toolbench.mock_services.webshop import vocabulary
+
+    vocabulary.check()  # counts, placeholders, nouns, clean ASCII text
+    assert len(vocabulary.PRODUCT_TYPES) == 109 and sorted(vocabulary.REVIEW_BODIES) == [1, 2, 3, 4, 5]

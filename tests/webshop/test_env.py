@@ -178,13 +178,14 @@ def test_larger_catalogs_start_with_the_shipped_one(tasks):
     env = gym.make(ENV_ID, num_products=1500).unwrapped
     assert len(env.shop.products) == 1500
     assert [p.title for p in env.shop.products[:1000]] == [p.title for p in shipped_products()]
+    assert [p.bullet_points for p in env.shop.products[:1000]] == [p.bullet_points for p in shipped_products()]
     assert len({p.asin for p in env.shop.products}) == 1500
     _, reward, *_ = play(env, tasks[0].id, env.oracle_actions(tasks[0]))
     assert reward > 0.0
     small = gym.make(ENV_ID, num_products=50).unwrapped
     assert len(small.shop.products) == 50
     with pytest.raises(ValueError, match="num_products"):
-        gym.make(ENV_ID, num_products=100_001)
+        gym.make(ENV_ID, num_products=1_200_001)  # WebShop's full catalog holds about 1.18 million
 
 
 def test_a_users_original_files(tmp_path):
@@ -220,17 +221,20 @@ def test_human_instruction_files_become_the_tasks(tmp_path):
     }  # fmt: skip
     for name, data in (("items.json", records), ("attrs.json", attributes), ("human.json", human)):
         (tmp_path / name).write_text(json.dumps(data))
-    env = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
-                   human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
+    with pytest.warns(UserWarning, match="2 not goals"):  # counted, not dropped unsaid
+        env = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
+                       human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
     goals = {t.get("goal")["asin"]: t.get("goal") for t in env.tasks}
-    assert len(env.tasks) == 2 and set(goals) == {first["asin"], second["asin"]}  # no attributes, unknown asin: skipped
+    assert len(env.tasks) == 2 and set(goals) == {first["asin"], second["asin"]}  # no attributes, "x" names no type
+    assert env.goal_report.not_matched.total() == 2
     assert goals[first["asin"]]["instruction_text"].startswith("i need something sturdy")
     assert "sturdy." not in goals[first["asin"]]["instruction_text"]  # trailing dots stripped, as WebShop does
     assert goals[second["asin"]]["goal_options"] == ["large"]
     observation, _ = env.reset(options={"task_id": env.tasks[0].id})
     assert observation == env.tasks[0].prompt
-    again = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
-                     human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
+    with pytest.warns(UserWarning):
+        again = gym.make(ENV_ID, products_file=tmp_path / "items.json", attributes_file=tmp_path / "attrs.json",
+                         human_goals_file=tmp_path / "human.json").unwrapped  # fmt: skip
     assert [t.get("goal") for t in again.tasks] == [t.get("goal") for t in env.tasks]  # the bound is seeded
 
 

@@ -171,3 +171,24 @@ def test_equal_scores_are_ranked_by_asin():
     products = [drive(i, asin=asin, title="Same Words", description="", bullet_points=("",)) for i, asin in
                 enumerate(["B0ZZZZZZZ1", "B0AAAAAAA1", "B0MMMMMMM1"])]  # fmt: skip
     assert SearchEngine(products).search("same words") == [1, 2, 0]
+
+
+def test_the_top_hits_are_those_of_a_full_ranking():
+    """Search sorts only the hits that can place; the result is the full ranking's head, ties included."""
+    import numpy as np
+
+    from toolbench.envs.webshop import shipped_products
+    from toolbench.mock_services.webshop.search import SearchEngine
+
+    from .shopdata import drive
+
+    same = [drive(i, asin=f"B0TIE{i:05d}", title="Same Words", description="", bullet_points=("",)) for i in range(80)]
+    for products in (list(shipped_products()), same[::-1]):
+        engine = SearchEngine(products)
+        for query in ("usb flash drive 32 gb", "organic green tea", "long lasting", "same words"):
+            ids = engine._tokenizer.tokenize([query], update_vocab=False, show_progress=False, return_as="ids")[0]
+            scores = engine._index.get_scores(ids)
+            hits = np.flatnonzero(scores > 0)
+            full = [int(i) for i in hits[np.lexsort((engine._asin_rank[hits], -scores[hits]))]]
+            for k in (1, 10, 50):
+                assert engine.search(query, k) == full[:k], (query, k)

@@ -78,6 +78,16 @@ def test_colours_are_checked_in_alphabetical_order():
     assert list(COLORS) == sorted(COLORS) and len(set(COLORS)) == len(COLORS)
 
 
+def test_the_colour_words_are_webshops():
+    from toolbench.mock_services.webshop.reward import COLORS
+
+    assert len(COLORS) == 102  # WebShop's COLOR_SET
+    assert normalize_color("camo green") == "camo"  # camo comes before green
+    assert normalize_color("heather grey") == "grey" and normalize_color("royal blue") == "blue"
+    assert normalize_color("midnight navy") == "midnight"  # before navy; ours once read it as navy
+    assert normalize_color("stonewash") == "ash"  # a substring, as in WebShop
+
+
 def test_fuzzy_matching_is_thefuzz_token_set_ratio():
     assert similarity(("size", "xl"), "xl") == 100  # a subset of the other's words
     assert similarity("Gluten-Free", "gluten free") == 100  # punctuation and case do not count

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,14 @@ from toolbench.core.tasks import Task, fixture_file, read_records
 from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.app import create_app, render_page
-from toolbench.mock_services.webshop.catalog import Product, load_products, read_product_files
-from toolbench.mock_services.webshop.goals import human_goals, synthetic_goals
+from toolbench.mock_services.webshop.catalog import Product, read_product_files
+from toolbench.mock_services.webshop.goals import synthetic_goals
+from toolbench.mock_services.webshop.human_goals import (
+    HumanGoalReport,
+    human_goals_from,
+    is_human_goal_file,
+    read_human_goal_file,
+)
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, spacy_nouns
 from toolbench.mock_services.webshop.shop import InvalidAction, Page, Session, Shop, search_page_text
 
@@ -68,8 +75,7 @@ def shipped_products(limit: int | None = None) -> tuple[Product, ...]:
 
 @cache
 def _generated_products(count: int) -> tuple[Product, ...]:
-    records, attributes = generate.catalog(count)
-    return tuple(load_products(records, attributes))
+    return tuple(generate.products(count))
 
 
 @cache
@@ -109,13 +115,13 @@ def goal_tasks(goals: list[dict[str, Any]], kind: str) -> list[Task]:
     ]
 
 
-def human_goal_tasks(shop: Shop, path: str | Path) -> list[Task]:
-    """Tasks from WebShop's human instruction file over ``shop``'s products (session = position)."""
-    with open(path, encoding="utf-8") as handle:
-        instructions = json.load(handle)
-    if not isinstance(instructions, dict):
-        raise ValueError(f"{path}: a human instruction file is a JSON object by asin")
-    return goal_tasks(human_goals(shop.products, instructions), "human")
+def human_goal_tasks(shop: Shop, path: str | Path) -> tuple[list[Task], HumanGoalReport]:
+    """Tasks from a WebShop human goal file (``items_human_ins.json`` or ``human_goals.json``) over ``shop``'s
+    products (session = place in the goal list), and what became of each instruction."""
+    goals, report = human_goals_from(shop.products, read_human_goal_file(path))
+    if report.not_matched:  # counted, never dropped unsaid
+        warnings.warn(f"{path}: {report.summary()}", stacklevel=3)
+    return goal_tasks(goals, "human"), report
 
 
 def tool_call(action: str) -> tuple[str, str] | None:
@@ -182,14 +188,17 @@ class WebShopEnv(ToolEnv):
     ## Arguments
     ``gym.make("toolbench/WebShop-v0", split="test", mode="interactive", observation_mode="text",
     max_steps=None, num_products=None, products_file=None, attributes_file=None, show_attrs=False,
-    noun_tagger="lexicon", human_goals_file=None, reviews=False, task_file=None)``.
-    ``num_products``: the first N products (1 to 100,000; beyond the 1,000 shipped, generated the
-    same way; below, the goals whose product is among them). ``products_file`` and
-    ``attributes_file``: WebShop's ``items_shuffle*.json`` and ``items_ins_v2*.json``.
+    noun_tagger="lexicon", human_goals_file=None, reviews=False, human_goals=None, task_file=None)``.
+    ``num_products``: the first N products (1 to 1,200,000, the scale of WebShop's full catalog;
+    beyond the 1,000 shipped, generated the same way; below, the goals whose product is among them).
+    ``products_file`` and ``attributes_file``: WebShop's ``items_shuffle*.json`` and ``items_ins_v2*.json``.
     ``noun_tagger="spacy"`` tags title nouns with spaCy's ``en_core_web_sm`` as WebShop does (install
-    both yourself); the default uses the catalog's noun lexicon. ``task_file``: our JSONL or
-    ToolBench's ``test.jsonl`` (``{"id": session}``). ``human_goals_file``: WebShop's
-    ``items_human_ins.json``, whose goals (over the products loaded) become the tasks; with
+    both yourself); the default uses the catalog's noun lexicon. ``task_file``: our JSONL,
+    ToolBench's ``test.jsonl`` (``{"id": session}``) or a WebShop human goal file. ``human_goals_file``
+    (or ``human_goals``): WebShop's ``items_human_ins.json`` or ``human_goals.json`` (instructions only),
+    whose goals become the tasks: by asin where the catalog holds it, else matched by product type and
+    attributes; ``env.goal_report`` counts what became of every instruction (a warning says how many are
+    not goals). With
     ``products_file`` and no other tasks, WebShop's synthetic goals over that catalog are the tasks,
     in WebShop's order (session n is WebShop's goal n). ``reviews=True`` shows our generated reviews
     and ratings (WebShop never loads its reviews: every product says ``Rating: N.A.``).
@@ -217,8 +226,17 @@ class WebShopEnv(ToolEnv):
         noun_tagger: str = "lexicon",
         human_goals_file: str | Path | None = None,
         reviews: bool = False,
+        human_goals: str | Path | None = None,
         **kwargs: Any,
     ) -> None:
+        if isinstance(human_goals, bool):
+            raise ValueError(
+                "human_goals= takes the path of WebShop's items_human_ins.json or human_goals.json (not shipped here)"
+            )
+        human_goals_file = human_goals_file if human_goals_file is not None else human_goals
+        if human_goals_file is None and kwargs.get("task_file") is not None and is_human_goal_file(kwargs["task_file"]):
+            human_goals_file = kwargs.pop("task_file")  # WebShop's human goal files are task files too
+            kwargs["split"] = Path(human_goals_file).stem
         if observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {list(OBSERVATION_MODES)}, not {observation_mode!r}")
         if noun_tagger not in ("lexicon", "spacy"):
@@ -240,8 +258,12 @@ class WebShopEnv(ToolEnv):
             source = ("shipped", num_products)
         self.shop = _shop(source, bool(show_attrs), noun_tagger, bool(reviews))
         own_tasks = kwargs.get("tasks") is not None or kwargs.get("task_file") is not None
-        if human_goals_file is not None:  # WebShop's items_human_ins.json: its goals are the tasks
-            kwargs["tasks"] = human_goal_tasks(self.shop, human_goals_file)
+        #: What became of a human goal file's instructions (None without one).
+        self.goal_report: HumanGoalReport | None = None
+        if human_goals_file is not None:  # WebShop's human goals: its goals are the tasks
+            kwargs["tasks"], self.goal_report = human_goal_tasks(self.shop, human_goals_file)
+            if not kwargs["tasks"]:
+                raise ValueError(f"{human_goals_file}: no goals over these products ({self.goal_report.summary()})")
         elif products_file is not None and not own_tasks:  # a user's catalog: WebShop's goals over it
             kwargs["tasks"] = goal_tasks(synthetic_goals(self.shop.products), "synthetic")
             if not kwargs["tasks"]:

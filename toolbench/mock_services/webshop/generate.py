@@ -4,21 +4,23 @@ Product ``i`` is a pure function of ``i``: its type (types take turns in a fixed
 every type has products in any catalog of a few hundred or more), brand, attributes, options,
 title, price (one price or a range), bullet points, description, reviews and an instruction that
 asks for it. A catalog of ``n`` products is the first ``n`` of them, so the shipped 1,000 are the start
-of every larger catalog (up to 100,000 for scale tests). Asins are ``B0`` and eight base-36 digits of a
-bijection of ``i``: distinct for every product.
+of every larger catalog (up to 1,200,000, the scale of WebShop's full catalog). Asins are ``B0`` and eight
+base-36 digits of a bijection of ``i``: distinct for every product.
 """
 
 from __future__ import annotations
 
 import random
 import string
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from toolbench.mock_services.webshop.catalog import BREADCRUMB
+from toolbench.mock_services.webshop.catalog import BREADCRUMB, Product, product_from_record
 from toolbench.mock_services.webshop.vocabulary import PRODUCT_TYPES, REVIEW_BODIES, REVIEW_TITLES, ProductType
 
-MAX_PRODUCTS = 100_000
+#: WebShop's full catalog holds about 1.18 million products: a generated one reaches that scale.
+MAX_PRODUCTS = 1_200_000
 _DIGITS = string.digits + string.ascii_uppercase
 _ASIN_SPACE = 36**8
 _ASIN_STEP = 2_654_435_761  # coprime with 36: i -> (i * step + offset) mod 36**8 is a bijection
@@ -130,6 +132,7 @@ def product(index: int) -> tuple[dict[str, Any], dict[str, Any]]:
         if text not in bullets:
             bullets.append(text)
     others = [t for t in kind.bullets if "{attr}" not in t and t not in bullets]
+    bullets = [_fill(text, brand=brand) for text in bullets]  # a bullet that says an attribute may name the brand
     bullets += [_fill(t, brand=brand) for t in rng.sample(others, min(len(others), rng.randint(1, 2)))]
     rng.shuffle(bullets)
     paragraphs = rng.sample(kind.descriptions, rng.randint(2, min(4, len(kind.descriptions))))
@@ -164,16 +167,29 @@ def product(index: int) -> tuple[dict[str, Any], dict[str, Any]]:
     return record, entry
 
 
-def catalog(count: int) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The first ``count`` products: raw records and the attribute file's entries by asin."""
+def _check_count(count: int) -> None:
     if not 1 <= count <= MAX_PRODUCTS:
         raise ValueError(f"a generated catalog holds 1 to {MAX_PRODUCTS:,} products, not {count!r}")
+
+
+def catalog(count: int) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The first ``count`` products: raw records and the attribute file's entries by asin."""
+    _check_count(count)
     records, attributes = [], {}
     for index in range(count):
         record, entry = product(index)
         records.append(record)
         attributes[record["asin"]] = entry
     return records, attributes
+
+
+def products(count: int) -> Iterator[Product]:
+    """The first ``count`` products as the shop loads them, one at a time (a million records never all
+    held at once)."""
+    _check_count(count)
+    for index in range(count):
+        record, entry = product(index)
+        yield product_from_record(record, {record["asin"]: entry})
 
 
 def noun_lexicon() -> set[str]:

@@ -15,6 +15,7 @@ those the caller adds); ``spacy_nouns`` uses spaCy when a user has installed it 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -22,21 +23,13 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.webshop.catalog import BREADCRUMB, Product
 
 FUZZY_THRESHOLD = 85
-#: Colour words, checked in alphabetical order as WebShop checks its own list: the first one found in an option
-#: value is its colour ("navy blue" is blue, "light pink" is light, "coconut cashew" is ash). The words are ours.
-COLORS = (
-    "amber", "aqua", "ash", "beige", "black", "blue", "blush", "bronze", "brown", "burgundy", "camel", "caramel",
-    "champagne", "charcoal", "cherry", "chocolate", "clear", "coffee", "copper", "coral", "cream", "crimson",
-    "cyan", "dark", "denim", "ebony", "espresso", "fuchsia", "gold", "gray", "green", "grey", "gunmetal", "indigo",
-    "ivory", "jade", "khaki", "lavender", "lemon", "light", "lilac", "lime", "magenta", "mahogany", "maroon",
-    "mauve", "mint", "mocha", "multicolor", "mustard", "natural", "navy", "neon", "nude", "oak", "ochre", "olive",
-    "orange", "peach", "pearl", "pewter", "pink", "plum", "purple", "rainbow", "red", "rose", "ruby", "rust",
-    "salmon", "sand", "sapphire", "scarlet", "silver", "sky", "slate", "smoke", "tan", "taupe", "teal",
-    "terracotta", "transparent", "turquoise", "violet", "walnut", "wheat", "white", "wine", "yellow",
-)  # fmt: skip
+#: WebShop's colour words (its ``COLOR_SET``, 102 words), checked in the list's (alphabetical) order: the first one
+#: found in an option value is its colour ("navy blue" is blue, "camo green" is camo, "coconut cashew" is ash).
+COLORS: tuple[str, ...] = tuple(json.loads(fixture_file("webshop", "colors.json").read_text(encoding="utf-8")))
 
 Nouns = Callable[[str], list[str]]
 

@@ -72,5 +72,8 @@ class SearchEngine:
         matching = np.flatnonzero(scores > 0)
         if not len(matching):
             return []
+        if 0 < k < len(matching):  # only hits scoring at least the k-th best can place: sort those, not every hit
+            kth_best = np.partition(scores[matching], len(matching) - k)[len(matching) - k]
+            matching = matching[scores[matching] >= kth_best]
         order = matching[np.lexsort((self._asin_rank[matching], -scores[matching]))]  # best first, ties by asin
         return [int(i) for i in order[:k]]
