@@ -13,6 +13,7 @@ import pytest
 
 import toolbench  # noqa: F401
 from toolbench.cli import main
+from toolbench.eval import retrieval
 from toolbench.eval.dense_retriever import DenseRetriever
 from toolbench.eval.retrieval import (
     BM25Retriever,
@@ -105,7 +106,7 @@ def _query_file(path, queries):
     path.write_text(json.dumps(records), encoding="utf-8")
 
 
-def test_retriever_data_is_built_and_read_as_toolbench_writes_it(tmp_path, capsys):
+def test_retriever_data_is_built_and_read_as_toolbench_writes_it(tmp_path, capsys, monkeypatch):
     queries = tmp_path / "queries"
     queries.mkdir()
     _query_file(queries / "G1_query.json", [
@@ -138,6 +139,14 @@ def test_retriever_data_is_built_and_read_as_toolbench_writes_it(tmp_path, capsy
     assert main(["retrieve", "--corpus", str(folder / "corpus.tsv"), "--queries", str(folder / "test.query.txt")]) == 0
     out = capsys.readouterr().out
     assert "G1 " in out and "NDCG@5" in out
+    # dense trains on RapidAPI's train split (here a part of it, for time) and the data's own training queries
+    monkeypatch.setattr(retrieval, "train_tasks", lambda: train_tasks()[:100])
+    args = ["retrieve", "--retriever", "dense", "--corpus", str(folder / "corpus.tsv")]
+    assert (
+        main([*args, "--queries", str(folder / "test.query.txt"), "--train-queries", str(folder / "train.query.txt")])
+        == 0
+    )
+    assert "retriever: dense" in capsys.readouterr().out
     assert main(["retrieve", "--corpus", str(folder / "corpus.tsv")]) == 2
 
 
