@@ -21,6 +21,7 @@ from toolbench.eval.retrieval import (
     document,
     document_text,
     evaluate,
+    evaluate_queries,
     ndcg,
     train_tasks,
     training_pairs,
@@ -166,12 +167,6 @@ def test_retriever_data_from_stabletoolbench_test_sets(refdata, tmp_path):
         assert sorted([documents[d]["tool_name"], documents[d]["api_name"]] for d in docids) == sorted(
             record["relevant APIs"]
         )
-    results = evaluate_bm25(documents, from_json)
+    results = evaluate_queries(BM25Retriever(list(documents), list(documents.values())), from_json)
     assert set(results) == {"G1_instruction", "G1_category", "G1_tool", "average"}
     assert all(0 < m["ndcg@1"] <= 1 for m in results.values())
-
-
-def evaluate_bm25(documents, queries):
-    from toolbench.eval.retrieval import evaluate_queries
-
-    return evaluate_queries(BM25Retriever(list(documents), list(documents.values())), queries)

@@ -21,19 +21,10 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 csv.field_size_limit(1 << 30)  # an API's JSON can be long
-
-
-@dataclass
-class RetrievalSet:
-    """A corpus of API records by docid, and queries with their relevant docids, per group."""
-
-    corpus: dict[int, dict[str, Any]] = field(default_factory=dict)
-    queries: list[tuple[str, str, list[int]]] = field(default_factory=list)  # (group, query, relevant docids)
 
 
 def group_of(path: Path) -> str:
@@ -140,7 +131,7 @@ def read_queries(
         for qid, _, docid, label in _read_tsv(Path(qrels) if qrels else qrels_path(path)):
             if int(label) > 0:
                 relevant.setdefault(qid, []).append(int(docid))
-        texts = dict((qid, text) for qid, text in _read_tsv(path))
+        texts = {qid: text for qid, text in _read_tsv(path)}  # ToolBench writes a query once per relevant API
         return [(path.parent.name, text, relevant[qid]) for qid, text in texts.items() if qid in relevant]
     by_json = {json.dumps(record): docid for docid, record in corpus.items()}
     by_name: dict[tuple[str, str], list[int]] = {}
