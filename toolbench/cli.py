@@ -819,7 +819,9 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("--reference", required=True, help="the NAME of the run the win rates compare against")
     table.set_defaults(run=cmd_tooleval_table)
 
-    retrieve = commands.add_parser("retrieve", help="NDCG@1/@5 of an API retriever on RapidAPI's test sets")
+    retrieve = commands.add_parser(
+        "retrieve", help="NDCG@1/@5 of an API retriever on RapidAPI's test sets or ToolBench's retriever data"
+    )
     retrieve.add_argument("--retriever", choices=("bm25", "dense"), default="bm25")
     retrieve.add_argument("--split", default="test", help="a RapidAPI split (test: all six test sets)")
     retrieve.add_argument("--corpus", help="ToolBench's retriever data instead: its corpus.tsv")
