@@ -606,20 +606,73 @@ def cmd_tooleval_win(args: argparse.Namespace) -> int:
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
-    import gymnasium as gym
-
-    from toolbench.eval.retrieval import evaluate, retriever
     from toolbench.eval.tables import text_table
 
-    try:
-        tasks = gym.make("toolbench/RapidAPI-v0", split=args.split).unwrapped.tasks
-    except ValueError as exc:
-        print(f"toolbench retrieve: {exc}", file=sys.stderr)
-        return 2
-    results = evaluate(retriever(args.retriever), tasks)
+    if args.queries or args.corpus:
+        results = _retrieve_original(args)
+        if results is None:
+            return 2
+        where = f"corpus: {args.corpus}"
+    else:
+        import gymnasium as gym
+
+        from toolbench.eval.retrieval import evaluate, retriever
+
+        try:
+            tasks = gym.make("toolbench/RapidAPI-v0", split=args.split).unwrapped.tasks
+        except ValueError as exc:
+            print(f"toolbench retrieve: {exc}", file=sys.stderr)
+            return 2
+        results = evaluate(retriever(args.retriever), tasks)
+        where = f"split: {args.split}"
     rows = [(group, f"{100 * m['ndcg@1']:.1f}", f"{100 * m['ndcg@5']:.1f}") for group, m in sorted(results.items())]
-    print(f"retriever: {args.retriever}   split: {args.split}")
+    print(f"retriever: {args.retriever}   {where}")
     print("\n".join(text_table(("test set", "NDCG@1", "NDCG@5"), rows)))
+    return 0
+
+
+def _retrieve_original(args: argparse.Namespace) -> dict[str, dict[str, float]] | None:
+    """NDCG per group on ToolBench's retriever data: a ``corpus.tsv`` and query files."""
+    from toolbench.eval.retrieval import evaluate_queries, make_retriever
+    from toolbench.eval.retrieval_data import read_corpus, read_queries
+
+    if not (args.queries and args.corpus):
+        print("toolbench retrieve: --queries and --corpus go together", file=sys.stderr)
+        return None
+    try:
+        corpus = read_corpus(args.corpus)
+        queries = [q for path in args.queries for q in read_queries(path, corpus, args.qrels)]
+        training = [(query, corpus[docid]) for path in args.train_queries or []
+                    for _, query, docids in read_queries(path, corpus) for docid in docids]  # fmt: skip
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"toolbench retrieve: {exc}", file=sys.stderr)
+        return None
+    if not queries:
+        print("toolbench retrieve: no query has a relevant API in the corpus", file=sys.stderr)
+        return None
+    return evaluate_queries(make_retriever(args.retriever, list(corpus), list(corpus.values()), training), queries)
+
+
+def cmd_data_retrieval(args: argparse.Namespace) -> int:
+    from toolbench.eval.retrieval_data import build, read_test_ids
+
+    files = sorted(Path(args.queries_dir).glob("*.json"))
+    test_ids = read_test_ids(sorted(Path(args.test_ids_dir).glob("*.json"))) if args.test_ids_dir else None
+    try:
+        folders = build(files, args.out, test_ids)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"toolbench data retrieval: {exc}", file=sys.stderr)
+        return 2
+    if not folders:
+        print(f"toolbench data retrieval: no query file with relevant APIs in {args.queries_dir}", file=sys.stderr)
+        return 2
+    for group, folder in folders.items():
+        tests, trains, documents = (
+            len((folder / name).read_text(encoding="utf-8").splitlines())
+            for name in ("test.query.txt", "train.query.txt", "corpus.tsv")
+        )
+        documents -= 1  # the header
+        print(f"{group}: {folder} ({documents} APIs, {tests} test queries, {trains} training queries)")
     return 0
 
 
@@ -801,6 +854,11 @@ def build_parser() -> argparse.ArgumentParser:
     originals.add_argument("path", help="the language-planner's available_examples.json or ToolBench's test.jsonl")
     originals.add_argument("--check", choices=("paper", "ours"), default="paper", help="the executable check")
     originals.set_defaults(run=cmd_data_virtualhome_originals)
+    retrieval = data.add_parser("retrieval", help="ToolBench's retriever data (corpus.tsv, queries, qrels) per group")
+    retrieval.add_argument("--queries-dir", required=True, help="a folder of query files (G1_query.json, ...)")
+    retrieval.add_argument("--test-ids-dir", help="test-id files; without it every query is a test query")
+    retrieval.add_argument("--out", required=True, help="the folder to write (G1/, G2/, G3/)")
+    retrieval.set_defaults(run=cmd_data_retrieval)
 
     tooleval = commands.add_parser("tooleval", help="ToolEval's pass and win rates of converted answers")
     tooleval_commands = tooleval.add_subparsers(dest="tooleval_command", required=True)
@@ -841,9 +899,19 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("--reference", required=True, help="the NAME of the run the win rates compare against")
     table.set_defaults(run=cmd_tooleval_table)
 
-    retrieve = commands.add_parser("retrieve", help="NDCG@1/@5 of an API retriever on RapidAPI's test sets")
+    retrieve = commands.add_parser(
+        "retrieve", help="NDCG@1/@5 of an API retriever on RapidAPI's test sets or ToolBench's retriever data"
+    )
     retrieve.add_argument("--retriever", choices=("bm25", "dense"), default="bm25")
     retrieve.add_argument("--split", default="test", help="a RapidAPI split (test: all six test sets)")
+    retrieve.add_argument("--corpus", help="ToolBench's retriever data instead: its corpus.tsv")
+    retrieve.add_argument(
+        "--queries", action="append", help="with --corpus: a test.query.txt (qrels beside it) or a query file (.json)"
+    )
+    retrieve.add_argument("--qrels", help="the qrels of a .query.txt (default: qrels.<name>.tsv beside it)")
+    retrieve.add_argument(
+        "--train-queries", action="append", help="with --corpus: more training data for dense (train.query.txt, ...)"
+    )
     retrieve.set_defaults(run=cmd_retrieve)
 
     serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
