@@ -544,12 +544,15 @@ def world_for(outputs: Iterable[Mapping[str, Any]], base: World | None = None) -
         except PlanError:
             continue  # a plan that does not parse names nothing the world could hold
     g = _Grower(base or build_world())
+    pending = plans
     for _ in range(ROUNDS):
         apps = Apps(g.world)
-        for plan in plans:
+        failed = []
+        for plan in pending:
             failure = run_gold_plan(apps, plan)
             if failure is None or not failure.args:
                 continue
+            failed.append(plan)
             try:
                 spec = apps.spec(failure.app, failure.api)
                 values = check_args(spec, failure.args)
@@ -561,6 +564,7 @@ def world_for(outputs: Iterable[Mapping[str, Any]], base: World | None = None) -
         if not g.changed:
             break
         g.freeze()
+        pending = failed  # what the world gains only adds matches: a plan that ran still runs
     return g.world
 
 

@@ -465,7 +465,8 @@ class World:
         return _places(self)
 
     def film(self, title: str) -> Film | None:
-        return _film_index(self).get(fold(title))
+        index = _film_index(self)
+        return index.get(title) or index.get(fold(title))
 
     def flights_from(self, origin: str, destination: str) -> tuple[Flight, ...]:
         """The flights from one city to another, in the world's order."""
@@ -508,7 +509,8 @@ def _city_index(world: World) -> dict[str, City]:
 
 @cache
 def _film_index(world: World) -> dict[str, Film]:
-    return {fold(f.title): f for f in reversed(world.films)}  # the first film of a title wins
+    # By folded title, and by exact title for the showings' own spellings; the first film of a title wins.
+    return {key: f for f in reversed(world.films) for key in (fold(f.title), f.title)}
 
 
 @cache
