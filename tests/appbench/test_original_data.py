@@ -137,3 +137,20 @@ def test_data_stats_prints_ours_beside_the_originals(refdata, capsys):
     assert "200/200 | 200/200" in rows[0]
     assert main(["data", "stats", "AppBench", "--original", str(refdata / "nowhere")]) == 2
     assert main(["data", "stats", "Sheets"]) == 2
+
+
+def test_a_plan_the_world_cannot_mend_is_left_as_it_is():
+    from toolbench.mock_services.apps.extend import world_for
+    from toolbench.mock_services.apps.world import build_world
+
+    def output(*calls: str) -> dict:
+        return {"used_app": ["Media", "Buses", "Rents"][: len(calls)], "api_results": list(calls)}
+
+    outputs = [
+        output("title, genre, subtitle_language, starring = findmovies(#genre='Western')"),  # grows a film
+        output("x = findmovies(#genre='Drama', #location='Nowhere Town')"),  # an argument Media does not take
+        output("title = nosuchapi(#a='1')"),
+        output("no call here"),
+    ]
+    grown = world_for(outputs)
+    assert len(grown.films) == len(build_world().films) + 1 and grown.city("Nowhere Town") is None

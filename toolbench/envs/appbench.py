@@ -187,7 +187,8 @@ class AppBenchEnv(ToolEnv):
     task_file=None)``. ``prompting="flat"`` (the program-mode default, one action) documents all
     15 apps and their 33 APIs at once; ``"hierarchical"`` (the interactive default) lists the apps
     and shows the APIs of those the agent selects.
-    ``task_file``: our JSONL, or AppBench's ``test_ss/sm/ms/mm.json``.
+    ``task_file``: our JSONL, or AppBench's ``test_ss/sm/ms/mm.json`` (played on our world grown with
+    the places and things its gold plans name, ``mock_services/apps/extend.py``).
     """
 
     task_name = "AppBench"

@@ -27,7 +27,7 @@ from datetime import date
 from functools import partial
 from typing import Any
 
-from toolbench.mock_services.apps.backend import AppError, Apps, check_args
+from toolbench.mock_services.apps.backend import EVENT_ALIASES, AppError, Apps, check_args
 from toolbench.mock_services.apps.plan import Call, PlanError, Ref
 from toolbench.mock_services.apps.records import gold_calls
 from toolbench.mock_services.apps.world import (
@@ -288,8 +288,6 @@ def _buyeventtickets(g: _Grower, v: dict[str, Any], hint: City) -> None:
 
 
 def _event(g: _Grower, name: str, kind: str, city: City, day: str) -> None:
-    from toolbench.mock_services.apps.backend import EVENT_ALIASES
-
     kind = EVENT_ALIASES.get(fold(kind), kind.title())
     venue = next((x for x in g.rows["venues"] if x.city == city.name and x.event_type == kind), None)
     venue_name, venue_address = (
@@ -559,7 +557,8 @@ def world_for(outputs: Iterable[Mapping[str, Any]], base: World | None = None) -
             except AppError:
                 continue  # an app, API or argument no world can mend
             for name in CITY_ARGUMENTS.get(spec.name, ()):
-                g.city(values[name])
+                if isinstance(values.get(name), str):  # Media's findmovies takes no city
+                    g.city(values[name])
             _fix_for(spec.app, spec.name)(g, values, _hint(g, plan))
         if not g.changed:
             break
