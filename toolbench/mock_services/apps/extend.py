@@ -6,10 +6,10 @@ record's gold plan states as a literal (what the user said: ``#city='Fresno'``,
 ``#restaurant_name='Triptych'``, ``#event_name='Toto'``), an entity of that name that the plan's
 calls find: a new city gets everything a city has (restaurants, houses, cars, events, cinemas,
 homes, weather); a named restaurant, event, showing or stylist is added where the call looks for
-it; a search with filters gets one entity that passes them. Only the literals are read, never the
-values calls return, and the same world serves every record of the set, so no task learns another's
-answer from it. Returned values in the plans (an address, a car name) come from our world, as they
-do for any agent.
+it; a search with filters gets one entity that passes them. Only the plans' calls are read: their
+literals, and their references as our world answers them (an address, a car name), never the values
+a record says its calls returned (``used_api``). The same world serves every record of the set, and
+what it holds is what the users say, so no task learns an answer from it.
 
 The world is grown in rounds: every gold plan is run call by call on the apps; a call the world
 cannot answer adds what it lacks, and the next round runs again (a call after a repaired one may
@@ -54,8 +54,8 @@ from toolbench.mock_services.apps.world import (
     Theater,
     Therapist,
     World,
-    _distance_km,
     build_world,
+    distance_km,
     flights_between,
     fold,
     populate,
@@ -173,7 +173,7 @@ class _Grower:
         )
         if known is not None:
             return known
-        hours = max(1.0, round(_distance_km(a, b) / 80 * 4) / 4)
+        hours = max(1.0, round(distance_km(a, b) / 80 * 4) / 4)
         for origin, destination in ((a, b), (b, a)):
             self.add("routes", route_between(mode, origin, destination, hours))
         return self.rows["routes"][-2]

@@ -907,7 +907,7 @@ def route_between(mode: str, origin: City, destination: City, hours: float) -> R
     return Route(mode, origin.name, destination.name, from_station, to_station, tuple(departures))
 
 
-def _distance_km(a: City, b: City) -> float:
+def distance_km(a: City, b: City) -> float:
     p1, p2 = math.radians(a.lat), math.radians(b.lat)
     dp, dl = p2 - p1, math.radians(b.lon - a.lon)
     h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
@@ -923,7 +923,7 @@ def _flights(cities: tuple[City, ...]) -> tuple[Flight, ...]:
 def flights_between(a: City, b: City) -> list[Flight]:
     """The flights between two cities, both ways (three airlines)."""
     r = rng("flights", a.name, b.name)
-    km = _distance_km(a, b)
+    km = distance_km(a, b)
     found = []
     # Both directions are flown by the same airlines, so a return trip can stay with one airline.
     for airline in r.sample(AIRLINES, 3):
