@@ -154,3 +154,30 @@ def test_a_plan_the_world_cannot_mend_is_left_as_it_is():
     ]
     grown = world_for(outputs)
     assert len(grown.films) == len(build_world().films) + 1 and grown.city("Nowhere Town") is None
+
+
+def test_our_world_has_the_values_sgd_lists_for_the_apis_categorical_slots(refdata):
+    from toolbench.mock_services.apps.world import build_world
+
+    summary = build_world().summary()
+    ours = {
+        "car_type": summary["car_types"], "ride_type": summary["ride_types"], "event_type": summary["event_types"],
+        "category": summary["attraction_categories"] + summary["bus_categories"], "show_type": summary["show_types"],
+        "type": summary["therapist_types"], "seating_class": summary["seating_classes"], "class": summary["train_classes"],
+        "device": summary["devices"], "subtitle_language": summary["subtitle_languages"],
+        "payment_method": summary["payment_methods"], "airlines": summary["airlines"],
+        "price_range": ["cheap", "moderate", "pricey", "ultra high-end"], "intent": ["rent", "buy"],
+    }  # fmt: skip
+    slots = {}
+    for split in ("train", "dev", "test"):
+        for service in json.loads((refdata / "sgd_schema" / split / "schema.json").read_text()):
+            slots[service["service_name"]] = {slot["name"]: slot for slot in service["slots"]}
+    mapping = json.loads((refdata / "appbench" / "derived" / "appbench_to_sgd_mapping.json").read_text())["mapping"]
+    missing = set()
+    for api in mapping:
+        service = slots[api["sgd_exact_slot_match"][0]["sgd_service"]]
+        for name in [*api["required"], *api["optional"]]:
+            slot = service.get(name)
+            if slot and slot["is_categorical"] and name in ours:
+                missing |= {(name, value) for value in slot["possible_values"] if value not in ours[name]}
+    assert missing and {name for name, _ in missing} == {"airlines"}  # SGD's are real airlines; ours are made up

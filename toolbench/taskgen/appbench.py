@@ -618,7 +618,7 @@ def cars(c: Ctx, size: int) -> Part:
     if end.month != 3:
         raise Redraw("rental runs past March")
     time = r.choice(("09:00", "10:00", "11:30", "13:00", "14:30", "16:00", "17:30"))
-    car_type = r.choice(("Compact", "Standard", "Full-size", "SUV")) if r.random() < 0.6 else None
+    car_type = r.choice(world().car_types()) if r.random() < 0.6 else None
     args: dict[str, str | Ref] = {
         "city": c.loc(),
         "start_date": c.day.isoformat(),

@@ -45,6 +45,11 @@ ATTRACTION_CATEGORIES = (
     "Museum", "Park", "Historical Landmark", "Theme Park", "Nature Preserve",
     "Shopping Area", "Place of Worship", "Sports Venue", "Tourist Attraction",
 )  # fmt: skip
+# Values SGD's schemas list for categorical slots of these APIs that the lists above lack
+# (RentalCars_3 car_type, Travel_1 category). Every city has them too, made after the rest of the
+# city so that everything else stays as it was.
+SGD_CAR_TYPES = ("Hatchback", "Sedan")
+SGD_ATTRACTION_CATEGORIES = ("Performing Arts Venue",)
 HOME_INTENTS = ("rent", "buy")
 DEVICES = ("Living room", "Kitchen", "Bedroom", "Patio")
 SUBTITLE_LANGUAGES = ("English", "Spanish", "French", "German", "Hindi", "Mandarin")
@@ -481,14 +486,14 @@ class World:
             "cuisines": list(CUISINES),
             "price_ranges": list(PRICE_RANGES),
             "event_types": list(EVENT_TYPES),
-            "car_types": list(CAR_TYPES),
+            "car_types": list(self.car_types()),
             "ride_types": list(RIDE_TYPES),
             "bus_categories": list(BUS_CATEGORIES),
             "train_classes": list(TRAIN_CLASSES),
             "seating_classes": list(SEATING_CLASSES),
             "show_types": list(SHOW_TYPES),
             "therapist_types": list(THERAPIST_TYPES),
-            "attraction_categories": list(ATTRACTION_CATEGORIES),
+            "attraction_categories": [*ATTRACTION_CATEGORIES, *SGD_ATTRACTION_CATEGORIES],
             "film_genres": sorted({f.genre for f in self.films}),
             "music_genres": sorted({s.genre for s in self.songs}),
             "devices": list(DEVICES),
@@ -994,7 +999,37 @@ def populate(
     rows["theaters"], rows["showings"] = _cinemas(city, kit, films)
     rows["properties"] = _properties(city, kit, used["homes"])
     rows["forecasts"] = _forecasts(city)
+    rows["cars"] += _sgd_cars(city, rows["pickup_locations"])
+    rows["attractions"] += _sgd_attractions(city, kit, {a.name for a in rows["attractions"]})
     return rows
+
+
+_SGD_CAR_MODELS = {
+    "Hatchback": ("Kestrel Five", "Vantra Hop", "Alder Pip"),
+    "Sedan": ("Meridian Saloon", "Orrin Eight"),
+}
+
+
+def _sgd_cars(city: City, locations: list[PickupLocation]) -> list[Car]:
+    """A car of each SGD car type at every lot of the city."""
+    r = rng("sgd-cars", city.name)
+    cars = []
+    for location in locations:
+        for car_type in SGD_CAR_TYPES:
+            price = {"Hatchback": 34, "Sedan": 44}[car_type] + r.randrange(0, 20)
+            cars.append(Car(r.choice(_SGD_CAR_MODELS[car_type]), car_type, location.name, city.name, price, ()))
+    return cars
+
+
+def _sgd_attractions(city: City, kit: _CityKit, used: set[str]) -> list[Attraction]:
+    r = rng("sgd-attractions", city.name)
+    found = []
+    for category in SGD_ATTRACTION_CATEGORIES:
+        name = _unique(lambda: f"{r.choice(_LANDMARKS)} Performing Arts Center", used, f"{city.name} Arts Center")
+        found.append(
+            Attraction(name, city.name, category, kit.phone(), r.random() < 0.2, r.random() < 0.6, kit.address())
+        )
+    return found
 
 
 @cache
