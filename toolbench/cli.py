@@ -368,6 +368,32 @@ def cmd_data_align(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_data_stats(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from toolbench.mock_services.apps.stats import by_kind, originals, our_records, table
+
+    if args.task.lower() != "appbench":
+        print(
+            f"toolbench data stats: no statistics for {args.task!r}; the task sets with them: AppBench", file=sys.stderr
+        )
+        return 2
+    ours = by_kind(our_records(args.split))
+    try:
+        theirs = originals(args.original) if args.original else None
+    except (OSError, ValueError) as exc:
+        print(f"toolbench data stats: {str(exc)[:500]}", file=sys.stderr)
+        return 2
+    if args.json:
+        shapes = {"ours": ours, **({"original": theirs} if theirs else {})}
+        print(json.dumps({name: {k: dataclasses.asdict(v) for k, v in s.items()} for name, s in shapes.items()}))
+    else:
+        print(table(ours, theirs, f"{args.split} split", str(args.original)))
+        if theirs is None:
+            print("(AppBench's own records side by side: --original DIR, the folder of its test_ss/sm/ms/mm.json)")
+    return 0
+
+
 def cmd_data_rapidapi_export(args: argparse.Namespace) -> int:
     from toolbench.mock_services.rapidapi.export import export
 
@@ -844,6 +870,12 @@ def build_parser() -> argparse.ArgumentParser:
     align.add_argument("--seed", type=int, default=0)
     align.add_argument("--out", required=True, help="the JSONL file to write")
     align.set_defaults(run=cmd_data_align)
+    stats = data.add_parser("stats", help="a task set's shape per kind, ours beside the original's (AppBench)")
+    stats.add_argument("task", help="a task name: AppBench")
+    stats.add_argument("--split", choices=("test", "train", "demo"), default="test", help="our split to measure")
+    stats.add_argument("--original", help="the folder of AppBench's test_ss/sm/ms/mm.json, to compare with")
+    stats.add_argument("--json", action="store_true")
+    stats.set_defaults(run=cmd_data_stats)
     export = data.add_parser("rapidapi-export", help="the RapidAPI hub and task sets as ToolBench's data folder")
     export.add_argument("--out", required=True, help="the folder to write (toolenv/tools, test_instruction, ...)")
     export.set_defaults(run=cmd_data_rapidapi_export)

@@ -11,6 +11,7 @@ from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.tasks import Task, TaskFileError, read_task_file, record_place
 from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
 from toolbench.mock_services.apps.backend import AppError, Apps
+from toolbench.mock_services.apps.extend import grown_world
 from toolbench.mock_services.apps.paper import PaperTally
 from toolbench.mock_services.apps.plan import MAX_LINE_CHARS, Call, PlanError, Ref, format_call, parse_plan, resolve
 from toolbench.mock_services.apps.records import gold_calls, gold_plan_text
@@ -186,7 +187,8 @@ class AppBenchEnv(ToolEnv):
     task_file=None)``. ``prompting="flat"`` (the program-mode default, one action) documents all
     15 apps and their 33 APIs at once; ``"hierarchical"`` (the interactive default) lists the apps
     and shows the APIs of those the agent selects.
-    ``task_file``: our JSONL, or AppBench's ``test_ss/sm/ms/mm.json``.
+    ``task_file``: our JSONL, or AppBench's ``test_ss/sm/ms/mm.json`` (played on our world grown with
+    the places and things its gold plans name, ``mock_services/apps/extend.py``).
     """
 
     task_name = "AppBench"
@@ -210,7 +212,8 @@ class AppBenchEnv(ToolEnv):
         if prompting == "hierarchical" and mode == "program" and kwargs.get("max_steps") is None:
             kwargs["max_steps"] = 2  # select_apps, then the plan
         super().__init__(**kwargs)
-        self.apps = Apps()
+        original = kwargs.get("task_file") is not None and Path(kwargs["task_file"]).suffix == ".json"
+        self.apps = Apps(grown_world([dict(t.get("output") or {}) for t in self.tasks]) if original else None)
         self._selected: list[str] = []
         self._gold: dict[str, list[Call]] = {}  # each task's gold plan, parsed once
         self._calls: list[Call] = []

@@ -21,6 +21,7 @@ category's shape holds, and the instruction is new; a draw that fails any check 
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from datetime import date, timedelta
 from functools import cache
 from typing import Any
 
+from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.apps.backend import MAX_RIDE_SEATS, AppError, Apps
 from toolbench.mock_services.apps.plan import Call, Ref, format_call, parse_plan, resolve
 from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, by_app
@@ -616,7 +618,7 @@ def cars(c: Ctx, size: int) -> Part:
     if end.month != 3:
         raise Redraw("rental runs past March")
     time = r.choice(("09:00", "10:00", "11:30", "13:00", "14:30", "16:00", "17:30"))
-    car_type = r.choice(("Compact", "Standard", "Full-size", "SUV")) if r.random() < 0.6 else None
+    car_type = r.choice(world().car_types()) if r.random() < 0.6 else None
     args: dict[str, str | Ref] = {
         "city": c.loc(),
         "start_date": c.day.isoformat(),
@@ -1409,25 +1411,35 @@ def _sm_travel(mode: str) -> Callable[[Ctx], list[Part]]:
     return lambda c: [travel(c, 2, mode)]
 
 
-SM_RECIPES: dict[int, tuple[Callable[[Ctx], list[Part]], ...]] = {
+#: SM: calls per task -> (recipe, weight). The weights follow AppBench's SM mix, where most tasks
+#: find and then book a car, a bus or a train (31, 28 and 25 of its 200), chains whose booking
+#: takes most of its arguments from what the search returned.
+SM_RECIPES: dict[int, tuple[tuple[Callable[[Ctx], list[Part]], float], ...]] = {
     2: (
-        _sm_chain(restaurants, 2),
-        _sm_chain(cars, 2),
-        _sm_travel("bus"),
-        _sm_travel("train"),
-        _sm_chain(events, 2),
-        _sm_chain(cinemas, 2),
-        _sm_chain(stylists, 2),
-        _sm_chain(therapists, 2),
-        _sm_chain(homes, 2),
-        _sm_chain(houses, 2),
-        _sm_chain(streaming, 2),
-        _sm_chain(music, 2),
-        sm_weather_two_days,
-        sm_restaurants_same_city,
+        (_sm_chain(cars, 2), 31),
+        (_sm_travel("bus"), 28),
+        (_sm_travel("train"), 25),
+        (_sm_chain(cinemas, 2), 11),
+        (_sm_chain(houses, 2), 7),
+        (_sm_chain(events, 2), 5),
+        (_sm_chain(restaurants, 2), 5),
+        (_sm_chain(music, 2), 3),
+        (_sm_chain(stylists, 2), 1),
+        (_sm_chain(therapists, 2), 1),
+        (_sm_chain(homes, 2), 1),
+        (_sm_chain(streaming, 2), 1),
+        (sm_weather_two_days, 1),
+        (sm_restaurants_same_city, 1),
     ),
-    3: (_sm_chain(cinemas, 3), sm_car_with_ride, sm_services_pair),
-    4: (sm_services_pair,),
+    3: ((_sm_chain(cinemas, 3), 1), (sm_car_with_ride, 1), (sm_services_pair, 0.3)),
+    4: ((sm_services_pair, 1),),
+}
+#: MS and MM: how often a draw starts with a trip (and, in MM, buys it), adds a ride to a place of
+#: the plan, a payment for something's price, and makes a city unit its longest chain. AppBench's
+#: MS tasks rarely link their apps (0.53 references a task), its MM tasks chain heavily (5.89).
+COMPOSITE = {
+    "MS": {"trip": 0.2, "trip_bought": 0.0, "ride": 0.25, "pay": 0.15, "longest": 0.0},
+    "MM": {"trip": 0.75, "trip_bought": 0.9, "ride": 0.5, "pay": 0.3, "longest": 1.0},
 }
 
 
@@ -1450,36 +1462,38 @@ def draw_ss(r: random.Random, app: str | None = None) -> tuple[Ctx, list[Part]]:
     return c, [r.choice(SS_BUILDERS[app])(c)]
 
 
-def draw_sm(r: random.Random) -> tuple[Ctx, list[Part]]:
+def draw_sm(r: random.Random, size: int) -> tuple[Ctx, list[Part]]:
     c = new_ctx(r)
-    size = weighted(r, SM_SIZES)
-    recipe = r.choice(SM_RECIPES[size])
+    recipes = SM_RECIPES[size]
+    recipe = r.choices([recipe for recipe, _ in recipes], weights=[weight for _, weight in recipes])[0]
     parts = recipe(c)
     if len(c.b.calls) != size:
         raise Redraw("recipe made another size")
     return c, parts
 
 
-def draw_composite(r: random.Random, multi: bool) -> tuple[Ctx, list[Part]]:
+def draw_composite(r: random.Random, target_calls: int, multi: bool) -> tuple[Ctx, list[Part]]:
     """MS (``multi`` False: one call per app) or MM: an optional trip whose destination the later
     units use, city units (chains in MM), an optional ride to one of their places and an optional
     payment request for something's price, and, in MS, sometimes a unit that needs no city."""
     c = new_ctx(r)
-    target_calls = weighted(r, MM_SIZES if multi else MS_SIZES)
+    odds = COMPOSITE["MM" if multi else "MS"]
     parts: list[Part] = []
     apps: list[str] = []
 
     def room() -> int:
         return target_calls - len(c.b.calls)
 
-    if r.random() < 0.35:
-        size = 2 if multi and r.random() < 0.5 and room() >= 3 else 1
+    if r.random() < odds["trip"]:
+        size = 2 if r.random() < odds["trip_bought"] and room() >= 3 else 1
         parts.append(travel(c, size, r.choice(("train", "bus"))))
         apps.append(parts[-1].app)
-    ride_wanted = r.random() < 0.45
-    pay_wanted = r.random() < 0.3
+    ride_wanted = r.random() < odds["ride"]
+    pay_wanted = r.random() < odds["pay"]
     pool = list(CITY_UNITS)
     r.shuffle(pool)
+    if odds["longest"]:  # chains first: the units that can book what they find
+        pool.sort(key=lambda name: max(CITY_UNITS[name][1]) == 1)
     for name in pool:
         reserve = int(ride_wanted) + int(pay_wanted)
         if room() - reserve <= 0:
@@ -1490,7 +1504,7 @@ def draw_composite(r: random.Random, multi: bool) -> tuple[Ctx, list[Part]]:
         fitting = [s for s in sizes if s <= room() - reserve and (multi or s == 1)]
         if not fitting:
             continue
-        size = r.choice(fitting)
+        size = max(fitting) if r.random() < odds["longest"] else r.choice(fitting)
         parts.append(unit(c, size))
         apps.append(app)
         if ride_wanted and parts[-1].target is not None and (multi or "Rents" not in apps) and room() >= 1:
@@ -1524,11 +1538,13 @@ def draw_composite(r: random.Random, multi: bool) -> tuple[Ctx, list[Part]]:
     return c, parts
 
 
-DRAWS: dict[str, Callable[[random.Random], tuple[Ctx, list[Part]]]] = {
+#: Calls per task of each category with more than one, as weights.
+CALLS = {"SM": SM_SIZES, "MS": MS_SIZES, "MM": MM_SIZES}
+DRAWS: dict[str, Callable[[random.Random, int], tuple[Ctx, list[Part]]]] = {
     "SS": draw_ss,
     "SM": draw_sm,
-    "MS": lambda r: draw_composite(r, multi=False),
-    "MM": lambda r: draw_composite(r, multi=True),
+    "MS": lambda r, size: draw_composite(r, size, multi=False),
+    "MM": lambda r, size: draw_composite(r, size, multi=True),
 }
 
 
@@ -1552,16 +1568,36 @@ _FIRST = ("Please {}", "I need you to {}", "I'd like you to {}", "Help me {}", "
 _NEXT = (", and {}", ", then {}", ". After that, {}", ". Also, {}", "; then {}", ", and then {}", ". Next, {}")
 
 
-def instruction(r: random.Random, parts: list[Part]) -> str:
+#: How often an instruction opens by setting the scene and closes with thanks, per category: with
+#: them our instructions are about as long as AppBench's (words a task: SS 30.5, SM 28.3, MS 45.5,
+#: MM 43.9; ``toolbench data stats AppBench``).
+FRAMING = {"SS": (1.0, 0.5), "SM": (0.35, 0.35), "MS": (0.9, 0.6), "MM": (0.55, 0.5)}
+
+
+@cache
+def phrases() -> dict[str, tuple[str, ...]]:
+    """The openings and closings instructions may carry (a data file: no phrase names a value)."""
+    data = json.loads(fixture_file("appbench", "phrases.json").read_text(encoding="utf-8"))
+    return {kind: tuple(data[kind]) for kind in ("openings", "closings")}
+
+
+def instruction(r: random.Random, parts: list[Part], category: str) -> str:
     clauses = [p.clause for p in parts]
     if len(clauses) == 1:
-        return capital(r.choice(_ONE).format(clauses[0]))
-    joints = r.sample(_NEXT, len(clauses) - 1)  # no joint twice ("Also, ... Also, ...")
-    asking = all(". " not in joint for joint in joints) and r.random() < 0.3
-    text = capital(("Can you {}" if asking else r.choice(_FIRST)).format(clauses[0]))
-    for joint, clause in zip(joints, clauses[1:], strict=True):
-        text += joint.format(clause)
-    return text + ("?" if asking else ".")
+        text = capital(r.choice(_ONE).format(clauses[0]))
+    else:
+        joints = r.sample(_NEXT, len(clauses) - 1)  # no joint twice ("Also, ... Also, ...")
+        asking = all(". " not in joint for joint in joints) and r.random() < 0.3
+        text = capital(("Can you {}" if asking else r.choice(_FIRST)).format(clauses[0]))
+        for joint, clause in zip(joints, clauses[1:], strict=True):
+            text += joint.format(clause)
+        text += "?" if asking else "."
+    opening, closing = FRAMING[category]
+    if r.random() < opening:
+        text = f"{r.choice(phrases()['openings'])} {text}"
+    if r.random() < closing:
+        text = f"{text} {r.choice(phrases()['closings'])}"
+    return text
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1578,8 +1614,8 @@ def plan_text(calls: list[Call]) -> str:
     return "\n".join(format_call(call) for call in calls)
 
 
-def run(calls: list[Call]) -> list[dict[str, str]] | None:
-    """The concrete arguments of each call, run in order on fresh apps; None if a call fails."""
+def run(calls: list[Call]) -> tuple[list[dict[str, str]], list[dict[str, str]]] | None:
+    """The concrete arguments and the results of each call, run in order on fresh apps; None if a call fails."""
     apps = Apps()
     results: list[dict[str, str]] = []
     concrete: list[dict[str, str]] = []
@@ -1590,7 +1626,29 @@ def run(calls: list[Call]) -> list[dict[str, str]] | None:
         except AppError:
             return None
         concrete.append(args)
-    return concrete
+    return concrete, results
+
+
+def refer_within_apps(calls: list[Call], results: list[dict[str, str]]) -> list[Call]:
+    """The calls with each literal an earlier call of the same app returned under the same name (the
+    nearest call returning that name, as a bare name resolves) written as a reference: AppBench's gold
+    plans chain an app's calls this way (``gettraintickets(#from=from, #date_of_journey=date_of_journey,
+    ...)`` after ``findtrains``)."""
+    chained = []
+    for index, call in enumerate(calls):
+        args: dict[str, str | Ref] = {}
+        for name, value in call.args.items():
+            source = next((j for j in range(index - 1, -1, -1) if name in calls[j].returns), None)
+            if (
+                not isinstance(value, Ref)
+                and source is not None
+                and calls[source].app == call.app
+                and fold(results[source][name]) == fold(value)
+            ):
+                value = Ref(name, source)
+            args[name] = value
+        chained.append(Call(call.app, call.api, call.returns, args, call.line))
+    return chained
 
 
 def components(calls: list[Call]) -> list[int]:
@@ -1679,19 +1737,25 @@ def draw_record(
 ) -> dict[str, Any]:
     """One checked record; draws again (a new stream per attempt) until every check passes. Its
     instruction is not in ``seen`` and its gold plan not in ``avoid``."""
+    # The calls a task has are drawn once, before its attempts: redrawing them with the content would
+    # favour the sizes whose draws fail less (the shorter ones).
+    size = weighted(rng_for("appbench", *seed, "calls"), CALLS[category]) if category in CALLS else 1
     for attempt in range(MAX_ATTEMPTS):
         r = rng_for("appbench", *seed, attempt)
         try:
-            c, parts = draw_ss(r, app) if category == "SS" else DRAWS[category](r)
+            c, parts = draw_ss(r, app) if category == "SS" else DRAWS[category](r, size)
         except Redraw:
             continue
-        calls = c.b.calls
+        ran = run(c.b.calls)
+        if ran is None:
+            continue
+        concrete, results = ran
+        calls = refer_within_apps(c.b.calls, results)
         if not shape_ok(category, calls) or not resolves_as_meant(calls):
             continue
-        concrete = run(calls)
-        if concrete is None or not references_fair(calls, concrete, c.b.said):
+        if not references_fair(calls, concrete, c.b.said):
             continue
-        prompt = instruction(r, parts)
+        prompt = instruction(r, parts, category)
         if prompt in seen:
             continue
         drawn = record(record_id, category, prompt, calls, concrete, c.b.said)

@@ -29,7 +29,6 @@ from typing import Any
 from toolbench.mock_services.apps.registry import ANY, APP_DESCRIPTIONS, Api, by_app, owners
 from toolbench.mock_services.apps.world import (
     BUS_CATEGORIES,
-    CAR_TYPES,
     DEVICES,
     EVENT_TYPES,
     HOME_INTENTS,
@@ -49,7 +48,7 @@ from toolbench.mock_services.apps.world import (
 )
 
 MAX_PARTY = 10  # tickets, passengers, guests, diners in one booking
-MAX_RIDE_SEATS = {"Pool": 2, "Regular": 4, "Luxury": 6}
+MAX_RIDE_SEATS = {"Pool": 4, "Regular": 4, "Luxury": 6}  # SGD RideSharing_2: 1-4 seats of any ride type
 SEATING_FACTOR = {"Economy": 1.0, "Premium Economy": 1.6, "Business": 3.0}
 TRAIN_CLASS_FACTOR = {"Value": 1.0, "Flexible": 1.4, "Business": 2.2}
 TRIP_PROTECTION_FEE = 9  # per adult
@@ -57,6 +56,15 @@ LUGGAGE_FEE = 10  # per bus booking
 # Everyday words for the three event types (the world's own names are Music, Sports, Theater).
 EVENT_ALIASES = {"concert": "Music", "concerts": "Music", "sport": "Sports", "game": "Sports", "match": "Sports",
                  "theatre": "Theater", "play": "Theater", "show": "Theater"}  # fmt: skip
+
+# Argument names of AppBench's records that come from a sibling SGD service of the same API
+# (SGD Buses_2 and Events_1 against Buses_3 and Events_3): the name we use, or None for a
+# preference no bus of ours varies by (a fare type). An alias given with the name we use is
+# dropped: it says the same thing in the sibling's words.
+SGD_ALIASES: dict[str, dict[str, str | None]] = {
+    "findbus": {"origin": "from_city", "destination": "to_city", "group_size": "num_passengers", "fare_type": None},
+    "findevents": {"category": "event_type"},
+}
 
 Values = dict[str, Any]
 
@@ -123,6 +131,11 @@ def check_args(api: Api, args: dict[str, Any]) -> Values:
         if not isinstance(raw_value, (str, int, float)):
             raise AppError(f"{api.name}: {name} must be given as text, not {type(raw_value).__name__}")
         given[name] = " ".join(str(raw_value).split())
+    for alias, name in SGD_ALIASES.get(api.name, {}).items():
+        if alias in given:
+            value = given.pop(alias)
+            if name is not None and name not in given:
+                given[name] = value
     kinds = api.arguments()
     unknown = sorted(set(given) - set(kinds))
     if unknown:
@@ -363,7 +376,7 @@ class Apps:
         location = next((p for p in self.world.pickup_locations if fold(p.name) == fold(v["pickup_location"])), None)
         if location is None:
             raise AppError(f"reservecar: there is no pickup location called {v['pickup_location']!r}")
-        car_type = _choice("car_type", v["car_type"], CAR_TYPES)
+        car_type = _choice("car_type", v["car_type"], self.world.car_types())
         _stay(v["start_date"], v["end_date"], "start_date", "end_date")
         if not location.opens <= v["pickup_time"] <= location.closes:
             raise AppError(f"reservecar: {location.name} is open {location.opens}-{location.closes}")
@@ -540,11 +553,7 @@ class Apps:
         assert a is not None and b is not None
         if a == b:
             raise AppError(f"{api}: origin and destination are both {a.name}")
-        return [
-            f
-            for f in self.world.flights
-            if (f.origin, f.destination) == (a.name, b.name) and _same(f.airline, v["airlines"])
-        ]
+        return [f for f in self.world.flights_from(a.name, b.name) if _same(f.airline, v["airlines"])]
 
     def _fare(self, flight: Any, day: date, seating: str, tickets: int) -> float:
         return round(flight.fare * fare_factor(day.isoformat(), flight) * SEATING_FACTOR[seating]) * tickets

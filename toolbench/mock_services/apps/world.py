@@ -45,6 +45,11 @@ ATTRACTION_CATEGORIES = (
     "Museum", "Park", "Historical Landmark", "Theme Park", "Nature Preserve",
     "Shopping Area", "Place of Worship", "Sports Venue", "Tourist Attraction",
 )  # fmt: skip
+# Values SGD's schemas list for categorical slots of these APIs that the lists above lack
+# (RentalCars_3 car_type, Travel_1 category). Every city has them too, made after the rest of the
+# city so that everything else stays as it was.
+SGD_CAR_TYPES = ("Hatchback", "Sedan")
+SGD_ATTRACTION_CATEGORIES = ("Performing Arts Venue",)
 HOME_INTENTS = ("rent", "buy")
 DEVICES = ("Living room", "Kitchen", "Bedroom", "Patio")
 SUBTITLE_LANGUAGES = ("English", "Spanish", "French", "German", "Hindi", "Mandarin")
@@ -214,7 +219,8 @@ class City:
 
     def names(self) -> tuple[str, ...]:
         """Every spelling that names this city: ``San Jose``, ``San Jose, CA``, aliases."""
-        return (self.name, f"{self.name}, {self.state}", f"{self.name}, {self.country}", *self.aliases)
+        places = [part for part in (self.state, self.country) if part]
+        return (self.name, *(f"{self.name}, {part}" for part in places), *self.aliases)
 
 
 @dataclass(frozen=True)
@@ -445,6 +451,11 @@ class World:
     forecasts: tuple[Forecast, ...]
     contacts: tuple[str, ...]
     payment_methods: tuple[tuple[str, int], ...]
+    landmarks: tuple[tuple[str, str], ...] = ()  # (place, city): destinations known by name only
+
+    def car_types(self) -> tuple[str, ...]:
+        """The car types the lots hold, in first-seen order."""
+        return tuple(dict.fromkeys(car.car_type for car in self.cars))
 
     def city(self, text: str) -> City | None:
         """The city a name, ``Name, ST`` or alias stands for, or None."""
@@ -459,7 +470,12 @@ class World:
         return _places(self)
 
     def film(self, title: str) -> Film | None:
-        return next((f for f in self.films if fold(f.title) == fold(title)), None)
+        index = _film_index(self)
+        return index.get(title) or index.get(fold(title))
+
+    def flights_from(self, origin: str, destination: str) -> tuple[Flight, ...]:
+        """The flights from one city to another, in the world's order."""
+        return _flight_index(self).get((origin, destination), ())
 
     def summary(self) -> dict[str, object]:
         """Counts and vocabularies, for task generators and docs."""
@@ -470,14 +486,14 @@ class World:
             "cuisines": list(CUISINES),
             "price_ranges": list(PRICE_RANGES),
             "event_types": list(EVENT_TYPES),
-            "car_types": list(CAR_TYPES),
+            "car_types": list(self.car_types()),
             "ride_types": list(RIDE_TYPES),
             "bus_categories": list(BUS_CATEGORIES),
             "train_classes": list(TRAIN_CLASSES),
             "seating_classes": list(SEATING_CLASSES),
             "show_types": list(SHOW_TYPES),
             "therapist_types": list(THERAPIST_TYPES),
-            "attraction_categories": list(ATTRACTION_CATEGORIES),
+            "attraction_categories": [*ATTRACTION_CATEGORIES, *SGD_ATTRACTION_CATEGORIES],
             "film_genres": sorted({f.genre for f in self.films}),
             "music_genres": sorted({s.genre for s in self.songs}),
             "devices": list(DEVICES),
@@ -493,12 +509,26 @@ class World:
 
 @cache
 def _city_index(world: World) -> dict[str, City]:
-    return {fold(name): city for city in world.cities for name in city.names()}
+    return {fold(name): city for city in reversed(world.cities) for name in city.names()}  # the first city wins
+
+
+@cache
+def _film_index(world: World) -> dict[str, Film]:
+    # By folded title, and by exact title for the showings' own spellings; the first film of a title wins.
+    return {key: f for f in reversed(world.films) for key in (fold(f.title), f.title)}
+
+
+@cache
+def _flight_index(world: World) -> dict[tuple[str, str], tuple[Flight, ...]]:
+    found: dict[tuple[str, str], list[Flight]] = {}
+    for f in world.flights:
+        found.setdefault((f.origin, f.destination), []).append(f)
+    return {pair: tuple(flights) for pair, flights in found.items()}
 
 
 @cache
 def _airport_index(world: World) -> dict[str, City]:
-    return {fold(name): c for c in world.cities for name in (c.airport_code, c.airport_name)}
+    return {fold(name): c for c in reversed(world.cities) for name in (c.airport_code, c.airport_name) if name}
 
 
 @cache
@@ -512,6 +542,7 @@ def _places(world: World) -> frozenset[str]:
         named += [(x.address, x.city) for x in group]
     for c in world.cities:
         named += [(c.airport_name, c.name), (c.bus_station, c.name), (c.train_station, c.name)]
+    named += list(world.landmarks)
     return frozenset({fold(place) for place, _ in named} | {fold(f"{place}, {city}") for place, city in named})
 
 
@@ -856,27 +887,32 @@ def _properties(city: City, kit: _CityKit, used: set[str]) -> list[Property]:
 
 def _routes(cities: dict[str, City]) -> tuple[Route, ...]:
     found = []
-    for mode, links, per_hour in (("bus", _BUS_LINKS, 9), ("train", _TRAIN_LINKS, 16)):
+    for mode, links in (("bus", _BUS_LINKS), ("train", _TRAIN_LINKS)):
         for a, b, hours in links:
             for origin, destination in ((a, b), (b, a)):
-                r = rng(mode, origin, destination)
-                starts = sorted(r.sample(range(6 * 60, 21 * 60, 15), 4 if mode == "bus" else 5))
-                departures = []
-                for n, start in enumerate(starts):
-                    # Buses: the first two departures of the day are direct, the rest may stop on the way.
-                    category = "direct" if mode == "train" or n < 2 or r.random() < 0.5 else "one-stop"
-                    minutes = int(hours * 60) + (45 if category == "one-stop" else 0)
-                    fare = max(8, int(hours * per_hour) + r.randint(0, 12) - (4 if category == "one-stop" else 0))
-                    sold_out = _some_days(r, 2) if n and r.random() < 0.3 else ()
-                    departures.append(Departure(clock(start), minutes, category, fare, sold_out))
-                station = "bus_station" if mode == "bus" else "train_station"
-                from_station = getattr(cities[origin], station)
-                to_station = getattr(cities[destination], station)
-                found.append(Route(mode, origin, destination, from_station, to_station, tuple(departures)))
+                found.append(route_between(mode, cities[origin], cities[destination], hours))
     return tuple(found)
 
 
-def _distance_km(a: City, b: City) -> float:
+def route_between(mode: str, origin: City, destination: City, hours: float) -> Route:
+    """The daily bus or train timetable from one city to another, ``hours`` on the way."""
+    per_hour = 9 if mode == "bus" else 16
+    r = rng(mode, origin.name, destination.name)
+    starts = sorted(r.sample(range(6 * 60, 21 * 60, 15), 4 if mode == "bus" else 5))
+    departures = []
+    for n, start in enumerate(starts):
+        # Buses: the first two departures of the day are direct, the rest may stop on the way.
+        category = "direct" if mode == "train" or n < 2 or r.random() < 0.5 else "one-stop"
+        minutes = int(hours * 60) + (45 if category == "one-stop" else 0)
+        fare = max(8, int(hours * per_hour) + r.randint(0, 12) - (4 if category == "one-stop" else 0))
+        sold_out = _some_days(r, 2) if n and r.random() < 0.3 else ()
+        departures.append(Departure(clock(start), minutes, category, fare, sold_out))
+    station = "bus_station" if mode == "bus" else "train_station"
+    from_station, to_station = getattr(origin, station), getattr(destination, station)
+    return Route(mode, origin.name, destination.name, from_station, to_station, tuple(departures))
+
+
+def distance_km(a: City, b: City) -> float:
     p1, p2 = math.radians(a.lat), math.radians(b.lat)
     dp, dl = p2 - p1, math.radians(b.lon - a.lon)
     h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
@@ -884,32 +920,35 @@ def _distance_km(a: City, b: City) -> float:
 
 
 def _flights(cities: tuple[City, ...]) -> tuple[Flight, ...]:
-    found = []
-    for i, a in enumerate(cities):
-        for b in cities[i + 1 :]:
-            r = rng("flights", a.name, b.name)
-            km = _distance_km(a, b)
-            # Both directions are flown by the same airlines, so a return trip can stay with one airline.
-            for airline in r.sample(AIRLINES, 3):
-                nonstop = km < 4000 or r.random() < 0.5
-                minutes = int(35 + km / 13) + (0 if nonstop else 95)
-                fare = int(55 + km * 0.09) + r.randint(0, 60)
-                for origin, destination in ((a, b), (b, a)):
-                    start = r.randrange(6 * 60, 22 * 60, 5)
-                    shift = 60 * (_UTC_OFFSET[destination.name] - _UTC_OFFSET[origin.name])
-                    found.append(
-                        Flight(
-                            airline,
-                            origin.name,
-                            destination.name,
-                            clock(start),
-                            clock(start + minutes + shift),
-                            nonstop,
-                            fare,
-                        )
-                    )
+    found = [f for i, a in enumerate(cities) for b in cities[i + 1 :] for f in flights_between(a, b)]
     found.sort(key=lambda f: (f.origin, f.destination, f.departs))
     return tuple(found)
+
+
+def flights_between(a: City, b: City) -> list[Flight]:
+    """The flights between two cities, both ways (three airlines)."""
+    r = rng("flights", a.name, b.name)
+    km = distance_km(a, b)
+    found = []
+    # Both directions are flown by the same airlines, so a return trip can stay with one airline.
+    for airline in r.sample(AIRLINES, 3):
+        nonstop = km < 4000 or r.random() < 0.5
+        minutes = int(35 + km / 13) + (0 if nonstop else 95)
+        fare = int(55 + km * 0.09) + r.randint(0, 60)
+        for origin, destination in ((a, b), (b, a)):
+            start = r.randrange(6 * 60, 22 * 60, 5)
+            shift = 60 * (utc_offset(destination) - utc_offset(origin))
+            found.append(
+                Flight(
+                    airline, origin.name, destination.name, clock(start), clock(start + minutes + shift), nonstop, fare
+                )
+            )
+    return found
+
+
+def utc_offset(city: City) -> int:
+    """Standard-time UTC offset in hours (from the longitude where the table has none)."""
+    return _UTC_OFFSET.get(city.name, round(city.lon / 15))
 
 
 def fare_factor(day: str, flight: Flight) -> float:
@@ -938,6 +977,61 @@ def _forecasts(city: City) -> list[Forecast]:
     return found
 
 
+TABLES = (
+    "restaurants", "houses", "pickup_locations", "cars", "stylists", "therapists", "attractions",
+    "venues", "events", "theaters", "showings", "properties", "forecasts",
+)  # fmt: skip
+
+
+def populate(
+    city: City, team: str, rivals: dict[str, str], films: tuple[Film, ...], used: dict[str, set[str]]
+) -> dict[str, list]:
+    """A city's places, services, events, cinemas, homes and weather (``used``: provider and home
+    names taken so far, shared across cities)."""
+    kit = _CityKit(city)
+    rows: dict[str, list] = {}
+    rows["restaurants"] = _restaurants(city, kit)
+    rows["houses"] = _houses(city, kit)
+    rows["pickup_locations"], rows["cars"] = _rentals(city, kit)
+    rows["stylists"], rows["therapists"] = _services(city, kit, used["providers"])
+    rows["attractions"] = _attractions(city, kit)
+    rows["venues"], rows["events"] = _events(city, kit, {**rivals, city.name: team})
+    rows["theaters"], rows["showings"] = _cinemas(city, kit, films)
+    rows["properties"] = _properties(city, kit, used["homes"])
+    rows["forecasts"] = _forecasts(city)
+    rows["cars"] += _sgd_cars(city, rows["pickup_locations"])
+    rows["attractions"] += _sgd_attractions(city, kit, {a.name for a in rows["attractions"]})
+    return rows
+
+
+_SGD_CAR_MODELS = {
+    "Hatchback": ("Kestrel Five", "Vantra Hop", "Alder Pip"),
+    "Sedan": ("Meridian Saloon", "Orrin Eight"),
+}
+
+
+def _sgd_cars(city: City, locations: list[PickupLocation]) -> list[Car]:
+    """A car of each SGD car type at every lot of the city."""
+    r = rng("sgd-cars", city.name)
+    cars = []
+    for location in locations:
+        for car_type in SGD_CAR_TYPES:
+            price = {"Hatchback": 34, "Sedan": 44}[car_type] + r.randrange(0, 20)
+            cars.append(Car(r.choice(_SGD_CAR_MODELS[car_type]), car_type, location.name, city.name, price, ()))
+    return cars
+
+
+def _sgd_attractions(city: City, kit: _CityKit, used: set[str]) -> list[Attraction]:
+    r = rng("sgd-attractions", city.name)
+    found = []
+    for category in SGD_ATTRACTION_CATEGORIES:
+        name = _unique(lambda: f"{r.choice(_LANDMARKS)} Performing Arts Center", used, f"{city.name} Arts Center")
+        found.append(
+            Attraction(name, city.name, category, kit.phone(), r.random() < 0.2, r.random() < 0.6, kit.address())
+        )
+    return found
+
+
 @cache
 def build_world() -> World:
     """The one world (memoized; the same in every process)."""
@@ -945,34 +1039,11 @@ def build_world() -> World:
     by_name = {c.name: c for c in cities}
     teams = {c.name: f"{c.name} {_TEAM_MASCOTS[n]}" for n, c in enumerate(cities)}
     films = _films()
-    tables: dict[str, list] = {
-        k: []
-        for k in (
-            "restaurants", "houses", "pickup_locations", "cars", "stylists", "therapists", "attractions",
-            "venues", "events", "theaters", "showings", "properties", "forecasts",
-        )
-    }  # fmt: skip
-    provider_names: set[str] = set()
-    home_names: set[str] = set()
+    tables: dict[str, list] = {k: [] for k in TABLES}
+    used: dict[str, set[str]] = {"providers": set(), "homes": set()}
     for city in cities:
-        kit = _CityKit(city)
-        tables["restaurants"] += _restaurants(city, kit)
-        tables["houses"] += _houses(city, kit)
-        locations, cars = _rentals(city, kit)
-        tables["pickup_locations"] += locations
-        tables["cars"] += cars
-        stylists, therapists = _services(city, kit, provider_names)
-        tables["stylists"] += stylists
-        tables["therapists"] += therapists
-        tables["attractions"] += _attractions(city, kit)
-        venues, events = _events(city, kit, teams)
-        tables["venues"] += venues
-        tables["events"] += events
-        theaters, showings = _cinemas(city, kit, films)
-        tables["theaters"] += theaters
-        tables["showings"] += showings
-        tables["properties"] += _properties(city, kit, home_names)
-        tables["forecasts"] += _forecasts(city)
+        for name, rows in populate(city, teams[city.name], teams, films, used).items():
+            tables[name] += rows
     return World(
         cities=cities,
         films=films,
