@@ -9,7 +9,8 @@ gives each action's characters in ``text``). How the pairs are made follows C.1:
   goal whose text or answer equals a test or demonstration task's is dropped;
 - Google Sheets, VirtualHome, WebShop and Tabletop: the task's demonstration examples (its demo
   split, with its train split when it has one) formatted directly, each sample a seeded draw of
-  distinct examples; an example equal to a test task is dropped.
+  distinct examples, every example used before any repeats; an example equal to a test task is
+  dropped.
 
 Either way no test task is ever trained on. By default a task gets Table 9's number of samples
 (templates x repeat); tasks Table 9 does not list get ``OTHER_SAMPLES``.
@@ -103,8 +104,10 @@ def _demonstration_pairs(spec: TaskSpec, samples: int, shots: int, seed: int) ->
     ]
     if len(pool) < shots:
         raise ValueError(f"{spec.name}: only {len(pool)} demonstration examples for {shots} per sample")
-    rng = random.Random(f"align-{spec.name}-{seed}")
-    return [pair for _ in range(samples) for pair in rng.sample(pool, shots)]
+    # One seeded order of the pool, walked round and round: every example is used before any is used
+    # twice, and a sample's shots (consecutive places, shots <= pool size) are distinct examples.
+    random.Random(f"align-{spec.name}-{seed}").shuffle(pool)
+    return [pool[place % len(pool)] for place in range(samples * shots)]
 
 
 def alignment_samples(
