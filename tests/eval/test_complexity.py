@@ -125,6 +125,20 @@ def test_task_file_in_the_original_shape(tmp_path, capsys):
     assert "exactly one --task" in capsys.readouterr().err
 
 
+def test_tabletop_file_without_answers_is_scored_on_the_example_steps(tmp_path, capsys):
+    # The original Tabletop test.jsonl has setups, not programs (D.2.1), so the examples' steps are the tests.
+    task_file = tmp_path / "test.jsonl"
+    task_file.write_text(json.dumps({"tester_id": "SI_0", "configs": {}}) + "\n")
+    examples = tmp_path / "examples.jsonl"
+    programs = ["# a\nput_first_on_second('a', 'b')\n# b\nsay('hi')\nsay('there')", "# c\nget_obj_names()"]
+    examples.write_text("".join(json.dumps({"prompt": "x", "completion": [p]}) + "\n" for p in programs))
+    argv = ["complexity", "--task", "Tabletop", "--task-file", str(task_file), "--examples", str(examples), "--json"]
+    assert main(argv) == 0
+    row = json.loads(capsys.readouterr().out)["tasks"]["Tabletop"]
+    # Each step is its own closest example: |e| calls, one bit each.
+    assert row["tests"] == row["examples"] == 3 and math.isclose(row["score"], (1 + 2 + 1) / 3)
+
+
 def test_correlation_with_a_runs_error_rates(tmp_path):
     success = {"OpenWeather": [1, 1, 1, 1], "CatAPI": [1, 1, 1, 0], "HomeSearch": [1, 1, 0, 0], "VirtualHome": [0] * 4}
     lines = [

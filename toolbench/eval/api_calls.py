@@ -36,7 +36,6 @@ _JSON_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _ACTION = re.compile(r"^[ \t]*([a-z_]+)\[", re.MULTILINE)
 _PARAM_NAMES = re.compile(r"([A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_]\w*)*):\s*\((required|optional)\)")
-_PLACEHOLDER = re.compile(r"\{[^}]*\}")
 #: Parameters every call carries whatever it asks: not part of a call's shape.
 _KEY_PARAMS = frozenset({"appid", "api_key"})
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -89,7 +89,7 @@ def reversed_f1_distance(test: Calls, example: Calls) -> float:
     return (1 - (2 * shared / total if total else 1.0)) * 100
 
 
-def _mean_of_min(tests: Sequence[Calls], examples: Sequence[Calls], measure: Any) -> float:
+def _mean_of_min(tests: Sequence[Calls], examples: Sequence[Calls], measure: Callable[[Calls, Calls], float]) -> float:
     if not examples:
         raise ValueError("no examples to derive the tests from")
     distinct = list({frozenset(e.items()): e for e in examples}.values())
@@ -164,6 +164,8 @@ def scores(task: str, space: ApiSpace, tests: Sequence[str], examples: Sequence[
     """(equation 3, equation 5) for test and example programs of ``task``."""
     if task in ZERO_BY_DEFINITION:
         return 0.0, 0.0
+    if space.size < 1:
+        raise ValueError(f"{task}: its API docs name no function to count calls of")
     example_programs = _example_programs(task, examples)
     if not tests and task in SINGLE_STEP_TASKS:
         tests = example_programs
@@ -187,10 +189,9 @@ class TaskComplexity:
     paper: float | None  # Table 9
 
 
-def alignment_score(spec: TaskSpec, actions: Sequence[str], space: ApiSpace | None = None) -> float:
+def alignment_score(spec: TaskSpec, actions: Sequence[str]) -> float:
     """Equation 3 for ``spec``'s test split, with alignment actions as the examples."""
-    space = space or task_api(spec)
-    return scores(spec.name, space, _programs(spec.env_class().load_split("test")), actions)[0]
+    return scores(spec.name, task_api(spec), _programs(spec.env_class().load_split("test")), actions)[0]
 
 
 def task_complexity(spec: TaskSpec, with_alignment: bool = True) -> TaskComplexity:
