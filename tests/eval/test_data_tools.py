@@ -88,7 +88,7 @@ def test_data_align_defaults_to_table9_counts(tmp_path, capsys):
     samples = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(samples) == 74
     printed = capsys.readouterr().out
-    assert "wrote 74 alignment samples" in printed and "(ToolBench's Table 9: 4.6)" in printed
+    assert "wrote 74 alignment samples" in printed and "(Table 9: 4.6)" in printed
     demos = {t.prompt: t.references[0] for split in ("demo", "train") for t in toolbench.load_tasks("Tabletop", split)}
     for sample in samples:
         assert len(set(sample["goals"])) == 3 and all(demos[g] == a for g, a in zip(sample["goals"], sample["actions"]))
