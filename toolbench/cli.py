@@ -346,25 +346,49 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_complexity(args: argparse.Namespace) -> int:
-    from toolbench.eval.complexity import all_complexities, format_complexities
+    from toolbench.core.tasks import TaskFileError
+    from toolbench.eval import complexity as cx
+    from toolbench.eval.runs import RunFolderError
 
-    rows = all_complexities()
+    try:
+        if args.task_file:
+            if not args.task or len(args.task) != 1:
+                raise ValueError("--task-file needs exactly one --task: the task the file's records are for")
+            rows = [cx.file_complexity(args.task[0], args.task_file, args.examples, args.api_size)]
+        else:
+            if args.examples or args.api_size:
+                raise ValueError("--examples and --api-size go with --task-file")
+            names = [find_task(name).name for name in args.task] if args.task else list(cx.TOOLBENCH_TASKS)
+            rows = cx.all_complexities(names, with_alignment=not args.no_align)
+        correlations = [cx.run_correlation(rows, run) for run in args.runs or ()]
+    except (KeyError, ValueError, OSError, TaskFileError, RunFolderError) as exc:
+        print(f"toolbench complexity: {exc if isinstance(exc, OSError) else exc.args[0]}", file=sys.stderr)
+        return 2
     if args.json:
-        print(json.dumps({row.task: row.__dict__ for row in rows}))
-    else:
-        print(format_complexities(rows))
+        print(json.dumps(cx.complexities_json(rows, correlations)))
+        return 0
+    print(cx.format_complexities(rows))
+    print(f"log base {cx.LOG_BASE}: distances in bits (toolbench/eval/complexity.py says why)")
+    for found in correlations:
+        print(cx.format_correlation(found))
     return 0
 
 
 def cmd_data_align(args: argparse.Namespace) -> int:
+    from toolbench.eval.complexity import PAPER_TABLE9, alignment_score
     from toolbench.taskgen.align import write_alignment_data
 
     try:
-        count = write_alignment_data(args.task, args.out, args.samples, args.shots, args.seed)
+        spec = find_task(args.task)
+        written = write_alignment_data(spec.name, args.out, args.samples, args.shots, args.seed)
     except (KeyError, ValueError, OSError) as exc:
         print(f"toolbench data align: {exc if isinstance(exc, OSError) else exc.args[0]}", file=sys.stderr)
         return 2
-    print(f"wrote {count} alignment samples of {args.shots} goals each to {args.out}")
+    print(f"wrote {len(written)} alignment samples of {args.shots} goals each to {args.out}")
+    if spec.name in PAPER_TABLE9:  # appendix D's score is defined for ToolBench's eight tasks
+        # D.1.3: the same tests and API, with these samples' goals as the examples.
+        score = alignment_score(spec, [action for sample in written for action in sample["actions"]])
+        print(f"complexity of the test split given these samples: {score:.1f} (Table 9: {PAPER_TABLE9[spec.name]:.1f})")
     return 0
 
 
@@ -858,14 +882,30 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--quiet", action="store_true", help="no progress on stderr")
     audit.set_defaults(run=cmd_audit)
 
-    complexity = commands.add_parser("complexity", help="API-selection complexity of every task (ToolBench appendix D)")
-    complexity.add_argument("--json", action="store_true")
+    complexity = commands.add_parser(
+        "complexity", help="ToolBench's API-selection complexity score per task (appendix D), ours beside the paper's"
+    )
+    complexity.add_argument("--task", action="append", default=None, help="only this task (repeat for several)")
+    complexity.add_argument("--no-align", action="store_true", help="skip the alignment-data column (the slow one)")
+    complexity.add_argument(
+        "--task-file", default=None, help="score a test file in the original record shape (prompt, completion)"
+    )
+    complexity.add_argument(
+        "--examples", default=None, help="with --task-file: the examples (a JSONL file or a folder of examples/*.txt)"
+    )
+    complexity.add_argument("--api-size", type=_int_in(1), default=None, help="with --task-file: |D| (default: ours)")
+    complexity.add_argument(
+        "--run", dest="runs", action="append", default=None, help="a run folder: Spearman with its error rates"
+    )
+    complexity.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     complexity.set_defaults(run=cmd_complexity)
 
     data = commands.add_parser("data", help="ToolBench's data tools").add_subparsers(dest="data_command", required=True)
     align = data.add_parser("align", help="alignment training samples (ToolBench appendix C), never test tasks")
     align.add_argument("--task", required=True, help="a task name, e.g. HomeSearch")
-    align.add_argument("--samples", type=_int_in(1, 1_000_000), default=1000, help="training samples to write")
+    align.add_argument(
+        "--samples", type=_int_in(1, 1_000_000), default=None, help="training samples (default: Table 9's count)"
+    )
     align.add_argument("--shots", type=_int_in(1, 50), default=3, help="goal/action pairs per sample")
     align.add_argument("--seed", type=int, default=0)
     align.add_argument("--out", required=True, help="the JSONL file to write")

@@ -1,4 +1,4 @@
-"""toolbench data align (alignment samples) and toolbench complexity."""
+"""toolbench data align: alignment samples (ToolBench appendix C)."""
 
 import json
 
@@ -8,24 +8,24 @@ import toolbench
 from tests.episodes import play
 from toolbench.cli import main
 from toolbench.core.tasks import tasks_from_records
-from toolbench.eval.complexity import doc_function, functions_used, task_complexity
-from toolbench.eval.prompts import split_api_docs
 from toolbench.taskgen import load_aligners
+from toolbench.taskgen.align import FROM_DEMONSTRATIONS, TABLE9, default_samples
 
 
 @pytest.mark.parametrize("spec", toolbench.TASKS, ids=lambda spec: spec.name)
 def test_alignment_goals_are_playable_and_never_test_tasks(spec, tmp_path):
     records = load_aligners()[spec.fixture_slug](6, "check")
     env = spec.env_class()(tasks=tasks_from_records(records, "align"))
-    held_out = {t.prompt for split in spec.splits for t in toolbench.load_tasks(spec.name, split)}
+    # Tasks whose samples are their demonstrations (appendix C.1) hold out the test split; the others
+    # hold out every split, so no generated goal restates a demonstration either.
+    splits = ("test",) if spec.name in FROM_DEMONSTRATIONS else spec.splits
+    held_out = {t.prompt for split in splits for t in toolbench.load_tasks(spec.name, split)}
     out = tmp_path / "align.jsonl"
     assert main(["data", "align", "--task", spec.name, "--samples", "30", "--out", str(out)]) == 0
     samples = [json.loads(line) for line in out.read_text().splitlines()]
     goals = [goal for sample in samples for goal in sample["goals"]]
     actions = {action for sample in samples for action in sample["actions"]}
-    held_out_actions = {
-        r for split in spec.splits for t in toolbench.load_tasks(spec.name, split) for r in t.references
-    }
+    held_out_actions = {r for split in splits for t in toolbench.load_tasks(spec.name, split) for r in t.references}
     assert len(goals) == 90 and not set(goals) & held_out and not actions & held_out_actions
     for task in env.tasks:
         *_, info = play(env, task.id, env.oracle_actions(task))
@@ -77,32 +77,26 @@ def test_data_align_refuses_what_it_cannot_do(tmp_path, capsys):
     assert "toolbench data align" in capsys.readouterr().err
 
 
-def test_functions_used_tells_endpoints_apart():
-    from toolbench.envs.openweather import API_DOCS
-
-    functions = [doc_function(block) for block in split_api_docs(API_DOCS)]
-    by_city = functions_used(functions, "curl -X GET 'https://api.openweathermap.org/data/2.5/weather?q=Oslo&appid=k'")
-    by_point = functions_used(
-        functions, "curl 'https://api.openweathermap.org/data/2.5/weather?lat=1&lon=2&units=metric'"
-    )
-    assert len(by_city) == len(by_point) == 1 and by_city != by_point
-    assert functions_used(functions, "curl 'https://example.com/nothing'") == frozenset()
-
-
-def test_complexity_counts_functions_the_demos_do_not_show():
-    home = task_complexity(toolbench.find_task("HomeSearch"))
-    weather = task_complexity(toolbench.find_task("OpenWeather"))
-    # Three Home Search setters appear only in test tasks, so some tests need a function no demo shows.
-    assert home.functions == 15 and home.unseen > 0 and home.score > 0
-    assert weather.unseen == 0 and weather.score == 0  # every call type has a demonstration
-
-
-def test_complexity_command(capsys):
-    assert main(["complexity"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    rows = {line.split()[0]: line.split() for line in lines[2 : 2 + len(toolbench.TASKS)]}
-    assert set(rows) == {spec.name for spec in toolbench.TASKS}
-    assert rows["HomeSearch"][1:4] == ["15", "100", "10"] and rows["HomeSearch"][-1] == "n/a"
-    assert main(["complexity", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    assert rows["HomeSearch"]["test"] == 100 and rows["HomeSearch"]["demos"] == 10
+def test_data_align_defaults_to_table9_counts(tmp_path, capsys):
+    assert {task: default_samples(task) for task in TABLE9} == {
+        "OpenWeather": 1800, "CatAPI": 1800, "HomeSearch": 1800, "TripBooking": 1800,
+        "GoogleSheets": 118, "VirtualHome": 512, "WebShop": 1800, "Tabletop": 74,
+    }  # fmt: skip
+    assert default_samples("AppBench") == 1000  # not in Table 9
+    out = tmp_path / "tabletop.jsonl"
+    assert main(["data", "align", "--task", "Tabletop", "--out", str(out)]) == 0
+    samples = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(samples) == 74
+    printed = capsys.readouterr().out
+    assert "wrote 74 alignment samples" in printed and "(Table 9: 4.6)" in printed
+    demos = {t.prompt: t.references[0] for split in ("demo", "train") for t in toolbench.load_tasks("Tabletop", split)}
+    for sample in samples:
+        assert len(set(sample["goals"])) == 3 and all(demos[g] == a for g, a in zip(sample["goals"], sample["actions"]))
+        # All-shot (Figure 6): every action is marked for the loss, at its place in the text.
+        assert [sample["text"][start:end] for start, end in sample["action_spans"]] == sample["actions"]
+    # Every usable example is used (74 x 3 places > the pool), none a test's answer; same seed, same bytes.
+    tests = {t.references[0] for t in toolbench.load_tasks("Tabletop", "test")}
+    assert {a for s in samples for a in s["actions"]} == {a for a in demos.values() if a not in tests}
+    again = tmp_path / "again.jsonl"
+    assert main(["data", "align", "--task", "Tabletop", "--out", str(again)]) == 0
+    assert again.read_bytes() == out.read_bytes()
