@@ -6,7 +6,7 @@ import json
 import gymnasium as gym
 
 from toolbench.mock_services.virtualhome import World, build_home
-from toolbench.mock_services.virtualhome.original import start_and_goals
+from toolbench.mock_services.virtualhome.original import goal_alternatives, start_and_goals, weight
 from toolbench.mock_services.virtualhome.program import ground, parse_program
 
 ENV_ID = "toolbench/VirtualHome-v0"
@@ -57,12 +57,52 @@ def test_a_start_is_built_from_what_all_the_programs_presume():
         "Agent.WalkTo(kitchen_cabinet)\nAgent.Open(kitchen_cabinet)\nAgent.Grab(cup)\nAgent.Close(kitchen_cabinet)\n"
         "Agent.WalkTo(table)\nAgent.Put(cup, table)"
     )
-    start, goals = start_and_goals((first, second))
+    start, alternatives = start_and_goals((first, second))
+    assert len(alternatives) == 1  # they agree on what they did: one set of goals
+    goals = alternatives[0]
     assert "on(cup, kitchen_cabinet)" in start and "on(cup, table)" in goals
     for program in (first, second):
         world = World(build_home(0), start, rules="original")
         assert all(result.ok for result in run(world, program)), program
         assert all(world.holds(goal) for goal in goals)
+
+
+def test_references_that_do_different_things_give_goal_alternatives(tmp_path):
+    """One reference wipes the table, one washes the plate, one walks to the sink: no fact beyond
+    where they went is common, so each group gets its alternative; a program meeting one succeeds,
+    and walking to the kitchen meets none."""
+    wipe = "Agent.WalkTo(rag)\nAgent.Grab(rag)\nAgent.WalkTo(table)\nAgent.Wipe(table)"
+    wash = "Agent.WalkTo(plate)\nAgent.Grab(plate)\nAgent.WalkTo(sink)\nAgent.Wash(plate)"
+    look = "Agent.WalkTo(sink)\nAgent.TurnTo(sink)"
+    start, alternatives = start_and_goals((wipe, wash, look))
+    assert len(alternatives) == 3
+    assert any("did(wipe, table)" in facts for facts in alternatives)
+    assert any("did(wash, plate)" in facts for facts in alternatives)
+    for facts in alternatives:  # each says more than where the character went
+        assert any(weight(text) == 2 for text in facts), facts
+        assert not all(World(build_home(0), start, rules="original").holds(text) for text in facts)
+    path = tmp_path / "available_examples.json"
+    path.write_text(json.dumps([f"Task: Clean up\n{program}" for program in (wipe, wash, look)]))
+    env = gym.make(ENV_ID, task_file=str(path), reward="goal")
+    for program, success in ((wipe, True), (wash, True), (look, True), ("Agent.WalkTo(kitchen)", False)):
+        env.reset(options={"task_id": env.unwrapped.tasks[0].id})
+        _, reward, _, _, info = env.step(program)
+        assert info["success"] is success and (reward == 1.0) is success, program
+
+
+def test_goal_alternatives_group_what_agrees_and_leave_out_mere_walks():
+    """Two references that wash the plate share an alternative; one that only walked to the kitchen
+    gets none while others do more, and one that walked to the sink gets its own."""
+    washed = {"did(wash, plate)", "clean(plate)", "did(go_to, sink)", "in_room(kitchen)"}
+    washed_too = {"did(wash, plate)", "clean(plate)", "did(go_to, plate)", "in_room(kitchen)"}
+    walked = {"did(go_to, kitchen)", "in_room(kitchen)"}
+    to_sink = {"did(go_to, sink)", "did(go_to, kitchen)", "in_room(kitchen)"}
+    assert goal_alternatives([washed, washed_too, walked]) == [["clean(plate)", "did(wash, plate)", "in_room(kitchen)"]]
+    both = goal_alternatives([washed, washed_too, to_sink])
+    assert both == [["clean(plate)", "did(wash, plate)", "in_room(kitchen)"], sorted(to_sink)]
+    assert goal_alternatives([walked, walked]) == [sorted(walked)]  # where no reference does more
+    # An alternative holding another is dropped: meeting it meets the other.
+    assert goal_alternatives([to_sink, washed | to_sink]) == [sorted(to_sink)]
 
 
 def test_the_paper_check_refuses_what_ours_allows(tmp_path):
