@@ -281,3 +281,28 @@ def _check_acyclic(home: Home) -> None:
             current = home.places[current][1]
         if home.names[current] not in ROOMS and home.names[current] not in BODY_PARTS:
             raise AssertionError(f"{home.name}: {home.names[node]} is not in a room")
+
+
+@cache
+def places_for(name: str) -> tuple[tuple[str, str], ...]:
+    """Where an object of class ``name`` may be, in any home: ``(("in", "kitchen_cabinet"), ...)``
+    (the options of ``_PLACES`` for the class and its second instances)."""
+    return tuple(option for key, choices in _place_options().items() if key.split("#")[0] == name for option in choices)
+
+
+@cache
+def with_extras(home: Home, extras: tuple[tuple[str, str, str], ...]) -> Home:
+    """``home`` with more objects of classes it has: ``(name, "in" or "on", parent)`` each, after
+    the home's own (so a name binds to one of the home's own before an extra, at equal standing).
+    An original task's programs may presume two cups at once (one on the table, one in the cabinet)."""
+    names, places, index = list(home.names), list(home.places), dict(home.index)
+    for name, relation, parent in extras:
+        if not home.ids(name) or not home.ids(parent) or relation not in ("in", "on"):
+            raise ValueError(f"an extra {name} {relation} {parent}: the home has no such object or place")
+        index[name] = (*index[name], len(names))
+        names.append(name)
+        places.append((relation, home.ids(parent)[0]))
+    states = (*home.states, *(_initial_states(name, home.number) for name, _, _ in extras))
+    extended = Home(home.number, home.name, tuple(names), tuple(places), states, MappingProxyType(index))
+    _check_acyclic(extended)
+    return extended

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbench.core.tasks import Task, TaskFileError
-from toolbench.mock_services.virtualhome.homes import build_home
+from toolbench.mock_services.virtualhome.homes import build_home, places_for
 from toolbench.mock_services.virtualhome.objects import PROPERTIES
 from toolbench.mock_services.virtualhome.program import (
     Call,
@@ -37,7 +37,7 @@ from toolbench.mock_services.virtualhome.program import (
     ground,
     parse_program,
 )
-from toolbench.mock_services.virtualhome.world import World, fact
+from toolbench.mock_services.virtualhome.world import EXTRA_KINDS, World, fact
 
 _STEP = re.compile(r"^\s*Step\s+\d+\s*:\s*(.*)$", re.IGNORECASE)
 ORIGINAL_HOME = 0
@@ -45,6 +45,7 @@ ORIGINAL_RULES = "original"
 ORIGINAL_CHECK = "paper"
 START_ROUNDS = 3  # rounds of finding what the failing programs need, from the start so far
 MAX_REPAIRS = 40  # start facts tried per program; no original program needs half as many
+EXTRA_ROUNDS = 3  # rounds of adding objects for the programs that still fail
 
 
 def program_from_steps(text: str) -> str:
@@ -172,7 +173,56 @@ def task_start(programs: list[list[Call]]) -> list[str]:
                     start, best, improved = candidate, score, True
         if not improved:
             break
+    return _with_extras(programs, start, best)
+
+
+def _with_extras(programs: list[list[Call]], start: list[str], best: tuple[int, int, int]) -> list[str]:
+    """Where a program still fails for want of an object where another program needs it elsewhere
+    (the novel on the desk in one, by the couch in another), the home gets one more of that class,
+    in a place ``places_for`` allows for it, if more programs then run. Names bind to the home's own
+    object before an extra, so the programs that ran go on as before."""
+    for _ in range(EXTRA_ROUNDS):
+        improved = False
+        for calls in programs:
+            _, reached, fix = run(calls, start)
+            if reached == len(calls):
+                continue
+            for extra in _extra_options(fix, start):
+                candidate = [*start, extra]
+                if extra in start or not _applies(candidate):
+                    continue
+                score = _how_far(programs, candidate)
+                if score > best:
+                    start, best, improved = candidate, score, True
+                    break
+        if not improved:
+            break
     return start
+
+
+def _extra_options(fix: tuple[str, ...], start: list[str]) -> list[str]:
+    """Extra objects that would meet a start fact a program needs (``inside(novel, living_room)``):
+    one more novel where novels go (``places_for``) within that room, or on what the fact names."""
+    world = original_world(start)
+    options = []
+    for text in fix:
+        kind, args = fact(text)
+        if kind not in ("inside", "on") or len(args) != 2 or not PROPERTIES.get(args[0], set()).isdisjoint(_FIXED):
+            continue
+        name, where = args
+        if "room" not in PROPERTIES[where]:  # on (or in) what the fact names, where the class may be
+            if any(parent == where for _, parent in places_for(name)):
+                options.append(f"extra_{'in' if kind == 'inside' else 'on'}({name}, {where})")
+            continue
+        room = world.home.ids(where)[0]
+        for relation, parent in places_for(name):  # where the class may be, in that room
+            if world.home.ids(parent) and world.room_of(world.home.ids(parent)[0]) == room:
+                options.append(f"extra_{relation}({name}, {parent})")
+    return list(dict.fromkeys(options))
+
+
+#: Classes of which no home gets one more: rooms, the character's body, people.
+_FIXED = frozenset({"room", "body_part", "person"})
 
 
 def _how_far(programs: list[list[Call]], start: list[str]) -> tuple[int, int, int]:
@@ -211,6 +261,8 @@ def _subject(text: str) -> tuple[str, str]:
     """What a start fact decides, so that two facts deciding it conflict: a device's switch, an
     object's place, the character's posture."""
     kind, args = fact(text)
+    if kind in EXTRA_KINDS:  # one more object decides nothing about the others
+        return text, "extra"
     if kind in ("on", "off"):
         return args[0], "switch" if len(args) == 1 else "place"
     groups = {"open": "door", "closed": "door", "plugged_in": "plug", "plugged_out": "plug", "dirty": "dirt"}

@@ -16,7 +16,8 @@ the original programs: walking while seated or lying is allowed (its simulator n
 posture when walking) and the character gets up on the way; a held object (a plate) can have
 things put on it; what stands open can be switched on; poured water leaves the hand; the
 character turns to an object wherever it is; an action whose effect already holds
-(switching on what is on, grabbing what is held) does nothing and succeeds; every action on an
+(switching on what is on, grabbing what is held, putting on the table the cup that is on it)
+does nothing and succeeds; every action on an
 object leaves its record (``did(go_to, kitchen)``), from which the activity's goals are drawn.
 """
 
@@ -28,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from toolbench.mock_services.virtualhome.homes import Home
+from toolbench.mock_services.virtualhome.homes import Home, with_extras
 from toolbench.mock_services.virtualhome.objects import ACTIONS_BY_NAME, PROPERTIES, SQUEEZABLE
 
 _FACT = re.compile(r"^(\w+)\(([^()]*)\)$")
@@ -57,14 +58,16 @@ class Result:
 
 def _start_maps(home: Home) -> tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]:
     """Fresh copies of the home's places and states (copying a dict is cheaper than building it)."""
-    if home.number not in _START_MAPS:
+    if home not in _START_MAPS:  # homes are cached and compared by identity
         places = {node: place for node, place in enumerate(home.places) if place is not None}
-        _START_MAPS[home.number] = (places, dict(enumerate(home.states)))
-    places, states = _START_MAPS[home.number]
+        _START_MAPS[home] = (places, dict(enumerate(home.states)))
+    places, states = _START_MAPS[home]
     return dict(places), dict(states)
 
 
-_START_MAPS: dict[int, tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]] = {}
+_START_MAPS: dict[Home, tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]] = {}
+#: Start facts that add an object to the home rather than set its state: extra_on(cup, table).
+EXTRA_KINDS = {"extra_in": "in", "extra_on": "on"}
 #: The record an action leaves under the original rules: did(go_to, kitchen), did(push, chair).
 #: Walking, running and finding are all going to the object: did(go_to, sink), however it got there.
 _VERBS = {name: re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower() for name in ACTIONS_BY_NAME}
@@ -84,6 +87,14 @@ def fact(text: str) -> tuple[str, tuple[str, ...]]:
     return match.group(1), args
 
 
+def _extra(text: str) -> tuple[str, str, str]:
+    """``extra_on(cup, table)`` -> ``("cup", "on", "table")``: one more cup, on the table."""
+    kind, args = fact(text)
+    if len(args) != 2:
+        raise ValueError(f"start fact {text!r} needs an object and where it is")
+    return args[0], EXTRA_KINDS[kind], args[1]
+
+
 class World:
     """The state of one home during an episode."""
 
@@ -91,6 +102,10 @@ class World:
         if rules not in RULES:
             raise ValueError(f"rules must be one of {RULES}, not {rules!r}")
         self.rules = rules
+        start = list(start)
+        self.base = home
+        self.extras = tuple(_extra(text) for text in start if fact(text)[0] in EXTRA_KINDS)
+        home = with_extras(home, self.extras) if self.extras else home
         self.home = home
         self.names = home.names
         self.place, self.states = _start_maps(home)
@@ -109,7 +124,8 @@ class World:
         # presumed that object beside what it left behind, starting it there would have helped
         self.came_from: tuple[int, int] | None = None
         for text in start:
-            self._set_start(text)
+            if fact(text)[0] not in EXTRA_KINDS:
+                self._set_start(text)
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> dict[str, Any]:
@@ -129,9 +145,15 @@ class World:
             "done": self.done,
             "bound": dict(self.bound),
             "came_from": self.came_from,
+            "extras": self.extras,
         }
 
     def restore(self, snapshot: dict[str, Any]) -> None:
+        extras = tuple(tuple(extra) for extra in snapshot.get("extras", ()))
+        if extras != self.extras:  # the snapshot's home had objects this one lacks, or the reverse
+            self.extras = extras
+            self.home = with_extras(self.base, extras) if extras else self.base
+            self.names = self.home.names
         self.place = dict(snapshot["place"])
         self.states = dict(snapshot["states"])
         self.hands = list(snapshot["hands"])
@@ -150,6 +172,7 @@ class World:
     def copy(self) -> World:
         other = World.__new__(World)
         other.home, other.names, other.rules = self.home, self.names, self.rules
+        other.base, other.extras = self.base, self.extras
         other.restore(self.snapshot())
         return other
 
@@ -519,6 +542,8 @@ class World:
 
     def _place(self, node: int, relation: str, target: int) -> None:
         self._need_awake()
+        if self.place.get(node) == (relation, target) and not self.is_held(node):
+            raise AlreadyDone(f"{self._n(node)} is {relation} the {self._n(target)} already")
         self._need_holding(node)
         self._need(node != target, f"{self._n(node)} cannot go {relation} itself")
         if self.rules != "original":  # VirtualHome puts things on what the character holds (a plate)
