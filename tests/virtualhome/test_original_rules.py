@@ -6,6 +6,7 @@ import json
 import gymnasium as gym
 
 from toolbench.mock_services.virtualhome import World, build_home
+from toolbench.mock_services.virtualhome.homes import places_for
 from toolbench.mock_services.virtualhome.original import goal_alternatives, start_and_goals, weight
 from toolbench.mock_services.virtualhome.program import ground, parse_program
 
@@ -152,3 +153,66 @@ def test_the_cli_measures_an_original_file(tmp_path, capsys):
     assert "executable (paper check): 2 / 3" in out and "execute in the simulator from their task's start: 2 / 3" in out
     assert "tasks with goals: 2 / 2" in out
     assert main(["data", "virtualhome-originals", str(tmp_path / "missing.json")]) == 2
+
+
+def test_a_home_gets_one_more_object_where_two_programs_need_it_in_two_rooms():
+    """One program takes the novel in the bedroom and puts it back there, the other does so in the
+    home office: one novel cannot start in both, so the home gets a second, where VirtualHome may
+    place a novel; each program binds "novel" to the one in its room, and both run."""
+    bedroom = (
+        "Agent.WalkTo(bedroom)\nAgent.Find(novel)\nAgent.Grab(novel)\nAgent.WalkTo(kitchen)\nAgent.WalkTo(bedroom)"
+    )
+    office = bedroom.replace("bedroom", "home_office")
+    programs = (f"{bedroom}\nAgent.PutBack(novel)", f"{office}\nAgent.PutBack(novel)")
+    start, _ = start_and_goals(programs)
+    extras = [text for text in start if text.startswith("extra_")]
+    assert len(extras) == 1 and extras[0].startswith("extra_on(novel, ")
+    assert ("on", extras[0].split(", ")[1].rstrip(")")) in places_for("novel")
+    bound = set()
+    for program in programs:
+        world = World(build_home(0), start, rules="original")
+        assert len(world.home.ids("novel")) == len(build_home(0).ids("novel")) + 1
+        assert all(result.ok for result in run(world, program)), program
+        bound.add(world.bound["novel"])
+    assert len(bound) == 2  # each program took the novel in its own room
+
+
+def test_an_extra_object_survives_a_snapshot_and_binds_after_the_homes_own():
+    world = World(build_home(0), ["extra_on(cup, table)"], rules="original")
+    own, extra = world.home.ids("cup")
+    assert world.place[extra] == ("on", build_home(0).ids("table")[0])
+    restored = World(build_home(0), rules="original")
+    restored.restore(world.snapshot())
+    assert restored.home.ids("cup") == (own, extra) and restored.place[extra] == world.place[extra]
+    plain = World(build_home(0), rules="original")
+    plain.restore(World(build_home(0), rules="original").snapshot())
+    assert len(plain.home.ids("cup")) == 1
+    try:
+        World(build_home(0), ["extra_on(cup, spaceship)"])
+    except ValueError as exc:
+        assert "spaceship" in str(exc)
+    else:
+        raise AssertionError("an extra placed on nothing the home has must be refused")
+
+
+def test_putting_a_thing_where_it_is_does_nothing_under_the_original_rules():
+    """ "Put cup on table" twice, as programs that name two cups alike write it."""
+    program = "Agent.WalkTo(cup)\nAgent.Grab(cup)\nAgent.WalkTo(table)\nAgent.Put(cup, table)\nAgent.Put(cup, table)"
+    start = ["on(cup, kitchen_counter)"]
+    original = run(World(build_home(0), start, rules="original"), program)
+    assert all(result.ok for result in original) and original[-1].message.startswith("Nothing to do")
+    ours = run(World(build_home(0), start), program)
+    assert all(result.ok for result in ours[:-1]) and not ours[-1].ok  # ours: the cup is no longer held
+
+
+def test_virtualhomes_dining_room_is_its_kitchen_under_the_original_rules():
+    """VirtualHome's class-name equivalences make its dining room the kitchen and its home office
+    the living room: the original programs walk to the dining room to use the fridge."""
+    program = "Agent.WalkTo(cup)\nAgent.Grab(cup)\nAgent.WalkTo(dining_room)\nAgent.PutBack(cup)"
+    start = ["on(cup, kitchen_counter)"]
+    original = World(build_home(0), start, rules="original")
+    results = run(original, program)
+    assert all(result.ok for result in results), results[-1].message  # put back in the room it came from
+    assert original.holds("in_room(kitchen)") and original.holds("in_room(dining_room)")
+    ours = World(build_home(0), start)
+    assert not run(ours, program)[-1].ok and not ours.holds("in_room(kitchen)")

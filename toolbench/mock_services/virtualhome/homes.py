@@ -9,9 +9,11 @@ different rooms, containers and states; ``chair#2`` is a second chair (a program
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from types import MappingProxyType
 
 from toolbench.mock_services.virtualhome.objects import BODY_PARTS, PROPERTIES, ROOMS
@@ -283,11 +285,26 @@ def _check_acyclic(home: Home) -> None:
             raise AssertionError(f"{home.name}: {home.names[node]} is not in a room")
 
 
+#: Where VirtualHome's scripts may place an object of each class (``object_script_placing.json``),
+#: as our script derives it (``toolbench.taskgen.virtualhome_paper``).
+PLACING_FILE = Path(__file__).resolve().parents[2] / "fixtures" / "virtualhome" / "object_placing.json"
+
+
 @cache
 def places_for(name: str) -> tuple[tuple[str, str], ...]:
-    """Where an object of class ``name`` may be, in any home: ``(("in", "kitchen_cabinet"), ...)``
-    (the options of ``_PLACES`` for the class and its second instances)."""
-    return tuple(option for key, choices in _place_options().items() if key.split("#")[0] == name for option in choices)
+    """Where an object of class ``name`` may be: ``(("in", "kitchen_cabinet"), ...)``, the options
+    of ``_PLACES`` for the class (in any home), then where VirtualHome's scripts may place it."""
+    ours = [option for key, choices in _place_options().items() if key.split("#")[0] == name for option in choices]
+    theirs = [tuple(pair) for pair in _placing().get(name, ())]
+    return tuple(dict.fromkeys([*ours, *theirs]))  # type: ignore[arg-type]
+
+
+@cache
+def _placing() -> dict[str, list[list[str]]]:
+    if not PLACING_FILE.is_file():
+        return {}
+    with open(PLACING_FILE, encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 @cache

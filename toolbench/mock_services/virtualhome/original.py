@@ -45,7 +45,8 @@ ORIGINAL_RULES = "original"
 ORIGINAL_CHECK = "paper"
 START_ROUNDS = 3  # rounds of finding what the failing programs need, from the start so far
 MAX_REPAIRS = 40  # start facts tried per program; no original program needs half as many
-EXTRA_ROUNDS = 3  # rounds of adding objects for the programs that still fail
+MAX_EXTRAS = 3  # extra objects a program may need; more would be a different home
+MAX_WAYS = 8  # ways of adding them tried per program
 
 
 def program_from_steps(text: str) -> str:
@@ -178,47 +179,73 @@ def task_start(programs: list[list[Call]]) -> list[str]:
 
 def _with_extras(programs: list[list[Call]], start: list[str], best: tuple[int, int, int]) -> list[str]:
     """Where a program still fails for want of an object where another program needs it elsewhere
-    (the novel on the desk in one, by the couch in another), the home gets one more of that class,
-    in a place ``places_for`` allows for it, if more programs then run. Names bind to the home's own
-    object before an extra, so the programs that ran go on as before."""
-    for _ in range(EXTRA_ROUNDS):
-        improved = False
-        for calls in programs:
-            _, reached, fix = run(calls, start)
-            if reached == len(calls):
-                continue
-            for extra in _extra_options(fix, start):
-                candidate = [*start, extra]
-                if extra in start or not _applies(candidate):
-                    continue
-                score = _how_far(programs, candidate)
-                if score > best:
-                    start, best, improved = candidate, score, True
-                    break
-        if not improved:
-            break
+    (the novel on the desk in one, by the couch in another), the home gets one more of that class
+    (or a few), in places ``places_for`` allows for it, if more programs then run. Names bind to
+    the home's own object before an extra at equal standing, so most programs that ran go on as
+    before; of the ways to add them, the first that lets the most programs run is taken."""
+    for calls in programs:
+        if run(calls, start)[1] == len(calls):
+            continue
+        for added in program_extras(calls, start):
+            candidate = [*start, *added]
+            score = _how_far(programs, candidate)
+            if score > best:
+                start, best = candidate, score
     return start
 
 
-def _extra_options(fix: tuple[str, ...], start: list[str]) -> list[str]:
-    """Extra objects that would meet a start fact a program needs (``inside(novel, living_room)``):
-    one more novel where novels go (``places_for``) within that room, or on what the fact names."""
+def program_extras(calls: list[Call], start: list[str]) -> list[list[str]]:
+    """Ways to make a failing program run to its end from ``start`` with extra objects
+    (``extra_on(novel, couch)``): each begins with one that takes it further (the furthest first)
+    and goes on with the one that takes it furthest, up to ``MAX_EXTRAS`` objects."""
     world = original_world(start)
-    options = []
-    for text in fix:
-        kind, args = fact(text)
-        if kind not in ("inside", "on") or len(args) != 2 or not PROPERTIES.get(args[0], set()).isdisjoint(_FIXED):
-            continue
-        name, where = args
-        if "room" not in PROPERTIES[where]:  # on (or in) what the fact names, where the class may be
-            if any(parent == where for _, parent in places_for(name)):
-                options.append(f"extra_{'in' if kind == 'inside' else 'on'}({name}, {where})")
-            continue
-        room = world.home.ids(where)[0]
-        for relation, parent in places_for(name):  # where the class may be, in that room
-            if world.home.ids(parent) and world.room_of(world.home.ids(parent)[0]) == room:
-                options.append(f"extra_{relation}({name}, {parent})")
-    return list(dict.fromkeys(options))
+    names = dict.fromkeys(arg for call in calls for arg in call.args)
+    options = [
+        f"extra_{relation}({name}, {parent})"
+        for name in names
+        if PROPERTIES.get(name, _FIXED).isdisjoint(_FIXED)
+        for relation, parent in places_for(name)
+        if world.home.ids(parent)
+    ]
+
+    def further(facts: list[str], reached: int) -> list[tuple[int, str]]:
+        """The options that take the program past line ``reached``, the furthest first; where none
+        does, the one that meets the start fact the failure asks for (the drying rack in the
+        kitchen), which may take it further with another."""
+        found = [(run(calls, [*facts, extra])[1], extra) for extra in options if extra not in facts]
+        past = sorted(((count, extra) for count, extra in found if count > reached), key=lambda item: -item[0])
+        if past:
+            return past
+        asked = [_as_extra(text, world) for text in run(calls, facts)[2]]
+        return [(reached, extra) for extra in options if extra in asked and extra not in facts][:1]
+
+    ways = []
+    for count, first in further(list(start), run(calls, start)[1])[:MAX_WAYS]:
+        added, reached = [first], count
+        while reached < len(calls) and len(added) < MAX_EXTRAS:
+            steps = further([*start, *added], reached)
+            if not steps:
+                break
+            reached, extra = steps[0]
+            added.append(extra)
+        if reached == len(calls):
+            ways.append(added)
+    return ways
+
+
+def _as_extra(text: str, world: World) -> str | None:
+    """``inside(drying_rack, kitchen)``, a start fact that would have moved the home's own object,
+    as one more of its class there (``extra_in(drying_rack, kitchen)``) where ``places_for`` allows
+    it: in the room itself, else on or in the first thing in that room where it may be."""
+    kind, args = fact(text)
+    if kind not in ("inside", "on") or len(args) != 2 or "room" not in PROPERTIES.get(args[1], ()):
+        return None
+    room = world.home.ids(args[1])[0]
+    for relation, parent in places_for(args[0]):
+        parents = world.home.ids(parent)
+        if parents and (parents[0] == room or world.room_of(parents[0]) == world.room_of(room)):
+            return f"extra_{relation}({args[0]}, {parent})"
+    return None
 
 
 #: Classes of which no home gets one more: rooms, the character's body, people.

@@ -66,6 +66,10 @@ def _start_maps(home: Home) -> tuple[dict[int, tuple[str, int]], dict[int, froze
 
 
 _START_MAPS: dict[Home, tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]] = {}
+#: Rooms VirtualHome's class-name equivalences make one (class_name_equivalence.json: its
+#: dining_room is its kitchen, its home_office its living room): the original programs walk to
+#: the dining room to open the fridge. Under the original rules they are one room.
+SAME_ROOM = {"dining_room": "kitchen", "home_office": "living_room"}
 #: Start facts that add an object to the home rather than set its state: extra_on(cup, table).
 EXTRA_KINDS = {"extra_in": "in", "extra_on": "on"}
 #: The record an action leaves under the original rules: did(go_to, kitchen), did(push, chair).
@@ -194,7 +198,7 @@ class World:
         current = node
         for _ in range(len(self.names)):
             if "room" in PROPERTIES[self.names[current]]:
-                return current
+                return self._room(current)
             where = self.place.get(current)
             if where is None:
                 return self.room
@@ -251,13 +255,13 @@ class World:
                 kind == "inside"
                 and "room" in PROPERTIES.get(args[1], ())
                 and any(
-                    self.room_of(a) == b and not self.is_held(a) and a not in self.worn
+                    self.room_of(a) == self._room(b) and not self.is_held(a) and a not in self.worn
                     for a in nodes[0]
                     for b in nodes[1]
                 )
             )
         if kind == "in_room":
-            return self.room in nodes[0]
+            return self.room in {self._room(node) for node in nodes[0]}
         if kind in ("held", "worn", "close_to", "facing"):
             test = {
                 "held": self.is_held,
@@ -358,6 +362,13 @@ class World:
     def _n(self, node: int) -> str:
         return self.names[node]
 
+    def _room(self, node: int) -> int:
+        """The room as the rules see it: under the original rules, the room VirtualHome names as
+        another (its dining room is its kitchen) is that one."""
+        if self.rules == "original" and self.names[node] in SAME_ROOM:
+            return self.home.ids(SAME_ROOM[self.names[node]])[0]
+        return node
+
     def _need(self, condition: bool, reason: str, fix: str | None = None) -> None:
         if not condition:
             raise ActionFailed(reason, fix)
@@ -440,7 +451,7 @@ class World:
         self._need("body_part" not in props, f"{self._n(node)} is part of the character")
         self.posture, self.seat = "standing", None
         if "room" in props:
-            self.room, self.close, self.facing, self.came_from = node, frozenset(), None, None
+            self.room, self.close, self.facing, self.came_from = self._room(node), frozenset(), None, None
             return
         room = self.room_of(node)
         if room != self.room:
@@ -856,7 +867,7 @@ class World:
         elif kind == "asleep":
             self.asleep = True
         elif kind == "in_room":
-            self.room = nodes[0]  # type: ignore[assignment]
+            self.room = self._room(nodes[0])  # type: ignore[arg-type]
         else:
             raise ValueError(f"unknown start fact {text!r}")
 
@@ -874,7 +885,7 @@ class World:
         close = {self._n(n) for n in self.close if "body_part" in self.props(n)}
         seen = []
         for node, (relation, parent) in sorted(self.place.items()):
-            if self.room_of(node) != self.room or self.in_closed(node) is not None or node == self.room:
+            if self.room_of(node) != self.room or self.in_closed(node) is not None or "room" in self.props(node):
                 continue
             if node in self.close or parent in self.close:
                 close.add(self._n(node))
