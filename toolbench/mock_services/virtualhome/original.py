@@ -235,15 +235,15 @@ def program_extras(calls: list[Call], start: list[str]) -> list[list[str]]:
 
 def _as_extra(text: str, world: World) -> str | None:
     """``inside(drying_rack, kitchen)``, a start fact that would have moved the home's own object,
-    as one more of its class there (``extra_in(drying_rack, kitchen)``) where ``places_for`` allows
-    it: in the room itself, else on or in the first thing in that room where it may be."""
+    as one more of its class there (``extra_in(drying_rack, kitchen)``): at the first place
+    ``places_for`` allows for the class that is that room or in it."""
     kind, args = fact(text)
     if kind not in ("inside", "on") or len(args) != 2 or "room" not in PROPERTIES.get(args[1], ()):
         return None
     room = world.home.ids(args[1])[0]
     for relation, parent in places_for(args[0]):
         parents = world.home.ids(parent)
-        if parents and (parents[0] == room or world.room_of(parents[0]) == world.room_of(room)):
+        if parents and world.room_of(parents[0]) == world.room_of(room):
             return f"extra_{relation}({args[0]}, {parent})"
     return None
 

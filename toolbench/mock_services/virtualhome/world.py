@@ -17,9 +17,9 @@ posture when walking) and the character gets up on the way; a held object (a pla
 things put on it; what stands open can be switched on; poured water leaves the hand; the
 character turns to an object wherever it is; an action whose effect already holds
 (switching on what is on, grabbing what is held, putting on the table the cup that is on it)
-does nothing and succeeds; every action on an
-object leaves its record (``did(go_to, kitchen)``), from which the activity's goals are drawn;
-VirtualHome's dining room is its kitchen and its home office its living room (``SAME_ROOM``).
+does nothing and succeeds; every action on an object leaves its record (``did(go_to, kitchen)``),
+from which the activity's goals are drawn; VirtualHome's dining room is its kitchen and its home
+office its living room (``SAME_ROOM``).
 A start may add objects of classes the home has (``extra_on(cup, table)``), for the original
 tasks whose programs presume one cup on the table and another in the cabinet.
 """
