@@ -2,6 +2,7 @@
 two executable checks differ; no reference data needed."""
 
 import json
+import os
 
 import gymnasium as gym
 
@@ -216,3 +217,25 @@ def test_virtualhomes_dining_room_is_its_kitchen_under_the_original_rules():
     assert original.holds("in_room(kitchen)") and original.holds("in_room(dining_room)")
     ours = World(build_home(0), start)
     assert not run(ours, program)[-1].ok and not ours.holds("in_room(kitchen)")
+
+
+def test_starts_and_goals_are_the_same_in_every_process():
+    """Built by searches over sets of facts: the order must not follow Python's string hashing."""
+    import subprocess
+    import sys
+
+    code = (
+        "from toolbench.mock_services.virtualhome.original import start_and_goals\n"
+        "a = 'Agent.WalkTo(bedroom)\\nAgent.Find(novel)\\nAgent.Grab(novel)\\nAgent.WalkTo(kitchen)\\n"
+        "Agent.WalkTo(bedroom)\\nAgent.PutBack(novel)'\n"
+        "b = a.replace('bedroom', 'home_office')\n"
+        "c = 'Agent.WalkTo(rag)\\nAgent.Grab(rag)\\nAgent.WalkTo(table)\\nAgent.Wipe(table)'\n"
+        "print(start_and_goals((a, b)), start_and_goals((a, c)))\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1 and "extra_on(novel" in outputs.pop()
