@@ -185,6 +185,11 @@ def test_an_extra_object_survives_a_snapshot_and_binds_after_the_homes_own():
     restored = World(build_home(0), rules="original")
     restored.restore(world.snapshot())
     assert restored.home.ids("cup") == (own, extra) and restored.place[extra] == world.place[extra]
+    sinks = build_home(0).ids("sink")
+    assert len(sinks) == 2  # the kitchen's and the bathroom's
+    for room in ("kitchen", "bathroom"):
+        placed = World(build_home(0), [f"extra_in(water, sink, {room})"], rules="original")
+        assert placed.name(placed.room_of(placed.home.ids("water")[-1])) == room
     plain = World(build_home(0), rules="original")
     plain.restore(World(build_home(0), rules="original").snapshot())
     assert len(plain.home.ids("cup")) == 1

@@ -308,18 +308,28 @@ def _placing() -> dict[str, list[list[str]]]:
 
 
 @cache
-def with_extras(home: Home, extras: tuple[tuple[str, str, str], ...]) -> Home:
-    """``home`` with more objects of classes it has: ``(name, "in" or "on", parent)`` each, after
-    the home's own (so a name binds to one of the home's own before an extra, at equal standing).
-    An original task's programs may presume two cups at once (one on the table, one in the cabinet)."""
+def with_extras(home: Home, extras: tuple[tuple[str, ...], ...]) -> Home:
+    """``home`` with more objects of classes it has: ``(name, "in" or "on", parent)`` each, or
+    ``(name, relation, parent, room)`` for the parent of that class in that room (the bathroom's
+    sink, not the kitchen's); after the home's own, so a name binds to one of the home's own before
+    an extra at equal standing. An original task's programs may presume two cups at once (one on
+    the table, one in the cabinet)."""
     names, places, index = list(home.names), list(home.places), dict(home.index)
-    for name, relation, parent in extras:
-        if not home.ids(name) or not home.ids(parent) or relation not in ("in", "on"):
+    for name, relation, parent, *room in extras:
+        parents = [node for node in home.ids(parent) if not room or home.names[room_node(home, node)] == room[0]]
+        if not home.ids(name) or not parents or relation not in ("in", "on") or len(room) > 1:
             raise ValueError(f"an extra {name} {relation} {parent}: the home has no such object or place")
         index[name] = (*index[name], len(names))
         names.append(name)
-        places.append((relation, home.ids(parent)[0]))
-    states = (*home.states, *(_initial_states(name, home.number) for name, _, _ in extras))
+        places.append((relation, parents[0]))
+    states = (*home.states, *(_initial_states(extra[0], home.number) for extra in extras))
     extended = Home(home.number, home.name, tuple(names), tuple(places), states, MappingProxyType(index))
     _check_acyclic(extended)
     return extended
+
+
+def room_node(home: Home, node: int) -> int:
+    """The room an object of the home stands in when the home starts (itself, for a room)."""
+    while home.places[node] is not None and home.names[node] not in ROOMS:
+        node = home.places[node][1]  # type: ignore[index]
+    return node

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbench.core.tasks import Task, TaskFileError
-from toolbench.mock_services.virtualhome.homes import build_home, places_for
+from toolbench.mock_services.virtualhome.homes import build_home, places_for, room_node
 from toolbench.mock_services.virtualhome.objects import PROPERTIES
 from toolbench.mock_services.virtualhome.program import (
     Call,
@@ -201,11 +201,11 @@ def program_extras(calls: list[Call], start: list[str]) -> list[list[str]]:
     world = original_world(start)
     names = dict.fromkeys(arg for call in calls for arg in call.args)
     options = [
-        f"extra_{relation}({name}, {parent})"
+        option
         for name in names
         if PROPERTIES.get(name, _FIXED).isdisjoint(_FIXED)
         for relation, parent in places_for(name)
-        if world.home.ids(parent)
+        for option in _extra_places(world, name, relation, parent)
     ]
 
     def further(facts: list[str], reached: int) -> list[tuple[int, str]]:
@@ -233,6 +233,15 @@ def program_extras(calls: list[Call], start: list[str]) -> list[list[str]]:
     return ways
 
 
+def _extra_places(world: World, name: str, relation: str, parent: str) -> list[str]:
+    """One more ``name`` on or in ``parent``: where the home has several (two sinks), one fact per
+    room that holds one (``extra_in(water, sink, bathroom)``)."""
+    rooms = dict.fromkeys(world.name(room_node(world.home, node)) for node in world.home.ids(parent))
+    if len(rooms) < 2:
+        return [f"extra_{relation}({name}, {parent})"] if rooms else []
+    return [f"extra_{relation}({name}, {parent}, {room})" for room in rooms]
+
+
 def _as_extra(text: str, world: World) -> str | None:
     """``inside(drying_rack, kitchen)``, a start fact that would have moved the home's own object,
     as one more of its class there (``extra_in(drying_rack, kitchen)``): at the first place
@@ -240,11 +249,13 @@ def _as_extra(text: str, world: World) -> str | None:
     kind, args = fact(text)
     if kind not in ("inside", "on") or len(args) != 2 or "room" not in PROPERTIES.get(args[1], ()):
         return None
-    room = world.home.ids(args[1])[0]
+    room = world.room_of(world.home.ids(args[1])[0])
     for relation, parent in places_for(args[0]):
-        parents = world.home.ids(parent)
-        if parents and world.room_of(parents[0]) == world.room_of(room):
-            return f"extra_{relation}({args[0]}, {parent})"
+        for option in _extra_places(world, args[0], relation, parent):
+            parent_rooms = [world.room_of(node) for node in world.home.ids(parent)]
+            named = fact(option)[1][2:]  # the room the option names, where the home has several
+            if room in parent_rooms and (not named or world.room_of(world.home.ids(named[0])[0]) == room):
+                return option
     return None
 
 

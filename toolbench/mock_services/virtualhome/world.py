@@ -94,12 +94,13 @@ def fact(text: str) -> tuple[str, tuple[str, ...]]:
     return match.group(1), args
 
 
-def _extra(text: str) -> tuple[str, str, str]:
-    """``extra_on(cup, table)`` -> ``("cup", "on", "table")``: one more cup, on the table."""
+def _extra(text: str) -> tuple[str, ...]:
+    """``extra_on(cup, table)`` -> ``("cup", "on", "table")``: one more cup, on the table;
+    ``extra_in(water, sink, bathroom)``: in the bathroom's sink."""
     kind, args = fact(text)
-    if len(args) != 2:
-        raise ValueError(f"start fact {text!r} needs an object and where it is")
-    return args[0], EXTRA_KINDS[kind], args[1]
+    if len(args) not in (2, 3):
+        raise ValueError(f"start fact {text!r} needs an object, where it is, and maybe in which room")
+    return args[0], EXTRA_KINDS[kind], *args[1:]
 
 
 class World:
