@@ -70,7 +70,7 @@ def test_a_start_is_built_from_what_all_the_programs_presume():
 
 
 def test_references_that_do_different_things_give_goal_alternatives(tmp_path):
-    """One reference wipes the table, one washes the plate, one walks to the sink: no fact beyond
+    """One reference wipes the table, one washes the plate, one turns to the sink: no fact beyond
     where they went is common, so each group gets its alternative; a program meeting one succeeds,
     and walking to the kitchen meets none."""
     wipe = "Agent.WalkTo(rag)\nAgent.Grab(rag)\nAgent.WalkTo(table)\nAgent.Wipe(table)"
