@@ -2,11 +2,13 @@
 two executable checks differ; no reference data needed."""
 
 import json
+import os
 
 import gymnasium as gym
 
 from toolbench.mock_services.virtualhome import World, build_home
-from toolbench.mock_services.virtualhome.original import start_and_goals
+from toolbench.mock_services.virtualhome.homes import places_for
+from toolbench.mock_services.virtualhome.original import goal_alternatives, start_and_goals, weight
 from toolbench.mock_services.virtualhome.program import ground, parse_program
 
 ENV_ID = "toolbench/VirtualHome-v0"
@@ -57,12 +59,52 @@ def test_a_start_is_built_from_what_all_the_programs_presume():
         "Agent.WalkTo(kitchen_cabinet)\nAgent.Open(kitchen_cabinet)\nAgent.Grab(cup)\nAgent.Close(kitchen_cabinet)\n"
         "Agent.WalkTo(table)\nAgent.Put(cup, table)"
     )
-    start, goals = start_and_goals((first, second))
+    start, alternatives = start_and_goals((first, second))
+    assert len(alternatives) == 1  # they agree on what they did: one set of goals
+    goals = alternatives[0]
     assert "on(cup, kitchen_cabinet)" in start and "on(cup, table)" in goals
     for program in (first, second):
         world = World(build_home(0), start, rules="original")
         assert all(result.ok for result in run(world, program)), program
         assert all(world.holds(goal) for goal in goals)
+
+
+def test_references_that_do_different_things_give_goal_alternatives(tmp_path):
+    """One reference wipes the table, one washes the plate, one turns to the sink: no fact beyond
+    where they went is common, so each group gets its alternative; a program meeting one succeeds,
+    and walking to the kitchen meets none."""
+    wipe = "Agent.WalkTo(rag)\nAgent.Grab(rag)\nAgent.WalkTo(table)\nAgent.Wipe(table)"
+    wash = "Agent.WalkTo(plate)\nAgent.Grab(plate)\nAgent.WalkTo(sink)\nAgent.Wash(plate)"
+    look = "Agent.WalkTo(sink)\nAgent.TurnTo(sink)"
+    start, alternatives = start_and_goals((wipe, wash, look))
+    assert len(alternatives) == 3
+    assert any("did(wipe, table)" in facts for facts in alternatives)
+    assert any("did(wash, plate)" in facts for facts in alternatives)
+    for facts in alternatives:  # each says more than where the character went
+        assert any(weight(text) == 2 for text in facts), facts
+        assert not all(World(build_home(0), start, rules="original").holds(text) for text in facts)
+    path = tmp_path / "available_examples.json"
+    path.write_text(json.dumps([f"Task: Clean up\n{program}" for program in (wipe, wash, look)]))
+    env = gym.make(ENV_ID, task_file=str(path), reward="goal")
+    for program, success in ((wipe, True), (wash, True), (look, True), ("Agent.WalkTo(kitchen)", False)):
+        env.reset(options={"task_id": env.unwrapped.tasks[0].id})
+        _, reward, _, _, info = env.step(program)
+        assert info["success"] is success and (reward == 1.0) is success, program
+
+
+def test_goal_alternatives_group_what_agrees_and_leave_out_mere_walks():
+    """Two references that wash the plate share an alternative; one that only walked to the kitchen
+    gets none while others do more, and one that walked to the sink gets its own."""
+    washed = {"did(wash, plate)", "clean(plate)", "did(go_to, sink)", "in_room(kitchen)"}
+    washed_too = {"did(wash, plate)", "clean(plate)", "did(go_to, plate)", "in_room(kitchen)"}
+    walked = {"did(go_to, kitchen)", "in_room(kitchen)"}
+    to_sink = {"did(go_to, sink)", "did(go_to, kitchen)", "in_room(kitchen)"}
+    assert goal_alternatives([washed, washed_too, walked]) == [["clean(plate)", "did(wash, plate)", "in_room(kitchen)"]]
+    both = goal_alternatives([washed, washed_too, to_sink])
+    assert both == [["clean(plate)", "did(wash, plate)", "in_room(kitchen)"], sorted(to_sink)]
+    assert goal_alternatives([walked, walked]) == [sorted(walked)]  # where no reference does more
+    # An alternative holding another is dropped: meeting it meets the other.
+    assert goal_alternatives([to_sink, washed | to_sink]) == [sorted(to_sink)]
 
 
 def test_the_paper_check_refuses_what_ours_allows(tmp_path):
@@ -112,3 +154,93 @@ def test_the_cli_measures_an_original_file(tmp_path, capsys):
     assert "executable (paper check): 2 / 3" in out and "execute in the simulator from their task's start: 2 / 3" in out
     assert "tasks with goals: 2 / 2" in out
     assert main(["data", "virtualhome-originals", str(tmp_path / "missing.json")]) == 2
+
+
+def test_a_home_gets_one_more_object_where_two_programs_need_it_in_two_rooms():
+    """One program takes the novel in the bedroom and puts it back there, the other does so in the
+    home office: one novel cannot start in both, so the home gets a second, where VirtualHome may
+    place a novel; each program binds "novel" to the one in its room, and both run."""
+    bedroom = (
+        "Agent.WalkTo(bedroom)\nAgent.Find(novel)\nAgent.Grab(novel)\nAgent.WalkTo(kitchen)\nAgent.WalkTo(bedroom)"
+    )
+    office = bedroom.replace("bedroom", "home_office")
+    programs = (f"{bedroom}\nAgent.PutBack(novel)", f"{office}\nAgent.PutBack(novel)")
+    start, _ = start_and_goals(programs)
+    extras = [text for text in start if text.startswith("extra_")]
+    assert len(extras) == 1 and extras[0].startswith("extra_on(novel, ")
+    assert ("on", extras[0].split(", ")[1].rstrip(")")) in places_for("novel")
+    bound = set()
+    for program in programs:
+        world = World(build_home(0), start, rules="original")
+        assert len(world.home.ids("novel")) == len(build_home(0).ids("novel")) + 1
+        assert all(result.ok for result in run(world, program)), program
+        bound.add(world.bound["novel"])
+    assert len(bound) == 2  # each program took the novel in its own room
+
+
+def test_an_extra_object_survives_a_snapshot_and_binds_after_the_homes_own():
+    world = World(build_home(0), ["extra_on(cup, table)"], rules="original")
+    own, extra = world.home.ids("cup")
+    assert world.place[extra] == ("on", build_home(0).ids("table")[0])
+    restored = World(build_home(0), rules="original")
+    restored.restore(world.snapshot())
+    assert restored.home.ids("cup") == (own, extra) and restored.place[extra] == world.place[extra]
+    sinks = build_home(0).ids("sink")
+    assert len(sinks) == 2  # the kitchen's and the bathroom's
+    for room in ("kitchen", "bathroom"):
+        placed = World(build_home(0), [f"extra_in(water, sink, {room})"], rules="original")
+        assert placed.name(placed.room_of(placed.home.ids("water")[-1])) == room
+    plain = World(build_home(0), rules="original")
+    plain.restore(World(build_home(0), rules="original").snapshot())
+    assert len(plain.home.ids("cup")) == 1
+    try:
+        World(build_home(0), ["extra_on(cup, spaceship)"])
+    except ValueError as exc:
+        assert "spaceship" in str(exc)
+    else:
+        raise AssertionError("an extra placed on nothing the home has must be refused")
+
+
+def test_putting_a_thing_where_it_is_does_nothing_under_the_original_rules():
+    """ "Put cup on table" twice, as programs that name two cups alike write it."""
+    program = "Agent.WalkTo(cup)\nAgent.Grab(cup)\nAgent.WalkTo(table)\nAgent.Put(cup, table)\nAgent.Put(cup, table)"
+    start = ["on(cup, kitchen_counter)"]
+    original = run(World(build_home(0), start, rules="original"), program)
+    assert all(result.ok for result in original) and original[-1].message.startswith("Nothing to do")
+    ours = run(World(build_home(0), start), program)
+    assert all(result.ok for result in ours[:-1]) and not ours[-1].ok  # ours: the cup is no longer held
+
+
+def test_virtualhomes_dining_room_is_its_kitchen_under_the_original_rules():
+    """VirtualHome's class-name equivalences make its dining room the kitchen and its home office
+    the living room: the original programs walk to the dining room to use the fridge."""
+    program = "Agent.WalkTo(cup)\nAgent.Grab(cup)\nAgent.WalkTo(dining_room)\nAgent.PutBack(cup)"
+    start = ["on(cup, kitchen_counter)"]
+    original = World(build_home(0), start, rules="original")
+    results = run(original, program)
+    assert all(result.ok for result in results), results[-1].message  # put back in the room it came from
+    assert original.holds("in_room(kitchen)") and original.holds("in_room(dining_room)")
+    ours = World(build_home(0), start)
+    assert not run(ours, program)[-1].ok and not ours.holds("in_room(kitchen)")
+
+
+def test_starts_and_goals_are_the_same_in_every_process():
+    """Built by searches over sets of facts: the order must not follow Python's string hashing."""
+    import subprocess
+    import sys
+
+    code = (
+        "from toolbench.mock_services.virtualhome.original import start_and_goals\n"
+        "a = 'Agent.WalkTo(bedroom)\\nAgent.Find(novel)\\nAgent.Grab(novel)\\nAgent.WalkTo(kitchen)\\n"
+        "Agent.WalkTo(bedroom)\\nAgent.PutBack(novel)'\n"
+        "b = a.replace('bedroom', 'home_office')\n"
+        "c = 'Agent.WalkTo(rag)\\nAgent.Grab(rag)\\nAgent.WalkTo(table)\\nAgent.Wipe(table)'\n"
+        "print(start_and_goals((a, b)), start_and_goals((a, c)))\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1 and "extra_on(novel" in outputs.pop()

@@ -19,7 +19,7 @@ from toolbench.mock_services.virtualhome import (
     fact,
     parse_program,
 )
-from toolbench.mock_services.virtualhome.original import read_original_examples, record_from_original
+from toolbench.mock_services.virtualhome.original import goal_sets, read_original_examples, record_from_original
 from toolbench.mock_services.virtualhome.program import CHECKS, best_lcs, ground, paper_vocabulary
 
 FINISH = "Agent.Done()"
@@ -80,15 +80,16 @@ class VirtualHomeEnv(ToolEnv):
     Paid when the episode ends. ``reward="lcs"`` (default, as in the paper): ToolBench's LCS over
     whole cleaned lines divided by the longer program's length, the maximum over the references.
     ``reward="goal"``: ``goal_rate`` (0 for a program that is not executable), the fraction of
-    the activity's goal conditions that hold in the final state (for RL, where imitating a
-    reference should not be the target), counted only when the actions that ran are at most twice
-    the longest solution's and four more (goal facts stay true once reached, so doing everything
-    in the home would otherwise meet many goals). ``info`` has
-    ``executable``, ``lcs``, ``simulated`` (every line ran with no failed precondition),
-    ``failed_line`` (the first line that failed, or None), ``failure`` (why), ``goal_rate`` and
-    ``success``: in program mode, every goal met by a program that ran to its end; in interactive
-    mode, every goal met when the episode ends (failed steps on the way are feedback, and
-    ``simulated`` says whether there were any); in both, within that budget of actions.
+    the activity's goal conditions that hold in the final state (of the alternative met most, where
+    a task has ``goal_options``), for RL, where imitating a reference should not be the target;
+    counted only when the actions that ran are at most twice the longest solution's and four more
+    (goal facts stay true once reached, so doing everything in the home would otherwise meet many
+    goals). ``info`` has ``executable``, ``lcs``, ``simulated`` (every line ran with no failed
+    precondition), ``failed_line`` (the first line that failed, or None), ``failure`` (why),
+    ``goal_rate`` and ``success``: in program mode, every goal (of one alternative) met by a
+    program that ran to its end; in interactive mode, every goal met when the episode ends (failed
+    steps on the way are feedback, and ``simulated`` says whether there were any); in both, within
+    that budget of actions.
 
     ## Starting State
     The task's home (``home``, 0 to 4) with its start facts (``start``: e.g. dirty dishes, the
@@ -108,7 +109,9 @@ class VirtualHomeEnv(ToolEnv):
     records (ours, or ToolBench's ``test.jsonl``) or the language-planner's
     ``available_examples.json``; English steps ("Step 1: Walk to kitchen") become API calls.
     Tasks from the original files play in home 0 under VirtualHome's rules, from a start built
-    from what all their programs presume, with goals drawn from what their programs bring about.
+    from what all their programs presume, with goals drawn from what their programs bring about:
+    what they all agree on or, where they disagree, alternatives (``goal_options``), one per group
+    of programs that agree on what they did, any of which succeeds.
     ``check``: ``"paper"`` (ToolBench's evaluator exactly: its object lists per function,
     ``Agent.`` required, no Markdown fence) or ``"ours"`` (every object the properties allow,
     prefix and fence optional); by default ``paper`` for the original files, ``ours`` otherwise.
@@ -241,7 +244,8 @@ class VirtualHomeEnv(ToolEnv):
     def _scored(self, observation: str) -> Outcome:
         assert self.task is not None and self._world is not None
         lcs = best_lcs(self._lines, self._reference_lines(self.task))
-        goals = list(self.task.get("goals", ()))
+        # The goals, or the alternative of them that the state comes closest to meeting.
+        goals = max(goal_sets(self.task), key=lambda facts: self._share_met(facts), default=[])
         met = sum(self._world.holds(goal) for goal in goals)
         goal_rate = met / len(goals) if goals else 0.0
         executable = self._all_known and bool(self._lines)
@@ -272,6 +276,10 @@ class VirtualHomeEnv(ToolEnv):
         return Outcome(
             observation, done=True, score=score, success=success, executable=executable, error=error, metrics=metrics
         )
+
+    def _share_met(self, goals: list[str]) -> float:
+        assert self._world is not None
+        return sum(self._world.holds(goal) for goal in goals) / len(goals) if goals else 0.0
 
     def _action_budget(self, task: Task) -> int:
         """The most actions whose goals count: twice the longest solution's, and four more (none
@@ -337,8 +345,11 @@ class VirtualHomeEnv(ToolEnv):
                 )
                 flags = ", ".join(sorted(self._world.states[node]))
                 states.append(f"  {name}: {place}" + (f" [{flags}]" if flags else ""))
-        shown_goals = self.task.get("goals", ()) if self.diagnostics else ()
-        goals = [f"  {'✓' if self._world.holds(goal) else '✗'} {goal}" for goal in shown_goals]
+        alternatives = goal_sets(self.task) if self.diagnostics else []
+        goals = [
+            ("  or:\n" if number else "") + "\n".join(f"  {'✓' if self._world.holds(g) else '✗'} {g}" for g in facts)
+            for number, facts in enumerate(alternatives)
+        ]
         return (
             text
             + "--- final state ---\n"
@@ -352,6 +363,6 @@ class VirtualHomeEnv(ToolEnv):
 
 def _goal_objects(task: Task) -> set[str]:
     names = set()
-    for goal in task.get("goals", ()):
+    for goal in (goal for facts in goal_sets(task) for goal in facts):
         names.update(arg for arg in fact(goal)[1] if arg in PROPERTIES)
     return names

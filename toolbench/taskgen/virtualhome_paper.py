@@ -15,7 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from toolbench.mock_services.virtualhome.objects import ACTIONS
+from toolbench.mock_services.virtualhome.homes import PLACING_FILE
+from toolbench.mock_services.virtualhome.objects import ACTIONS, PROPERTIES
 from toolbench.mock_services.virtualhome.original import read_original_examples
 from toolbench.mock_services.virtualhome.program import PAPER_VOCABULARY_FILE, clean_lines
 
@@ -41,12 +42,38 @@ def vocabulary(path: str | Path) -> dict[str, dict[str, list[str]]]:
     }
 
 
+def placing(path: str | Path) -> dict[str, list[list[str]]]:
+    """From VirtualHome's ``object_script_placing.json`` (``{class: [{"destination", "relation",
+    "room"}, ...]}``): where an object of each of our classes may be put, as ``[relation,
+    destination]`` pairs (``"in"`` or ``"on"``), destinations among our classes, in its order."""
+    with open(path, encoding="utf-8") as handle:
+        table = json.load(handle)
+    found: dict[str, list[list[str]]] = {}
+    for name, entries in sorted(table.items()):
+        if name not in PROPERTIES or "room" in PROPERTIES[name]:
+            continue
+        pairs = []
+        for entry in entries:
+            relation, destination = str(entry.get("relation", "")).lower(), entry.get("destination")
+            if relation in ("in", "on") and destination in PROPERTIES and [relation, destination] not in pairs:
+                pairs.append([relation, destination])
+        if pairs:
+            found[name] = pairs
+    return found
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m toolbench.taskgen.virtualhome_paper PATH/TO/available_examples.json")
+    if len(argv) not in (1, 2):
+        print(
+            "usage: python -m toolbench.taskgen.virtualhome_paper PATH/TO/available_examples.json "
+            "[PATH/TO/virtualhome/resources/object_script_placing.json]"
+        )
         return 2
     PAPER_VOCABULARY_FILE.write_text(json.dumps(vocabulary(argv[0]), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {PAPER_VOCABULARY_FILE}")
+    if len(argv) == 2:
+        PLACING_FILE.write_text(json.dumps(placing(argv[1]), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"wrote {PLACING_FILE}")
     return 0
 
 

@@ -9,9 +9,11 @@ different rooms, containers and states; ``chair#2`` is a second chair (a program
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from types import MappingProxyType
 
 from toolbench.mock_services.virtualhome.objects import BODY_PARTS, PROPERTIES, ROOMS
@@ -281,3 +283,53 @@ def _check_acyclic(home: Home) -> None:
             current = home.places[current][1]
         if home.names[current] not in ROOMS and home.names[current] not in BODY_PARTS:
             raise AssertionError(f"{home.name}: {home.names[node]} is not in a room")
+
+
+#: Where VirtualHome's scripts may place an object of each class (``object_script_placing.json``),
+#: as our script derives it (``toolbench.taskgen.virtualhome_paper``).
+PLACING_FILE = Path(__file__).resolve().parents[2] / "fixtures" / "virtualhome" / "object_placing.json"
+
+
+@cache
+def places_for(name: str) -> tuple[tuple[str, str], ...]:
+    """Where an object of class ``name`` may be: ``(("in", "kitchen_cabinet"), ...)``, the options
+    of ``_PLACES`` for the class (in any home), then where VirtualHome's scripts may place it."""
+    ours = [option for key, choices in _place_options().items() if key.split("#")[0] == name for option in choices]
+    theirs = [tuple(pair) for pair in _placing().get(name, ())]
+    return tuple(dict.fromkeys([*ours, *theirs]))  # type: ignore[arg-type]
+
+
+@cache
+def _placing() -> dict[str, list[list[str]]]:
+    if not PLACING_FILE.is_file():
+        return {}
+    with open(PLACING_FILE, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@cache
+def with_extras(home: Home, extras: tuple[tuple[str, ...], ...]) -> Home:
+    """``home`` with more objects of classes it has: ``(name, "in" or "on", parent)`` each, or
+    ``(name, relation, parent, room)`` for the parent of that class in that room (the bathroom's
+    sink, not the kitchen's); after the home's own, so a name binds to one of the home's own before
+    an extra at equal standing. An original task's programs may presume two cups at once (one on
+    the table, one in the cabinet)."""
+    names, places, index = list(home.names), list(home.places), dict(home.index)
+    for name, relation, parent, *room in extras:
+        parents = [node for node in home.ids(parent) if not room or home.names[room_node(home, node)] == room[0]]
+        if not home.ids(name) or not parents or relation not in ("in", "on") or len(room) > 1:
+            raise ValueError(f"an extra {name} {relation} {parent}: the home has no such object or place")
+        index[name] = (*index[name], len(names))
+        names.append(name)
+        places.append((relation, parents[0]))
+    states = (*home.states, *(_initial_states(extra[0], home.number) for extra in extras))
+    extended = Home(home.number, home.name, tuple(names), tuple(places), states, MappingProxyType(index))
+    _check_acyclic(extended)
+    return extended
+
+
+def room_node(home: Home, node: int) -> int:
+    """The room an object of the home stands in when the home starts (itself, for a room)."""
+    while home.places[node] is not None and home.names[node] not in ROOMS:
+        node = home.places[node][1]  # type: ignore[index]
+    return node

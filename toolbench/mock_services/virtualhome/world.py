@@ -16,8 +16,12 @@ the original programs: walking while seated or lying is allowed (its simulator n
 posture when walking) and the character gets up on the way; a held object (a plate) can have
 things put on it; what stands open can be switched on; poured water leaves the hand; the
 character turns to an object wherever it is; an action whose effect already holds
-(switching on what is on, grabbing what is held) does nothing and succeeds; every action on an
-object leaves its record (``did(go_to, kitchen)``), from which the activity's goals are drawn.
+(switching on what is on, grabbing what is held, putting on the table the cup that is on it)
+does nothing and succeeds; every action on an object leaves its record (``did(go_to, kitchen)``),
+from which the activity's goals are drawn; VirtualHome's dining room is its kitchen and its home
+office its living room (``SAME_ROOM``).
+A start may add objects of classes the home has (``extra_on(cup, table)``), for the original
+tasks whose programs presume one cup on the table and another in the cabinet.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from toolbench.mock_services.virtualhome.homes import Home
+from toolbench.mock_services.virtualhome.homes import Home, with_extras
 from toolbench.mock_services.virtualhome.objects import ACTIONS_BY_NAME, PROPERTIES, SQUEEZABLE
 
 _FACT = re.compile(r"^(\w+)\(([^()]*)\)$")
@@ -57,14 +61,20 @@ class Result:
 
 def _start_maps(home: Home) -> tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]:
     """Fresh copies of the home's places and states (copying a dict is cheaper than building it)."""
-    if home.number not in _START_MAPS:
+    if home not in _START_MAPS:  # homes are cached and compared by identity
         places = {node: place for node, place in enumerate(home.places) if place is not None}
-        _START_MAPS[home.number] = (places, dict(enumerate(home.states)))
-    places, states = _START_MAPS[home.number]
+        _START_MAPS[home] = (places, dict(enumerate(home.states)))
+    places, states = _START_MAPS[home]
     return dict(places), dict(states)
 
 
-_START_MAPS: dict[int, tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]] = {}
+_START_MAPS: dict[Home, tuple[dict[int, tuple[str, int]], dict[int, frozenset[str]]]] = {}
+#: Rooms VirtualHome's class-name equivalences make one (class_name_equivalence.json: its
+#: dining_room is its kitchen, its home_office its living room): the original programs walk to
+#: the dining room to open the fridge. Under the original rules they are one room.
+SAME_ROOM = {"dining_room": "kitchen", "home_office": "living_room"}
+#: Start facts that add an object to the home rather than set its state: extra_on(cup, table).
+EXTRA_KINDS = {"extra_in": "in", "extra_on": "on"}
 #: The record an action leaves under the original rules: did(go_to, kitchen), did(push, chair).
 #: Walking, running and finding are all going to the object: did(go_to, sink), however it got there.
 _VERBS = {name: re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower() for name in ACTIONS_BY_NAME}
@@ -84,6 +94,15 @@ def fact(text: str) -> tuple[str, tuple[str, ...]]:
     return match.group(1), args
 
 
+def _extra(text: str) -> tuple[str, ...]:
+    """``extra_on(cup, table)`` -> ``("cup", "on", "table")``: one more cup, on the table;
+    ``extra_in(water, sink, bathroom)``: in the bathroom's sink."""
+    kind, args = fact(text)
+    if len(args) not in (2, 3):
+        raise ValueError(f"start fact {text!r} needs an object, where it is, and maybe in which room")
+    return args[0], EXTRA_KINDS[kind], *args[1:]
+
+
 class World:
     """The state of one home during an episode."""
 
@@ -91,6 +110,10 @@ class World:
         if rules not in RULES:
             raise ValueError(f"rules must be one of {RULES}, not {rules!r}")
         self.rules = rules
+        start = list(start)
+        self.base = home
+        self.extras = tuple(_extra(text) for text in start if fact(text)[0] in EXTRA_KINDS)
+        home = with_extras(home, self.extras) if self.extras else home
         self.home = home
         self.names = home.names
         self.place, self.states = _start_maps(home)
@@ -109,7 +132,8 @@ class World:
         # presumed that object beside what it left behind, starting it there would have helped
         self.came_from: tuple[int, int] | None = None
         for text in start:
-            self._set_start(text)
+            if fact(text)[0] not in EXTRA_KINDS:
+                self._set_start(text)
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> dict[str, Any]:
@@ -129,9 +153,15 @@ class World:
             "done": self.done,
             "bound": dict(self.bound),
             "came_from": self.came_from,
+            "extras": self.extras,
         }
 
     def restore(self, snapshot: dict[str, Any]) -> None:
+        extras = tuple(tuple(extra) for extra in snapshot.get("extras", ()))
+        if extras != self.extras:  # the snapshot's home had objects this one lacks, or the reverse
+            self.extras = extras
+            self.home = with_extras(self.base, extras) if extras else self.base
+            self.names = self.home.names
         self.place = dict(snapshot["place"])
         self.states = dict(snapshot["states"])
         self.hands = list(snapshot["hands"])
@@ -150,6 +180,7 @@ class World:
     def copy(self) -> World:
         other = World.__new__(World)
         other.home, other.names, other.rules = self.home, self.names, self.rules
+        other.base, other.extras = self.base, self.extras
         other.restore(self.snapshot())
         return other
 
@@ -171,7 +202,7 @@ class World:
         current = node
         for _ in range(len(self.names)):
             if "room" in PROPERTIES[self.names[current]]:
-                return current
+                return self._room(current)
             where = self.place.get(current)
             if where is None:
                 return self.room
@@ -228,13 +259,13 @@ class World:
                 kind == "inside"
                 and "room" in PROPERTIES.get(args[1], ())
                 and any(
-                    self.room_of(a) == b and not self.is_held(a) and a not in self.worn
+                    self.room_of(a) == self._room(b) and not self.is_held(a) and a not in self.worn
                     for a in nodes[0]
                     for b in nodes[1]
                 )
             )
         if kind == "in_room":
-            return self.room in nodes[0]
+            return self.room in {self._room(node) for node in nodes[0]}
         if kind in ("held", "worn", "close_to", "facing"):
             test = {
                 "held": self.is_held,
@@ -335,6 +366,13 @@ class World:
     def _n(self, node: int) -> str:
         return self.names[node]
 
+    def _room(self, node: int) -> int:
+        """The room as the rules see it: under the original rules, the room VirtualHome names as
+        another (its dining room is its kitchen) is that one."""
+        if self.rules == "original" and self.names[node] in SAME_ROOM:
+            return self.home.ids(SAME_ROOM[self.names[node]])[0]
+        return node
+
     def _need(self, condition: bool, reason: str, fix: str | None = None) -> None:
         if not condition:
             raise ActionFailed(reason, fix)
@@ -417,7 +455,7 @@ class World:
         self._need("body_part" not in props, f"{self._n(node)} is part of the character")
         self.posture, self.seat = "standing", None
         if "room" in props:
-            self.room, self.close, self.facing, self.came_from = node, frozenset(), None, None
+            self.room, self.close, self.facing, self.came_from = self._room(node), frozenset(), None, None
             return
         room = self.room_of(node)
         if room != self.room:
@@ -519,6 +557,8 @@ class World:
 
     def _place(self, node: int, relation: str, target: int) -> None:
         self._need_awake()
+        if self.place.get(node) == (relation, target) and not self.is_held(node):
+            raise AlreadyDone(f"{self._n(node)} is {relation} the {self._n(target)} already")
         self._need_holding(node)
         self._need(node != target, f"{self._n(node)} cannot go {relation} itself")
         if self.rules != "original":  # VirtualHome puts things on what the character holds (a plate)
@@ -831,7 +871,7 @@ class World:
         elif kind == "asleep":
             self.asleep = True
         elif kind == "in_room":
-            self.room = nodes[0]  # type: ignore[assignment]
+            self.room = self._room(nodes[0])  # type: ignore[arg-type]
         else:
             raise ValueError(f"unknown start fact {text!r}")
 
@@ -849,7 +889,7 @@ class World:
         close = {self._n(n) for n in self.close if "body_part" in self.props(n)}
         seen = []
         for node, (relation, parent) in sorted(self.place.items()):
-            if self.room_of(node) != self.room or self.in_closed(node) is not None or node == self.room:
+            if self.room_of(node) != self.room or self.in_closed(node) is not None or "room" in self.props(node):
                 continue
             if node in self.close or parent in self.close:
                 close.add(self._n(node))
