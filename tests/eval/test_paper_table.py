@@ -62,7 +62,7 @@ def test_an_unprompted_run_shows_the_default_setting_and_marks_partial_work(tmp_
     rows = [line for line in text.splitlines() if line.startswith("VirtualHome")]
     assert len(rows) == 2  # executability, then LCS
     assert "executable_rate 100.0 n=2 [1]" in rows[0] and "23.0(0.0)" in rows[0]
-    assert "lcs 100.0 n=2 [2]" in rows[1] and "23.5(0.0)" in rows[1]
+    assert "lcs 100.0 n=2 [1]" in rows[1] and "23.5(0.0)" in rows[1]  # the same note, once
     assert "[1] partial: 2 of the 100 test tasks" in text
     assert PAPER_MARK in text
 

@@ -267,8 +267,10 @@ def format_paper_comparison(comparison: PaperComparison, table: Table11) -> str:
             cell = line.run
             text = f"{line.column.metric} {cell.text()}" if cell else "-"
             if cell and cell.notes:
-                footnotes.append("; ".join(cell.notes))
-                text += f" [{len(footnotes)}]"
+                note = "; ".join(cell.notes)
+                if note not in footnotes:  # both of a task's columns usually share their notes
+                    footnotes.append(note)
+                text += f" [{footnotes.index(note) + 1}]"
             row.append(text)
         row += [f"{c[0]:.1f}({c[1]:.1f})" if c else "-" for c in line.paper.values()]
         rows.append(row)
@@ -283,5 +285,5 @@ def format_paper_comparison(comparison: PaperComparison, table: Table11) -> str:
         lines.append("(the run played no task that Table 11 reports)")
     if comparison.not_in_table:
         lines.append(f"(not in Table 11: {', '.join(comparison.not_in_table)})")
-    lines.append(f"{PAPER_MARK}. Source: {table.source}.")
+    lines += [f"{PAPER_MARK}.", f"source: {table.source}."]
     return "\n".join(lines)

@@ -43,9 +43,10 @@ class GenerationDefaults:
 
 # The released ToolBench harness (sambanova/toolbench, the README's commands for every task): generation
 # length, and the docs and demonstrations retrieved; the stop sequences end a program where a model
-# would start the next block ("------") or the next demonstration ("Task:"). The paper's Table 8
-# lists generation lengths and stop sequences per task; its text is not available here, so these
-# come from the harness the paper's numbers were produced with.
+# would start the next block ("------") or the next demonstration ("Task:"). The paper's Table 8 has
+# the same generation lengths; for the docs it lists "all" functions for OpenWeather, The Cat API,
+# Home Search, Trip Booking and WebShop, 10 for Google Sheets and VirtualHome and none for Tabletop,
+# where the harness's commands, kept here, retrieve 3 for The Cat API and none for WebShop.
 HARNESS_STOP = ("------", "Task:")
 _PROGRAM_DEFAULTS: dict[str, GenerationDefaults] = {
     "OpenWeather": GenerationDefaults(128, HARNESS_STOP, top_k_api=10, top_k_example=3),
