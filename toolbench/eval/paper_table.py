@@ -117,7 +117,7 @@ def run_setting(run: dict[str, Any]) -> tuple[str | None, list[str]]:
     return prompt, notes
 
 
-def test_split_size(task: str) -> int | None:
+def size_of_test_split(task: str) -> int | None:
     """How many tasks the task's test split holds (None for a task without one)."""
     import toolbench
 
@@ -146,7 +146,7 @@ def run_cell(
     elif split != "test":
         notes.append(f"the {split!r} split, not the test split")
     else:
-        size = test_split_size(column.task)
+        size = size_of_test_split(column.task)
         if size is not None and n < size:
             notes.append(f"partial: {n} of the {size} test tasks")
     if report.get("stopped"):
@@ -156,7 +156,7 @@ def run_cell(
         notes.append(f"{failed} of {n} episodes ended with the agent failing (scored 0)")
     if value is None:
         notes.append(f"no episode has a {column.metric} value")
-    elif column.metric not in REPORT_COLUMNS:
+    elif played and column.metric not in REPORT_COLUMNS:
         valued = sum(e.metrics.get(column.metric) is not None for e in played)
         if valued < n:
             notes.append(f"{column.metric} is over the {valued} of {n} episodes that have it")

@@ -126,9 +126,10 @@ def role_statement(mode: str, native_tools: bool) -> str:
         job = "you reach a goal by calling the tools you are given, one at a time, in the order the goal needs"
     else:
         job = "you reach a goal by calling the API functions you are given, one at a time, in the order the goal needs"
+    sources = "the goal or the documentation" if mode == "program" else "the goal, the documentation or a result"
     return (
         f"You are an API assistant: {job}. Call no function that is not listed, and add nothing the goal"
-        " does not ask for: no explanation, no question, no value that neither the goal nor the documentation gives."
+        f" does not ask for: no explanation, no question, no value that {sources} does not give."
     )
 
 
