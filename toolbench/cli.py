@@ -321,6 +321,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_paper_table(args: argparse.Namespace) -> int:
+    from toolbench.eval.paper_table import compare_with_paper, format_paper_comparison, load_table11
+    from toolbench.eval.runs import RunFolderError
+
+    if args.run_dir is None and args.setting is None:
+        print("toolbench paper-table: give a run folder, or --setting for the paper's rows alone", file=sys.stderr)
+        return 2
+    try:
+        table = load_table11()
+        comparison = compare_with_paper(table, args.run_dir, setting=args.setting, model=args.model)
+    except (RunFolderError, OSError, ValueError) as exc:
+        print(f"toolbench paper-table: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(comparison.to_json(table)) if args.json else format_paper_comparison(comparison, table))
+    return 0
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from toolbench.eval.audit import audit_json, format_audit, run_audit, write_report
     from toolbench.eval.runs import RunFolderError
@@ -866,6 +883,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-unequal", action="store_true", help="average tasks whose episode counts differ between runs"
     )
     compare.set_defaults(run=cmd_compare)
+
+    paper = commands.add_parser("paper-table", help="a run beside ToolBench's Table 11 for its prompt setting")
+    paper.add_argument("run_dir", nargs="?", default=None, help="a folder written by toolbench eval --out")
+    paper.add_argument(
+        "--setting",
+        default=None,
+        help="Table 11's setting: zero, system, fewshot, system+fewshot, or one with +alignment "
+        "(default: the run's prompt setting)",
+    )
+    paper.add_argument(
+        "--model", default=None, help="only this model's row: gpt4, llama-30b, starcoder, codegen-16B-mono"
+    )
+    paper.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    paper.set_defaults(run=cmd_paper_table)
 
     doctor = commands.add_parser("doctor", help="which sandbox layers this machine has")
     doctor.add_argument("--json", action="store_true")

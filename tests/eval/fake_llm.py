@@ -71,7 +71,8 @@ def scripts() -> dict[tuple[str, str], tuple[str, list[str], dict[str, list[str]
 class FakeModel:
     """The scripted model and what it was sent."""
 
-    behaviour: str = "play"  # play | fail | empty | text | garbage (HTML with status 200) | refuse (400)
+    # play | fenced (program replies between ``` lines) | fail | empty | text | garbage (HTML, status 200) | refuse (400)
+    behaviour: str = "play"
     good_replies_left: int | None = None  # then fail
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
@@ -114,6 +115,8 @@ class FakeModel:
         _, actions, functions = self.scripts[max(match, key=lambda key: len(key[0]))]
         step = sum(1 for m in body["messages"] if m["role"] == "assistant")
         action = actions[min(step, len(actions) - 1)]
+        if mode == "program" and self.behaviour == "fenced":
+            return {"role": "assistant", "content": f"```\n{action}\n```"}
         if mode == "program" or not tools or self.behaviour == "text":
             return {"role": "assistant", "content": action}
         name, arguments = tool_call_of(action, functions)

@@ -111,10 +111,47 @@ def test_prompt_settings_shape_the_request(model, capsys, setting, system, demos
     assert roles == (["system", "user"] if system else ["user"])
     user = request["messages"][-1]["content"]
     assert ("solved examples" in user) == demos
-    assert user.count("Task: ") == (4 if demos else 1)  # three retrieved demonstrations, then the task
+    # three retrieved demonstrations, then the task; the system prompt's answer format adds a template task
+    assert user.count("Task: ") == (4 if demos else 1) + system
     assert "API.set_location" in user and user.rstrip().endswith("Action:")
     if system:
-        assert "program" in request["messages"][0]["content"]
+        assert "API assistant" in request["messages"][0]["content"]
+        assert user.count("```") == 2 + 2 * 3 * demos  # the format's fences, and each demonstration's
+
+
+def test_system_prompt_follows_figure_5_order(model):
+    """Role statement, API functions, separator, answer format, demonstrations, separator, task."""
+    env = gym.make("toolbench/HomeSearch-v0").unwrapped
+    result = run_episode(env, agent(prompt="system+fewshot"), env.tasks[0].id)
+    assert result.success
+    system, user = model.requests[0]["messages"]
+    assert system["role"] == "system" and "API.set_location" not in system["content"]
+    blocks = user["content"].split("\n-------------\n")
+    assert len(blocks) == 3
+    docs, form_and_demos, task = blocks
+    assert "API.set_location(" in docs and "Task:" not in docs
+    form, demos = form_and_demos.split("solved examples")
+    assert form.count("```") == 2 and "Task: the goal" in form
+    assert demos.count("Task: ") == 3 and demos.count("```") == 6
+    assert task.startswith("Task: ") and task.rstrip().endswith("Action:")
+
+
+def test_system_prompt_without_demonstrations_keeps_the_format(model):
+    env = gym.make("toolbench/HomeSearch-v0").unwrapped
+    run_episode(env, agent(prompt="system"), env.tasks[0].id)
+    _, user = model.requests[0]["messages"]
+    blocks = user["content"].split("\n-------------\n")
+    assert len(blocks) == 3 and blocks[1].startswith("Answer in the form below") and "solved" not in blocks[1]
+
+
+# Google Sheets and Tabletop read fenced replies in their own tests (tests/sheets, tests/tabletop).
+@pytest.mark.parametrize("task", ["OpenWeather", "CatAPI", "HomeSearch", "TripBooking", "VirtualHome", "WebShop"])
+def test_a_reply_in_the_system_prompts_format_scores_as_the_bare_program(model, task):
+    model.behaviour = "fenced"
+    env = gym.make(toolbench.find_task(task).env_id, mode="program").unwrapped
+    result = run_episode(env, agent(prompt="system+fewshot", top_k_example=1), env.tasks[0].id)
+    assert result.actions[0].startswith("```\n") and result.actions[0].endswith("\n```")
+    assert result.success, result.observations
 
 
 def test_flags_override_task_defaults(model):

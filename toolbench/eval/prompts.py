@@ -5,9 +5,10 @@ package) against the task text, so long API references fit a model's context. To
 prompt experiments (Xu et al. 2023, Table 11) are the four ``--prompt`` settings:
 
 - ``zero``: the retrieved API docs and the task;
-- ``system``: a system prompt first (ours, in the structure of the paper's Figure 5), then as ``zero``;
+- ``system``: the system prompt, in the structure of the paper's Figure 5 (our words): a role
+  statement as the system message, then the API docs, the answer format, the task;
 - ``fewshot``: the API docs, retrieved demonstrations, then the task (the suite's default);
-- ``system+fewshot``: both.
+- ``system+fewshot``: the system prompt with the demonstrations after the answer format.
 
 Program-mode demonstrations are whole programs; interactive ones are played in the task's own
 env, one call per step with what each call returned, and the finishing action is stated.
@@ -42,9 +43,10 @@ class GenerationDefaults:
 
 # The released ToolBench harness (sambanova/toolbench, the README's commands for every task): generation
 # length, and the docs and demonstrations retrieved; the stop sequences end a program where a model
-# would start the next block ("------") or the next demonstration ("Task:"). The paper's Table 8
-# lists generation lengths and stop sequences per task; its text is not available here, so these
-# come from the harness the paper's numbers were produced with.
+# would start the next block ("------") or the next demonstration ("Task:"). The paper's Table 8 has
+# the same generation lengths; for the docs it lists "all" functions for OpenWeather, The Cat API,
+# Home Search, Trip Booking and WebShop, 10 for Google Sheets and VirtualHome and none for Tabletop,
+# where the harness's commands, kept here, retrieve 3 for The Cat API and none for WebShop.
 HARNESS_STOP = ("------", "Task:")
 _PROGRAM_DEFAULTS: dict[str, GenerationDefaults] = {
     "OpenWeather": GenerationDefaults(128, HARNESS_STOP, top_k_api=10, top_k_example=3),
@@ -105,29 +107,51 @@ def top_k_matches(corpus: Sequence[str], query: str, k: int) -> list[int]:
 
 
 # ----------------------------------------------------------------------------- the texts
-def system_prompt(mode: str, finishing_action: str | None, native_tools: bool) -> str:
-    """Our system prompt, in the structure of ToolBench's Figure 5: the role, what the prompt
-    holds, what to produce, and what not to do."""
-    lines = [
-        "You are an assistant that carries out tasks by calling software APIs.",
-        "The prompt gives you the documentation of the API functions you may use"
-        " and the task to carry out; it may also give solved examples of similar tasks.",
-    ]
+# The system prompt of the ``system`` settings follows the structure of ToolBench's Figure 5 (our
+# words): a role statement, the API functions, a separator, the answer format (a template task with
+# its calls between three backticks), the demonstrations, a separator, then the task and "Action:".
+# The role statement is the chat's system message; the rest, which changes with each task, is the
+# user message, in the figure's order. The figure's prompt ends with an opening fence, for a model
+# that continues the text; a chat model starts a reply of its own, so ours stops at "Action:" and
+# the format asks for the fences.
+FENCE = "```"
+
+
+def role_statement(mode: str, native_tools: bool) -> str:
+    """The system message of the ``system`` settings: what the assistant is for and what it must not
+    do (Figure 5's first paragraph, our words)."""
     if mode == "program":
-        lines.append(
-            "Answer with the program that carries out the task, written in the same form as the"
-            " documentation and the examples, and nothing else: no explanation, no question."
-        )
+        job = "you reach a goal by putting the API functions you are given together, in the order the goal needs"
+    elif native_tools:
+        job = "you reach a goal by calling the tools you are given, one at a time, in the order the goal needs"
     else:
-        how = "Call one tool per reply" if native_tools else "Answer with exactly one call per reply"
-        lines.append(f"{how}; you will see its result before you make the next call.")
-        finish = finishing_words(finishing_action, native_tools)
-        if finish:
-            lines.append(f"When the task is done, finish with {finish}.")
-    lines.append(
-        "Use only the functions, parameters and values the documentation names, and take every"
-        " value from the task or the documentation; do not invent values that neither gives."
+        job = "you reach a goal by calling the API functions you are given, one at a time, in the order the goal needs"
+    sources = "the goal or the documentation" if mode == "program" else "the goal, the documentation or a result"
+    return (
+        f"You are an API assistant: {job}. Call no function that is not listed, and add nothing the goal"
+        f" does not ask for: no explanation, no question, no value that {sources} does not give."
     )
+
+
+def answer_format(mode: str, finishing_action: str | None, native_tools: bool) -> str:
+    """The format section of the ``system`` settings: a template task and the shape of its answer."""
+    if mode == "program":
+        return (
+            "Answer in the form below, with only code between the three backticks:\n"
+            f"Task: the goal\nAction:\n{FENCE}\n"
+            f"first_function(argument1, argument2)\nsecond_function(argument3)\n{FENCE}"
+        )
+    if native_tools:
+        lines = ["Answer each time with one tool call; its result comes back before your next call."]
+    else:
+        lines = [
+            "Answer in the form below, one call per reply; its result comes back as the next observation:",
+            "Task: the goal\nAction 1:\nfirst_function(argument1, argument2)\nObservation 1:\nwhat it returned"
+            "\nAction 2:\nsecond_function(argument3)",
+        ]
+    finish = finishing_words(finishing_action, native_tools)
+    if finish:
+        lines.append(f"When the goal is reached, finish with {finish}.")
     return "\n".join(lines)
 
 
@@ -154,8 +178,13 @@ def interaction_rules(finishing_action: str | None, native_tools: bool) -> str:
     return rule
 
 
-def format_demo(task: Task) -> str:
-    return f"Task: {task.prompt}\nAction:\n{task.references[0] if task.references else ''}"
+def format_demo(task: Task, fenced: bool = False) -> str:
+    """A program demonstration; ``fenced``: its program between three backticks, as the ``system``
+    settings' answer format asks."""
+    program = task.references[0] if task.references else ""
+    if fenced:
+        program = f"{FENCE}\n{program}\n{FENCE}"
+    return f"Task: {task.prompt}\nAction:\n{program}"
 
 
 def format_interactive_demo(task: Task, steps: Sequence[tuple[str, str]]) -> str:
@@ -205,42 +234,62 @@ class PromptBuilder:
         play = _DemoPlayer(type(env), env.mode, shown_as)
         return cls(api_docs, demos, mode=env.mode, finishing_action=env.finishing_action, play_demo=play, **options)
 
+    @property
+    def has_system_prompt(self) -> bool:
+        return self.setting.startswith("system")
+
     def _demo_text(self, task: Task) -> str:
         """A demonstration: the program, or, where an episode takes several actions (every
         interactive one; AppBench's two-stage programs), each action with what it returned."""
         if self._play_demo is None:
-            return format_demo(task)
+            return format_demo(task, fenced=self.has_system_prompt)
         if task.id not in self._played:
             if self.mode == "program" and len(self._play_demo.actions(task)) == 1:
-                self._played[task.id] = format_demo(task)
+                self._played[task.id] = format_demo(task, fenced=self.has_system_prompt)
             else:
                 self._played[task.id] = format_interactive_demo(task, self._play_demo(task))
         return self._played[task.id]
 
-    def build(self, query: str) -> str:
-        """The user message: API docs, demonstrations (few-shot settings), then the task."""
-        parts = []
-        chosen = [self.functions[i] for i in top_k_matches(self.functions, query, self.top_k_api)]
-        if chosen:
-            parts.append("Here is the API you can use:\n\n" + "\n\n".join(chosen))
-        if self.demos and self.top_k_example > 0:
-            best = top_k_matches([t.prompt for t in self.demos], query, self.top_k_example)
-            chosen_demos = [self.demos[i] for i in best]
-            parts.append("Here are some solved examples:\n\n" + "\n\n".join(self._demo_text(t) for t in chosen_demos))
+    def _chosen_docs(self, query: str) -> list[str]:
+        return [self.functions[i] for i in top_k_matches(self.functions, query, self.top_k_api)]
+
+    def _chosen_demos(self, query: str) -> list[str]:
+        """The demonstrations most like the task, chosen by the task's text alone."""
+        if not self.demos or self.top_k_example <= 0:
+            return []
+        best = top_k_matches([t.prompt for t in self.demos], query, self.top_k_example)
+        return [self._demo_text(self.demos[i]) for i in best]
+
+    def _task_part(self, query: str, rules: bool) -> str:
         if self.mode == "program":
-            parts.append(f"Task: {query}\nAction:\n")
+            return f"Task: {query}\nAction:\n"
+        stated = f"{interaction_rules(self.finishing_action, self.native_tools)}\n" if rules else ""
+        return f"Task: {query}\n{stated}" + ("" if self.native_tools else "Action 1:\n")
+
+    def build(self, query: str) -> str:
+        """The user message: API docs, demonstrations (few-shot settings), then the task; in the
+        ``system`` settings, the answer format comes before the demonstrations (Figure 5)."""
+        docs, demos = self._chosen_docs(query), self._chosen_demos(query)
+        parts = []
+        if self.has_system_prompt:
+            if docs:
+                parts.append("These are the API functions you can use:\n\n" + "\n\n".join(docs))
+            form = answer_format(self.mode, self.finishing_action, self.native_tools)
+            parts.append(form + ("\n\nThese are solved examples:\n\n" + "\n\n".join(demos) if demos else ""))
+            parts.append(self._task_part(query, rules=False))  # the format already says how to go on
         else:
-            rules = interaction_rules(self.finishing_action, self.native_tools)
-            parts.append(f"Task: {query}\n{rules}\n" + ("" if self.native_tools else "Action 1:\n"))
+            if docs:
+                parts.append("Here is the API you can use:\n\n" + "\n\n".join(docs))
+            if demos:
+                parts.append("Here are some solved examples:\n\n" + "\n\n".join(demos))
+            parts.append(self._task_part(query, rules=True))
         return f"\n{SEPARATOR}\n".join(parts)
 
     def messages(self, query: str) -> list[dict[str, str]]:
-        """The chat messages that start an episode: the system prompt (``system`` settings), then the prompt."""
+        """The chat messages that start an episode: the role statement (``system`` settings), then the prompt."""
         messages = []
-        if self.setting.startswith("system"):
-            messages.append(
-                {"role": "system", "content": system_prompt(self.mode, self.finishing_action, self.native_tools)}
-            )
+        if self.has_system_prompt:
+            messages.append({"role": "system", "content": role_statement(self.mode, self.native_tools)})
         messages.append({"role": "user", "content": self.build(query)})
         return messages
 
