@@ -135,7 +135,7 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
         """Each env's ``name(*args, **kwargs)``, or its attribute ``name`` if that is not callable."""
         if name in ("reset", "step", "close", "_setattr", "_check_spaces"):
             raise ValueError(f"Trying to call function `{name}` with `call`, use `{name}` directly instead.")
-        answers = self._round_trip([("call", (name, args, kwargs))] * len(self._pipes))
+        answers = self._round_trip([("call", (name, args, kwargs))] * len(self._slices))
         return tuple(value for results in answers for value in results)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
