@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 import gymnasium as gym
-from bench_text_envs import ROUNDS, _oracle_by_task, _vector_rates
+from bench_text_envs import ROUNDS, _oracle_by_task, _vector_rates, single_env_rate
 
 import toolbench
 
@@ -33,18 +33,10 @@ def single_env(env_id: str, seconds: float) -> float:
     """Oracle episodes per second of one env in this process (after a warm-up window)."""
     env = gym.make(env_id, mode="program", info_docs=False)
     oracle = _oracle_by_task(env_id, "program")
-    rates = []
-    seed = 0
+    rates, seed = [], 0
     for _ in range(1 + ROUNDS):
-        episodes, began = 0, time.perf_counter()
-        while time.perf_counter() - began < seconds:
-            _, info = env.reset(seed=seed)
-            seed += 1
-            for action in oracle[info["task_id"]]:
-                if any(env.step(action)[2:4]):
-                    break
-            episodes += 1
-        rates.append(episodes / (time.perf_counter() - began))
+        rate, seed = single_env_rate(env, oracle, seconds, seed)
+        rates.append(rate)
     env.close()
     return max(rates[1:])
 

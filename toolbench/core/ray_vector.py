@@ -19,7 +19,6 @@ from typing import Any
 
 import gymnasium as gym
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
 from toolbench.core.ray_runtime import connect
 from toolbench.core.vector import BatchedVectorEnv, EnvSlice, WorkerError
@@ -69,26 +68,13 @@ class RayVectorEnv(BatchedVectorEnv):
         actor_options: dict[str, Any] | None = None,
         **env_kwargs: Any,
     ) -> None:
-        if workers < 1 or num_envs < workers:
-            raise ValueError(f"need 1 <= workers <= num_envs, got workers={workers}, num_envs={num_envs}")
+        self._plan_slices(num_envs, workers, autoreset_mode)
         self._ray = connect(ray_address)
-        self.num_envs = num_envs
-        self.autoreset_mode = AutoresetMode(autoreset_mode)
-        self.closed = False
-        self._slices = [(num_envs * w // workers, num_envs * (w + 1) // workers) for w in range(workers)]
         actor = _slice_actor().options(**{"num_cpus": 1, **(actor_options or {})})
         self._actors = [
             actor.remote(env_id, env_kwargs, start, stop - start, self.autoreset_mode) for start, stop in self._slices
         ]
-        hello = self._ray_get([actor.hello.remote() for actor in self._actors])[0]
-        observation_space, action_space, render_mode, metadata = hello
-        self.metadata = {**metadata, "autoreset_mode": self.autoreset_mode}
-        self.single_observation_space = observation_space
-        self.single_action_space = action_space
-        self.observation_space = batch_space(observation_space, num_envs)
-        self.action_space = batch_space(action_space, num_envs)
-        self.render_mode = render_mode
-        self._observations: list[Any] = [None] * num_envs
+        self._take_spaces(self._ray_get([actor.hello.remote() for actor in self._actors])[0])
 
     def _round_trip(self, messages: list[Any]) -> list[Any]:
         """Send actor ``w`` ``messages[w]`` and gather the answers, in actor order."""

@@ -59,13 +59,7 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
         context: str | None = None,
         **env_kwargs: Any,
     ) -> None:
-        if workers < 1 or num_envs < workers:
-            raise ValueError(f"need 1 <= workers <= num_envs, got workers={workers}, num_envs={num_envs}")
-        self.num_envs = num_envs
-        self.autoreset_mode = AutoresetMode(autoreset_mode)
-        self.closed = False
-        # Contiguous, near-equal slices: worker w holds envs [start, stop).
-        self._slices = [(num_envs * w // workers, num_envs * (w + 1) // workers) for w in range(workers)]
+        self._plan_slices(num_envs, workers, autoreset_mode)
         ctx = mp.get_context(context)
         cpus = sorted(os.sched_getaffinity(0)) if pin_workers and hasattr(os, "sched_getaffinity") else []
         self._pipes: list[Connection] = []
@@ -86,14 +80,27 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
             self._pipes.append(parent)
             self._processes.append(process)
         self._unread = [1] * workers  # answers sent and not yet read: each worker says hello first
-        observation_space, action_space, render_mode, metadata = self._gather()[0]
+        self._take_spaces(self._gather()[0])
+
+    def _plan_slices(self, num_envs: int, workers: int, autoreset_mode: AutoresetMode | str) -> None:
+        if workers < 1 or num_envs < workers:
+            raise ValueError(f"need 1 <= workers <= num_envs, got workers={workers}, num_envs={num_envs}")
+        self.num_envs = num_envs
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.closed = False
+        # Contiguous, near-equal slices: worker w holds envs [start, stop).
+        self._slices = [(num_envs * w // workers, num_envs * (w + 1) // workers) for w in range(workers)]
+
+    def _take_spaces(self, hello: tuple[Any, ...]) -> None:
+        """The vector env's spaces and metadata from a worker's ``EnvSlice.hello()``."""
+        observation_space, action_space, render_mode, metadata = hello
         self.metadata = {**metadata, "autoreset_mode": self.autoreset_mode}
         self.single_observation_space = observation_space
         self.single_action_space = action_space
-        self.observation_space = batch_space(observation_space, num_envs)
-        self.action_space = batch_space(action_space, num_envs)
+        self.observation_space = batch_space(observation_space, self.num_envs)
+        self.action_space = batch_space(action_space, self.num_envs)
         self.render_mode = render_mode
-        self._observations: list[Any] = [None] * num_envs
+        self._observations: list[Any] = [None] * self.num_envs
 
     # ----------------------------------------------------------------- the vector API
     def reset(
