@@ -831,7 +831,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=_int_in(1), default=None, help="worker processes (1), or Ray actors (one per cluster CPU)"
     )
     evaluation.add_argument(
-        "--backend", choices=("local", "ray"), default="local", help="play here, or on Ray (pip install '.[ray]')"
+        "--backend", choices=("local", "ray"), default="local", help="play here, or on Ray (the ray extra)"
     )
     evaluation.add_argument(
         "--ray-address", default=None, help="the Ray cluster to join (auto, ray://host:10001); default a local Ray"

@@ -9,6 +9,7 @@ sent back with the episodes, so they reach the run folder from any node of a clu
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -103,8 +104,9 @@ class RayPlayers:
                 if jobs:
                     running[actor.play.remote(jobs.pop())] = actor
         finally:
-            for ref in running:  # after Ctrl-C: those still queued
-                self.ray.cancel(ref)
+            for ref in running:  # after Ctrl-C: those still queued (close() ends the actors all the same)
+                with contextlib.suppress(Exception):
+                    self.ray.cancel(ref)
         return stopped
 
     def _write_frames(self, frames: dict[str, bytes]) -> None:
