@@ -18,7 +18,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[dev]'
+	$(BIN)/python -m pip install -e '.[dev,ray]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -31,7 +31,7 @@ demo: $(STAMP)
 	$(BIN)/toolbench eval --agent random --task all --workers 2
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

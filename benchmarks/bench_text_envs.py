@@ -124,8 +124,13 @@ def _single_process(
         os.sched_setaffinity(0, {cpu})
     env = gym.make(env_id, mode=mode, info_docs=info_docs)
     oracle = _oracle_by_task(env_id, mode)
-    seed = 0
     start.wait()
+    out.put(single_env_rate(env, oracle, seconds)[0])
+
+
+def single_env_rate(env: Any, oracle: dict[str, list[str]], seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Oracle episodes per second of one env played in a loop for ``seconds``, reset with seeds from
+    ``seed`` on; and the next seed, for another window."""
     episodes, began = 0, time.perf_counter()
     while time.perf_counter() - began < seconds:
         _, info = env.reset(seed=seed)
@@ -134,7 +139,7 @@ def _single_process(
             if any(env.step(action)[2:4]):
                 break
         episodes += 1
-    out.put(episodes / (time.perf_counter() - began))
+    return episodes / (time.perf_counter() - began), seed
 
 
 def two_processes(env_id: str, mode: str, seconds: float, info_docs: bool, pin: bool = False) -> float:

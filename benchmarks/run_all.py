@@ -41,6 +41,13 @@ BENCHMARKS = {
     "rapidapi_serve": bench_rapidapi_serve.main,
     "dfsdt": bench_dfsdt.main,
 }
+try:  # the ray extra
+    import bench_ray_vector  # noqa: E402
+    import ray  # noqa: F401
+
+    BENCHMARKS["ray_vector"] = bench_ray_vector.main
+except ImportError:
+    pass
 
 
 def main() -> None:

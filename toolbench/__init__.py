@@ -7,6 +7,7 @@ for ``gym.make("toolbench:toolbench/<Task>-v0")`` without an explicit import.
 from __future__ import annotations
 
 from toolbench.catalog import TASKS, TaskSpec, find_task, register_envs
+from toolbench.core.ray_vector import RayVectorEnv
 from toolbench.core.tasks import Task, read_task_file
 from toolbench.core.vector import BatchedVectorEnv
 
@@ -26,6 +27,7 @@ register_envs()
 __all__ = [
     "TASKS",
     "BatchedVectorEnv",
+    "RayVectorEnv",
     "Task",
     "TaskSpec",
     "__version__",

@@ -117,6 +117,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return fail("--resume and --overwrite exclude each other")
     if (args.resume or args.overwrite) and not args.out:
         return fail("--resume and --overwrite need --out")
+    if args.ray_address is not None and args.backend != "ray":
+        return fail("--ray-address needs --backend ray")
     skipped: dict[str, str] = {}
     if args.task == "all":
         if args.task_file:
@@ -159,6 +161,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 **({"cache_dir": env_options["cache_dir"]} if args.cache else {}),
             }
             about = {"endpoint": os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL} if settings else {}
+            # Not a setting: the backends give the same episodes, so a run may be resumed on either.
+            about["backend"] = _backend_record(args)
             folder = RunFolder.open(
                 args.out, run_settings, command_line(), resume=args.resume, overwrite=args.overwrite, about=about
             )
@@ -180,6 +184,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             plan=plan,
             env_options=env_options,
             skipped=skipped,
+            backend=args.backend,
+            ray_address=args.ray_address,
         )
     except RunInterrupted as stop:
         if folder:
@@ -192,7 +198,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         where = f"; {saved} are saved in {args.out}: add --resume to the same command to go on" if folder else ""
         print(f"toolbench eval: the run stopped: {stop}{where}", file=sys.stderr)
         return 130 if str(stop).startswith("interrupted") else 1
-    except (KeyError, ValueError) as exc:  # RunFolderError is a ValueError
+    except (KeyError, ValueError, ImportError) as exc:  # RunFolderError is a ValueError; Ray not installed
         return fail(exc.args[0] if exc.args else str(exc))
     if folder:
         folder.write_summary(report)
@@ -208,6 +214,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 1 if episodes and len(failed) == len(episodes) else 0
+
+
+def _backend_record(args: argparse.Namespace) -> dict[str, Any]:
+    """Where a run's episodes were played, for its ``run.json``."""
+    if args.backend != "ray":
+        return {"name": args.backend, "workers": args.workers or 1}
+    from importlib import metadata
+
+    try:
+        version = metadata.version("ray")
+    except metadata.PackageNotFoundError:
+        version = None
+    return {"name": "ray", "workers": args.workers, "ray_address": args.ray_address, "ray": version}
 
 
 def _say_placeholders(episodes: list[Any]) -> None:
@@ -825,7 +844,15 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--split", default="test")
     evaluation.add_argument("--mode", default=None, help="program or interactive (default: each task's first mode)")
     evaluation.add_argument("--limit", type=_int_in(1), default=None, help="at most N tasks per env")
-    evaluation.add_argument("--workers", type=_int_in(1), default=1, help="worker processes")
+    evaluation.add_argument(
+        "--workers", type=_int_in(1), default=None, help="worker processes (1), or Ray actors (one per cluster CPU)"
+    )
+    evaluation.add_argument(
+        "--backend", choices=("local", "ray"), default="local", help="play here, or on Ray (the ray extra)"
+    )
+    evaluation.add_argument(
+        "--ray-address", default=None, help="the Ray cluster to join (auto, ray://host:10001); default a local Ray"
+    )
     evaluation.add_argument("--seed", type=int, default=0, help="seed of the random agent")
     evaluation.add_argument("--task-file", default=None, help="play the records of this JSONL file (one --task)")
     evaluation.add_argument("--out", default=None, help="folder for run.json, trajectories.jsonl and the summary")

@@ -59,13 +59,7 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
         context: str | None = None,
         **env_kwargs: Any,
     ) -> None:
-        if workers < 1 or num_envs < workers:
-            raise ValueError(f"need 1 <= workers <= num_envs, got workers={workers}, num_envs={num_envs}")
-        self.num_envs = num_envs
-        self.autoreset_mode = AutoresetMode(autoreset_mode)
-        self.closed = False
-        # Contiguous, near-equal slices: worker w holds envs [start, stop).
-        self._slices = [(num_envs * w // workers, num_envs * (w + 1) // workers) for w in range(workers)]
+        self._plan_slices(num_envs, workers, autoreset_mode)
         ctx = mp.get_context(context)
         cpus = sorted(os.sched_getaffinity(0)) if pin_workers and hasattr(os, "sched_getaffinity") else []
         self._pipes: list[Connection] = []
@@ -86,14 +80,27 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
             self._pipes.append(parent)
             self._processes.append(process)
         self._unread = [1] * workers  # answers sent and not yet read: each worker says hello first
-        observation_space, action_space, render_mode, metadata = self._gather()[0]
+        self._take_spaces(self._gather()[0])
+
+    def _plan_slices(self, num_envs: int, workers: int, autoreset_mode: AutoresetMode | str) -> None:
+        if workers < 1 or num_envs < workers:
+            raise ValueError(f"need 1 <= workers <= num_envs, got workers={workers}, num_envs={num_envs}")
+        self.num_envs = num_envs
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.closed = False
+        # Contiguous, near-equal slices: worker w holds envs [start, stop).
+        self._slices = [(num_envs * w // workers, num_envs * (w + 1) // workers) for w in range(workers)]
+
+    def _take_spaces(self, hello: tuple[Any, ...]) -> None:
+        """The vector env's spaces and metadata from a worker's ``EnvSlice.hello()``."""
+        observation_space, action_space, render_mode, metadata = hello
         self.metadata = {**metadata, "autoreset_mode": self.autoreset_mode}
         self.single_observation_space = observation_space
         self.single_action_space = action_space
-        self.observation_space = batch_space(observation_space, num_envs)
-        self.action_space = batch_space(action_space, num_envs)
+        self.observation_space = batch_space(observation_space, self.num_envs)
+        self.action_space = batch_space(action_space, self.num_envs)
         self.render_mode = render_mode
-        self._observations: list[Any] = [None] * num_envs
+        self._observations: list[Any] = [None] * self.num_envs
 
     # ----------------------------------------------------------------- the vector API
     def reset(
@@ -135,7 +142,7 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
         """Each env's ``name(*args, **kwargs)``, or its attribute ``name`` if that is not callable."""
         if name in ("reset", "step", "close", "_setattr", "_check_spaces"):
             raise ValueError(f"Trying to call function `{name}` with `call`, use `{name}` directly instead.")
-        answers = self._round_trip([("call", (name, args, kwargs))] * len(self._pipes))
+        answers = self._round_trip([("call", (name, args, kwargs))] * len(self._slices))
         return tuple(value for results in answers for value in results)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
@@ -302,6 +309,57 @@ def _widen(connection: Connection) -> None:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _SOCKET_BUFFER)
 
 
+class EnvSlice:
+    """A contiguous slice of a vector env's envs, ``start`` to ``start + count``, and the commands
+    that drive them; a worker process (or a Ray actor) holds one and answers the main process."""
+
+    def __init__(
+        self, env_id: str, env_kwargs: dict[str, Any], start: int, count: int, autoreset_mode: AutoresetMode
+    ) -> None:
+        self.start = start
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.envs = [gym.make(env_id, **env_kwargs) for _ in range(count)]
+        self.ended = [False] * count  # NEXT_STEP: the env's last step ended its episode; this step resets it
+
+    def hello(self) -> tuple[Any, ...]:
+        """What the main process needs to build its spaces: the first env's spaces, render mode, metadata."""
+        first = self.envs[0]
+        return first.observation_space, first.action_space, first.render_mode, dict(first.metadata)
+
+    def handle(self, command: str, data: Any) -> Any:
+        """The answer to one command (``step``, ``reset``, ``call``, ``set_attr``); raises what an env raises."""
+        envs, start = self.envs, self.start
+        if command == "step":
+            mode = self.autoreset_mode
+            results = [_step(env, action, i, self.ended, mode) for i, (env, action) in enumerate(zip(envs, data))]
+            observations, rewards, terminations, truncations, infos = zip(*results)
+            return observations, rewards, terminations, truncations, _columns(enumerate(infos, start))
+        if command == "reset":
+            seeds_and_mask, options = data
+            observations, infos = [], []  # of the envs reset, with their indices
+            for i, (env, (seed, chosen)) in enumerate(zip(envs, seeds_and_mask)):
+                if chosen:
+                    observation, info = env.reset(seed=seed, options=options)
+                    observations.append((start + i, observation))
+                    infos.append((start + i, info))
+                    self.ended[i] = False
+            return observations, _columns(infos)
+        if command == "call":
+            name, args, kwargs = data
+            values = [env.get_wrapper_attr(name) for env in envs]
+            return [value(*args, **kwargs) if callable(value) else value for value in values]
+        if command == "set_attr":
+            name, values = data
+            for env, value in zip(envs, values):
+                env.set_wrapper_attr(name, value)
+            return None
+        raise ValueError(f"unknown command {command!r}")
+
+    def close(self) -> None:
+        for env in self.envs:
+            env.close()
+
+
 def _worker(
     pipe: Connection,
     parent: Connection,
@@ -317,54 +375,26 @@ def _worker(
         with contextlib.suppress(OSError):  # pinning is a preference: a worker runs without it
             os.sched_setaffinity(0, {cpu})
     try:
-        envs = [gym.make(env_id, **env_kwargs) for _ in range(count)]
-        first = envs[0]
-        pipe.send((True, (first.observation_space, first.action_space, first.render_mode, dict(first.metadata))))
+        envs = EnvSlice(env_id, env_kwargs, start, count, autoreset_mode)
+        pipe.send((True, envs.hello()))
     except Exception:
         pipe.send((False, traceback.format_exc()))
         return
-    ended = [False] * count  # NEXT_STEP: the env's last step ended its episode; this step resets it
     while True:
         try:
             command, data = pipe.recv()
         except (EOFError, KeyboardInterrupt):
             break
+        if command == "close":
+            pipe.send((True, None))
+            break
         try:
-            if command == "step":
-                results = [
-                    _step(env, action, i, ended, autoreset_mode) for i, (env, action) in enumerate(zip(envs, data))
-                ]  # noqa: E501
-                observations, rewards, terminations, truncations, infos = zip(*results)
-                answer = (observations, rewards, terminations, truncations, _columns(enumerate(infos, start)))
-            elif command == "reset":
-                seeds_and_mask, options = data
-                observations, infos = [], []  # of the envs reset, with their indices
-                for i, (env, (seed, chosen)) in enumerate(zip(envs, seeds_and_mask)):
-                    if chosen:
-                        observation, info = env.reset(seed=seed, options=options)
-                        observations.append((start + i, observation))
-                        infos.append((start + i, info))
-                        ended[i] = False
-                answer = (observations, _columns(infos))
-            elif command == "call":
-                name, args, kwargs = data
-                values = [env.get_wrapper_attr(name) for env in envs]
-                answer = [value(*args, **kwargs) if callable(value) else value for value in values]
-            elif command == "set_attr":
-                name, values = data
-                for env, value in zip(envs, values):
-                    env.set_wrapper_attr(name, value)
-                answer = None
-            elif command == "close":
-                pipe.send((True, None))
-                break
-            else:
-                raise ValueError(f"unknown command {command!r}")
-            pipe.send((True, answer))
+            answer = envs.handle(command, data)
         except Exception:
             pipe.send((False, traceback.format_exc()))
-    for env in envs:
-        env.close()
+            continue
+        pipe.send((True, answer))
+    envs.close()
 
 
 class Column(NamedTuple):

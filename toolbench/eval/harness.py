@@ -336,7 +336,7 @@ def evaluate(
     split: str = "test",
     mode: str | None = None,
     limit: int | None = None,
-    workers: int = 1,
+    workers: int | None = None,
     seed: int = 0,
     progress: bool | str | None = False,
     settings: ModelSettings | None = None,
@@ -348,12 +348,18 @@ def evaluate(
     plan: Sequence[PlannedTask] | None = None,
     env_options: Mapping[str, Any] | None = None,
     skipped: Mapping[str, str] | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> tuple[dict[str, Any], list[EpisodeResult]]:
     """Run ``agent`` on each task's split; returns the JSON report and every episode's result.
     ``diagnostics`` lets envs put expected values in their info (for run records, not for agents).
     ``plan`` is ``plan_run``'s for these arguments, when the caller has made it already.
     ``skipped`` (task: why, from ``tasks_for_all``) is kept in the report, so its table says which
     tasks a run of "all" left out.
+
+    ``backend="local"`` plays in this process, or in ``workers`` processes (default 1);
+    ``backend="ray"`` on ``workers`` Ray actors (default: one per CPU of the cluster), joining the
+    running Ray or starting ``ray.init(address=ray_address)``. Both give the same report and episodes.
 
     ``finished`` are episodes of an earlier run of the same settings (``--resume``): they count in
     the report and are not played again. ``progress``: ``"bar"``, ``"lines"``, True (a bar on a
@@ -371,7 +377,9 @@ def evaluate(
     earlier = {(e.task, e.task_id): e for e in finished}
     # One agent (so one breaker) for the whole run, or one pool whose workers keep theirs.
     options = tuple(sorted((env_options or {}).items()))
-    players = _Players(agent, seed, settings, task_file, frames_dir, workers, diagnostics, options)
+    players = _players(
+        backend, agent, seed, settings, task_file, frames_dir, workers, diagnostics, options, ray_address
+    )
     try:
         for planned in plan:
             spec = planned.spec
@@ -401,6 +409,30 @@ def evaluate(
     finally:
         players.close()
     return report, episodes
+
+
+def _players(
+    backend: str,
+    agent: str,
+    seed: int,
+    settings: ModelSettings | None,
+    task_file: str | None,
+    frames_dir: str | Path | None,
+    workers: int | None,
+    diagnostics: bool,
+    options: tuple[tuple[str, Any], ...],
+    ray_address: str | None,
+) -> Any:
+    """What plays the run's episodes: ``_Players`` here or in a process pool, or Ray actors."""
+    if backend == "local":
+        return _Players(agent, seed, settings, task_file, frames_dir, workers or 1, diagnostics, options)
+    if backend != "ray":
+        raise ValueError(f"backend {backend!r}: choose 'local' or 'ray'")
+    from toolbench.eval.ray_backend import RayPlayers
+
+    frames = str(frames_dir) if frames_dir else None
+    template = _Job("", "", "", agent, seed, settings, task_file, frames, (), diagnostics, options)
+    return RayPlayers(template, workers, ray_address)
 
 
 class _Players:
