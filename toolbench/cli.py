@@ -750,7 +750,76 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve_env(args: argparse.Namespace) -> int:
+    """``toolbench serve env --task T``: the env behind OpenEnv's protocol on uvicorn."""
+    import gymnasium as gym
+
+    from toolbench.env_server import EnvServerConfig, RunningEnvServer, create_env_app
+
+    try:
+        spec = find_task(args.task)
+        env_kwargs = json.loads(args.env_kwargs)
+        if not isinstance(env_kwargs, dict):
+            raise ValueError("--env-kwargs must be a JSON object of gym.make arguments")
+        config = EnvServerConfig(
+            env_id=spec.env_id,
+            env_kwargs=env_kwargs,
+            max_sessions=args.max_sessions,
+            idle_timeout=args.idle_timeout,
+            max_body=args.max_body,
+            threads=args.threads,
+            snapshot_key=args.snapshot_key.encode() if args.snapshot_key else None,
+        )
+        probe = gym.make(spec.env_id, **env_kwargs)  # a bad argument fails here, before serving
+    except (KeyError, ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"toolbench serve env: {message}", file=sys.stderr)
+        return 2
+    app = create_env_app(config, probe)
+    server = RunningEnvServer(
+        config,
+        args.host,
+        args.port,
+        connection_limit=args.connection_limit,
+        keep_alive=args.timeout,
+        log=not args.no_access_log,
+        app=app,
+    )
+    print(
+        f"serving {spec.env_id} (OpenEnv protocol: POST /reset, POST /step, GET /state, WebSocket /ws) "
+        f"on {server.url}; Ctrl-C stops"
+    )
+    sys.stdout.flush()
+    server.serve_forever()  # uvicorn returns here on Ctrl-C, after closing every session's env
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    env_only = {"--task": args.task, "--env-kwargs": args.env_kwargs, "--max-sessions": args.max_sessions,
+                "--idle-timeout": args.idle_timeout, "--snapshot-key": args.snapshot_key}  # fmt: skip
+    if args.service == "env":
+        if args.task is None:
+            print("toolbench serve env: --task is required (say, --task HomeSearch)", file=sys.stderr)
+            return 2
+        service_only = {"--api-key": args.api_key, "--cache": args.cache}
+        given = [flag for flag, value in service_only.items() if value is not None]
+        if given:
+            print(f"toolbench serve env: {', '.join(given)} apply to the mock services only", file=sys.stderr)
+            return 2
+        if args.env_kwargs is None:
+            args.env_kwargs = "{}"
+        for name, default in (("max_sessions", 64), ("idle_timeout", 600.0)):
+            if getattr(args, name) is None:
+                setattr(args, name, default)
+        return _serve_env(args)
+    given = [flag for flag, value in env_only.items() if value is not None]
+    if given:
+        print(f"toolbench serve: {', '.join(given)} apply to 'toolbench serve env' only", file=sys.stderr)
+        return 2
+    return _serve_service(args)
+
+
+def _serve_service(args: argparse.Namespace) -> int:
     from toolbench.core.server import make_production_server
     from toolbench.mock_services import create_service_app, service_api_key
 
@@ -986,8 +1055,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     retrieve.set_defaults(run=cmd_retrieve)
 
-    serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
-    serve.add_argument("service", choices=sorted(SERVICES))
+    serve = commands.add_parser(
+        "serve", help="serve a mock service, or a whole env (serve env --task T, OpenEnv's protocol), over HTTP"
+    )
+    serve.add_argument("service", choices=[*sorted(SERVICES), "env"], help="a mock API, or env: a toolbench env")
+    serve.add_argument("--task", help="env: the task whose env to serve (HomeSearch, toolbench/HomeSearch-v0, ...)")
+    serve.add_argument(
+        "--env-kwargs", metavar="JSON", help='env: gym.make arguments as a JSON object, say \'{"mode": "interactive"}\''
+    )
+    serve.add_argument("--max-sessions", type=_int_in(1), help="env: sessions (one env each) at most (default 64)")
+    serve.add_argument(
+        "--idle-timeout", type=_float_in(0.05, 7 * 24 * 3600),
+        help="env: seconds before an unused session and its env are closed (default 600)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--snapshot-key", help="env: the key signing /state snapshots (default: random; give one to share replicas')"
+    )
+    serve.add_argument("--no-access-log", action="store_true", help="env: no line per request on stderr")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_int_in(0, 65535), default=8000, help="0 picks a free port")
     serve.add_argument(
