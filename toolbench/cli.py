@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -790,7 +791,9 @@ def _serve_env(args: argparse.Namespace) -> int:
         f"on {server.url}; Ctrl-C stops"
     )
     sys.stdout.flush()
-    server.serve_forever()  # uvicorn returns here on Ctrl-C, after closing every session's env
+    # uvicorn shuts down on Ctrl-C (every session's env closed), then raises it again
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
     return 0
 
 

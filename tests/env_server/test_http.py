@@ -127,6 +127,12 @@ def test_bad_requests_are_clear_4xx_and_disturb_nothing(server):
             400,
             "INVALID_JSON",
         ),
+        (
+            lambda: requests.post(server.url + "/step", data=b"1" * 5000, headers={"X-Session-Id": session}),
+            400,
+            "INVALID_JSON",
+        ),
+        (lambda: requests.post(server.url + "/reset", data=b"[" * 100_000), 400, "INVALID_JSON"),
         (lambda: post(server.url, "/step", {"action": "x"}, "no-such-session"), 404, "UNKNOWN_SESSION"),
         (lambda: post(server.url, "/step", {"action": "x"}), 400, "NO_SESSION"),
         (lambda: post(server.url, "/step", {"act": "x"}, session), 422, "VALIDATION_ERROR"),

@@ -53,14 +53,18 @@ def test_openenv_client_sees_a_server_error_for_bad_messages_and_capacity():
 
 
 def test_raw_websocket_messages_malformed_restore_and_idle_close():
-    quick = serve(idle_timeout=0.5, max_body=4096)
+    quick = serve(idle_timeout=0.5, max_body=8192)
     url = quick.url.replace("http://", "ws://") + "/ws"
     try:
         with ws_client.connect(url) as ws:
-            for raw, code in (("not json", "INVALID_JSON"), ("[1]", "VALIDATION_ERROR"),
+            for raw, code in (("not json", "INVALID_JSON"), ("[1]", "VALIDATION_ERROR"), ("9" * 5000, "INVALID_JSON"),
+                              ("[" * 3000, "INVALID_JSON"), ("null", "VALIDATION_ERROR"), ('{"type": "schema"}', None),
                               ('{"type": "fly"}', "UNKNOWN_TYPE"), ('{"type": "step", "data": {"text": "x"}}', "RESET_NEEDED")):  # fmt: skip
                 ws.send(raw)
                 reply = json.loads(ws.recv())
+                if code is None:  # schema needs no session
+                    assert reply["type"] == "schema" and reply["data"]["tools"]
+                    continue
                 assert (reply["type"], reply["data"]["code"]) == ("error", code), reply
             ws.send(json.dumps({"type": "reset", "data": {"task_id": TASK_IDS[0]}}))
             assert json.loads(ws.recv())["type"] == "observation"
@@ -75,7 +79,7 @@ def test_raw_websocket_messages_malformed_restore_and_idle_close():
             reply = json.loads(ws.recv(timeout=5))  # nothing sent for longer than the idle timeout
             assert reply["data"]["code"] == "IDLE_TIMEOUT"
         with ws_client.connect(url) as ws:  # a message over the body limit closes that connection only
-            ws.send(json.dumps({"type": "step", "data": {"text": "x" * 5000}}))
+            ws.send(json.dumps({"type": "step", "data": {"text": "x" * 10_000}}))
             with pytest.raises(Exception, match="1009|too big|message"):
                 ws.recv(timeout=5)
         with ws_client.connect(url) as ws:

@@ -35,6 +35,7 @@ def _uvicorn_config(app: Any, config: EnvServerConfig, connection_limit: int, ke
         log_config=_log_config(),
         log_level="info" if log else "warning",
         access_log=log,
+        http="httptools",  # uvicorn's h11 parser races its own 400 for a bad body against the app's answer
         ws="websockets-sansio",  # the websockets library without its legacy (deprecated) server
         ws_max_size=config.max_body,  # a larger WebSocket message closes the connection (1009)
         limit_concurrency=connection_limit,  # more connections or tasks at once get a 503

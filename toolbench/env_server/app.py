@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 import gymnasium as gym
 from starlette.applications import Starlette
-from starlette.requests import HTTPConnection, Request
+from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -82,6 +82,15 @@ class HttpError(Exception):
     def __init__(self, status: int, message: str, code: str, headers: dict[str, str] | None = None):
         super().__init__(message)
         self.status, self.code, self.headers = status, code, headers or {}
+
+
+def load_json(raw: bytes | str) -> Any:
+    """Parsed JSON; anything the parser refuses (bad UTF-8, a 5,000-digit number, nesting deeper than
+    the stack) is a ``ValueError`` saying so."""
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ValueError(f"the body is not JSON we can read: {type(exc).__name__}: {str(exc)[:200]}") from None
 
 
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -218,18 +227,21 @@ async def _read_json(request: Request, limit: int, allow_empty: bool = False) ->
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise HttpError(413, f"the body is {declared} bytes; the limit is {limit}", "BODY_TOO_LARGE")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise HttpError(413, f"the body is over the limit of {limit} bytes", "BODY_TOO_LARGE")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise HttpError(413, f"the body is over the limit of {limit} bytes", "BODY_TOO_LARGE")
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client left, or the server refused its framing: nobody to answer
+        raise HttpError(400, "the body did not arrive whole", "INCOMPLETE_BODY") from None
     raw = b"".join(chunks)
     if not raw.strip() and allow_empty:
         return None
     try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise HttpError(400, f"the body is not JSON: {exc}", "INVALID_JSON") from None
+        return load_json(raw)
+    except ValueError as exc:
+        raise HttpError(400, str(exc), "INVALID_JSON") from None
 
 
 def _session_headers(session_id: str) -> dict[str, str]:
@@ -354,9 +366,20 @@ def _ws_error(message: str, code: str) -> dict[str, Any]:
     return {"type": "error", "data": {"message": message, "code": code}}
 
 
-async def _ws_reply(server: EnvServer, session: Session, message: dict[str, Any]) -> dict[str, Any] | None:
-    """The answer to one message; ``None`` for ``close``."""
+SESSION_MESSAGES = ("reset", "step", "state", "restore")
+
+
+async def _ws_reply(server: EnvServer, session: Session | None, message: Any) -> dict[str, Any]:
+    """The answer to one parsed message (``close`` is handled by the caller)."""
+    if not isinstance(message, dict):
+        raise BadRequest('a message is a JSON object {"type": ..., "data": ...}')
     kind, data = message.get("type"), message.get("data")
+    if kind not in ("reset", "step", "state", "restore", "schema"):
+        raise BadRequest(f"unknown message type {str(kind)[:64]!r}; known: reset, step, state, restore, schema, close",
+                         code="UNKNOWN_TYPE")  # fmt: skip
+    if kind == "schema":
+        return {"type": "schema", "data": server.schema(session)}
+    assert session is not None  # the caller makes one before any other message
     if kind == "reset":
         return {"type": "observation", "data": await server.reset(session, protocol.parse_reset(data, server.task_ids))}
     if kind == "step":
@@ -364,20 +387,17 @@ async def _ws_reply(server: EnvServer, session: Session, message: dict[str, Any]
         return {"type": "observation", "data": await server.step(session, protocol.parse_action(action))}
     if kind == "state":
         return {"type": "state", "data": await server.state(session)}
-    if kind == "restore":
-        return {"type": "state", "data": await server.restore(session, data)}
-    if kind == "schema":
-        return {"type": "schema", "data": server.schema(session)}
-    if kind == "close":
-        return None
-    return _ws_error(f"unknown message type {str(kind)[:64]!r}; known: reset, step, state, restore, schema, close",
-                     "UNKNOWN_TYPE")  # fmt: skip
+    return {"type": "state", "data": await server.restore(session, data)}
 
 
 async def _websocket(server: EnvServer, websocket: WebSocket) -> None:
-    """One connection, one session. Its env is built at the first message, so a full server answers
-    that message with a CAPACITY_REACHED error (which OpenEnv's client raises) and the client may
-    retry on the same connection."""
+    """One connection, one session. Its env is built at the first message that needs it, so a full
+    server answers that message with a CAPACITY_REACHED error (which OpenEnv's client raises) and the
+    client may retry on the same connection."""
+
+    async def send(reply: dict[str, Any]) -> None:
+        await websocket.send_text(json.dumps(reply, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+
     await websocket.accept()
     session: Session | None = None
     try:
@@ -387,29 +407,26 @@ async def _websocket(server: EnvServer, websocket: WebSocket) -> None:
                     raw = await websocket.receive_text()
             except TimeoutError:
                 message = f"the session was idle for {server.config.idle_timeout:g} s and is closed"
-                await websocket.send_json(_ws_error(message, "IDLE_TIMEOUT"))
+                await send(_ws_error(message, "IDLE_TIMEOUT"))
                 await websocket.close(code=1001)
                 return
             try:
-                message = json.loads(raw)
-                if not isinstance(message, dict):
-                    raise BadRequest('a message is a JSON object {"type": ..., "data": ...}')
-                if message.get("type") == "close":
-                    break
-                if session is None:
+                message = load_json(raw)
+            except ValueError as exc:
+                await send(_ws_error(str(exc), "INVALID_JSON"))
+                continue
+            if isinstance(message, dict) and message.get("type") == "close":
+                break
+            try:
+                if session is None and isinstance(message, dict) and message.get("type") in SESSION_MESSAGES:
                     session = await server.new_session("ws")
                 reply = await _ws_reply(server, session, message)
-            except json.JSONDecodeError as exc:
-                reply = _ws_error(f"the message is not JSON: {exc}", "INVALID_JSON")
             except (BadRequest, HttpError, SessionError) as exc:
                 reply = _ws_error(str(exc), exc.code)
             except Exception as exc:  # a bug of ours: reported to this client, the session goes on
                 logger.exception("internal error in a WebSocket session")
                 reply = _ws_error(f"internal error in the env server ({type(exc).__name__}: {exc})", "EXECUTION_ERROR")
-            if reply is None:
-                break
-            text = json.dumps(reply, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-            await websocket.send_text(text)
+            await send(reply)
         await websocket.close()
     except WebSocketDisconnect:
         pass
