@@ -65,6 +65,24 @@ def oracle_plans() -> list[tuple[str, list[str]]]:
     return [(task.id, env.oracle_actions(task)) for task in env.tasks]
 
 
+def in_process_floor(plans: list[tuple[str, list[str]]], seconds: float = 3.0) -> float:
+    """Env calls per second for the same resets and steps in this process, with no server: the floor."""
+    import gymnasium as gym
+
+    env = gym.make(f"toolbench/{TASK}-v0", **ENV_KWARGS).unwrapped
+    calls, index = 0, 0
+    deadline = time.perf_counter() + seconds
+    began = time.perf_counter()
+    while time.perf_counter() < deadline:
+        task_id, actions = plans[index % len(plans)]
+        index += 1
+        env.reset(options={"task_id": task_id})
+        for action in actions:
+            env.step(action)
+        calls += 1 + len(actions)
+    return round(calls / (time.perf_counter() - began), 1)
+
+
 def start_server(log: Any, clients: int) -> tuple[subprocess.Popen[bytes], int]:
     command = [sys.executable, "-m", "toolbench", "serve", "env", "--task", TASK,
                "--env-kwargs", json.dumps(ENV_KWARGS), "--port", "0", "--max-sessions", str(clients + 8),
@@ -250,6 +268,7 @@ def malformed_targets(port: int) -> list[Request]:
 
 def main(seconds: float = 20.0, clients: int = CLIENTS) -> dict[str, Any]:
     plans = oracle_plans()
+    floor = in_process_floor(plans)
     with tempfile.TemporaryFile() as log:  # the server's log and any traceback
         process, port = start_server(log, clients)
         try:
@@ -264,9 +283,11 @@ def main(seconds: float = 20.0, clients: int = CLIENTS) -> dict[str, Any]:
             process.wait(timeout=20)
         log.seek(0)
         results["server_tracebacks"] = log.read().count(b"Traceback (most recent call last)")
+    results["in_process_calls_per_s"] = floor
     print(
         f"toolbench serve env --task {TASK} (uvicorn): {clients} clients for {seconds:g} s each over HTTP and WebSocket"
     )
+    print(f"floor: the same resets and steps in this process, no server: {floor:.1f} calls/s")
     print(f"{'transport':10s} {'answered':>9s} {'req/s':>8s} {'p50 ms':>7s} {'p99 ms':>7s} {'episodes':>8s} "
           f"{'restores':>8s} {'wrong':>5s} {'errors':>6s}")  # fmt: skip
     for name in ("http", "websocket"):
