@@ -24,15 +24,14 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import re
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import bench_serve_load
 from bench_serve_load import Request, run_malformed
 
 CLIENTS = 50
@@ -84,16 +83,9 @@ def in_process_floor(plans: list[tuple[str, list[str]]], seconds: float = 3.0) -
 
 
 def start_server(log: Any, clients: int) -> tuple[subprocess.Popen[bytes], int]:
-    command = [sys.executable, "-m", "toolbench", "serve", "env", "--task", TASK,
-               "--env-kwargs", json.dumps(ENV_KWARGS), "--port", "0", "--max-sessions", str(clients + 8),
+    options = ["--task", TASK, "--env-kwargs", json.dumps(ENV_KWARGS), "--max-sessions", str(clients + 8),
                "--no-access-log"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log)
-    banner = process.stdout.readline().decode() if process.stdout else ""
-    found = re.search(r"http://127\.0\.0\.1:(\d+)", banner)
-    if not found:
-        process.kill()
-        raise RuntimeError(f"toolbench serve env printed no address: {banner!r}")
-    return process, int(found.group(1))
+    return bench_serve_load.start_server("env", log, options)
 
 
 class HttpClient:

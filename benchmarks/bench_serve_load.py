@@ -35,6 +35,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,9 +120,9 @@ SERVICES = {
 }
 
 
-def start_server(service: str, log: Any) -> tuple[subprocess.Popen[bytes], int]:
-    """``toolbench serve SERVICE`` on a free port; the process and the port its banner shows."""
-    command = [sys.executable, "-m", "toolbench", "serve", service, "--port", "0", "--threads", str(THREADS)]
+def start_server(service: str, log: Any, options: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], int]:
+    """``toolbench serve SERVICE [options]`` on a free port; the process and the port its banner shows."""
+    command = [sys.executable, "-m", "toolbench", "serve", service, "--port", "0", "--threads", str(THREADS), *options]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log)
     banner = process.stdout.readline().decode() if process.stdout else ""
     found = re.search(r"http://127\.0\.0\.1:(\d+)", banner)

@@ -270,3 +270,9 @@ def test_malformed_http_is_answered_by_the_server_with_a_4xx(server):
             answer = sock.recv(4096)
         assert answer.startswith(b"HTTP/1.1 4"), answer[:80]
     assert json.loads(requests.get(server.url + "/health", timeout=30).text)["status"] == "healthy"
+
+
+def test_answers_are_not_held_by_nagle_on_keep_alive_connections(server):
+    """uvicorn writes an answer's head and body apart: without TCP_NODELAY each keep-alive answer
+    waits for the client's delayed ACK (40 ms). Accepted sockets inherit it from the listening one."""
+    assert server.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
