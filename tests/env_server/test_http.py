@@ -65,6 +65,19 @@ def test_a_served_episode_equals_the_local_one_and_sessions_do_not_mix(server):
     assert got[TASK_IDS[0]][-1][1] == 1.0  # the oracle's episode is scored at its end
 
 
+def test_one_session_plays_episode_after_episode_as_fresh_ones(server):
+    """Nothing of an episode leaks into the next on the same session: each equals its local episode."""
+    env = gym.make(HOME_SEARCH, **INTERACTIVE).unwrapped
+    session = None
+    for task_id in (TASK_IDS[2], TASK_IDS[0], TASK_IDS[2]):
+        reply = post(server.url, "/reset", {"seed": 0, "task_id": task_id}, session)
+        session = reply.headers["X-Session-Id"]
+        got = [[reply.json()["observation"]["text"], reply.json()["observation"]["info"]]]
+        for action in env.oracle_actions(env._tasks_by_id[task_id]):
+            got.append(served_step(post(server.url, "/step", {"action": action}, session).json()))
+        assert got == local_episode(task_id)
+
+
 def test_cookies_carry_the_session_for_cookie_keeping_clients(server):
     client = requests.Session()  # what openenv-core's older HTTP client and `curl -b/-c` do
     first = client.post(server.url + "/reset", json={"task_id": TASK_IDS[0]}, timeout=30)
