@@ -762,14 +762,14 @@ def _serve_env(args: argparse.Namespace) -> int:
         env_kwargs = json.loads(args.env_kwargs)
         if not isinstance(env_kwargs, dict):
             raise ValueError("--env-kwargs must be a JSON object of gym.make arguments")
+        bounds = {"max_sessions": args.max_sessions, "idle_timeout": args.idle_timeout}  # unset: the defaults
         config = EnvServerConfig(
             env_id=spec.env_id,
             env_kwargs=env_kwargs,
-            max_sessions=args.max_sessions,
-            idle_timeout=args.idle_timeout,
             max_body=args.max_body,
             threads=args.threads,
             snapshot_key=args.snapshot_key.encode() if args.snapshot_key else None,
+            **{name: value for name, value in bounds.items() if value is not None},
         )
         probe = gym.make(spec.env_id, **env_kwargs)  # a bad argument fails here, before serving
     except (KeyError, ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
@@ -811,9 +811,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return 2
         if args.env_kwargs is None:
             args.env_kwargs = "{}"
-        for name, default in (("max_sessions", 64), ("idle_timeout", 600.0)):
-            if getattr(args, name) is None:
-                setattr(args, name, default)
         return _serve_env(args)
     given = [flag for flag, value in env_only.items() if value is not None]
     if given:
@@ -1087,7 +1084,7 @@ def build_parser() -> argparse.ArgumentParser:
     # The server is waitress (pure Python, any OS); these bound what one client can cost it.
     serve.add_argument("--threads", type=_int_in(1, 1024), default=8, help="worker threads running the app")
     serve.add_argument(
-        "--connection-limit", type=_int_in(1), default=100, help="open connections at most (more wait to connect)"
+        "--connection-limit", type=_int_in(1), default=100, help="open connections at most (a mock service: more wait to connect; env: more get a 503)"
     )
     serve.add_argument(
         "--max-body",

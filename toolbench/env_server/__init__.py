@@ -2,8 +2,8 @@
 
 Why uvicorn and Starlette, when ``toolbench serve SERVICE`` runs waitress: ``openenv-core``'s client
 keeps its session on a WebSocket (``/ws``), which a WSGI server such as waitress cannot carry.
-uvicorn (with the ``websockets`` library) is the ASGI server OpenEnv's own server runs on, and
-Starlette is the toolkit under OpenEnv's FastAPI app; both are small and pure Python.
+uvicorn (with the ``websockets`` library, and httptools to parse HTTP) is the ASGI server OpenEnv's
+own server runs on, and Starlette is the toolkit under OpenEnv's FastAPI app; both are small.
 """
 
 from __future__ import annotations
