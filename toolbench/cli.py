@@ -1084,7 +1084,10 @@ def build_parser() -> argparse.ArgumentParser:
     # The server is waitress (pure Python, any OS); these bound what one client can cost it.
     serve.add_argument("--threads", type=_int_in(1, 1024), default=8, help="worker threads running the app")
     serve.add_argument(
-        "--connection-limit", type=_int_in(1), default=100, help="open connections at most (a mock service: more wait to connect; env: more get a 503)"
+        "--connection-limit",
+        type=_int_in(1),
+        default=100,
+        help="open connections at most (a mock service: more wait to connect; env: more get a 503)",
     )
     serve.add_argument(
         "--max-body",
