@@ -201,12 +201,7 @@ def run_load(make_client: Any, plans: list[tuple[str, list[str]]], seconds: floa
     threads = [
         threading.Thread(target=play, args=(connected[i], plans, deadline, i * 7, stats[i])) for i in range(clients)
     ]
-    began = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - began
+    elapsed = bench_serve_load.run_threads(threads)
     for client, stat in zip(connected, stats):
         try:
             client.close()
@@ -214,9 +209,6 @@ def run_load(make_client: Any, plans: list[tuple[str, list[str]]], seconds: floa
             stat.fail(f"close: {exc}")
     latencies = sorted(x for s in stats for x in s.latencies)
     answered = sum(s.answered for s in stats)
-
-    def percentile(q: float) -> float:
-        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000 if latencies else float("nan")
 
     return {
         "clients": clients,
@@ -228,8 +220,8 @@ def run_load(make_client: Any, plans: list[tuple[str, list[str]]], seconds: floa
         "wrong_rewards": sum(s.wrong_rewards for s in stats),
         "restores": sum(s.restores for s in stats),
         "requests_per_s": round(answered / elapsed, 1),
-        "p50_ms": round(percentile(0.50), 2),
-        "p99_ms": round(percentile(0.99), 2),
+        "p50_ms": bench_serve_load.percentile_ms(latencies, 0.50),
+        "p99_ms": bench_serve_load.percentile_ms(latencies, 0.99),
     }
 
 

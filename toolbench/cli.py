@@ -1081,7 +1081,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--cache", metavar="DIR", default=None, help="rapidapi: StableToolBench's response cache (after the hub)"
     )
-    # The server is waitress (pure Python, any OS); these bound what one client can cost it.
+    # A mock service runs on waitress (pure Python, any OS), an env on uvicorn; these bound what one client costs.
     serve.add_argument("--threads", type=_int_in(1, 1024), default=8, help="worker threads running the app")
     serve.add_argument(
         "--connection-limit",
