@@ -18,7 +18,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[dev,ray]'
+	$(BIN)/python -m pip install -e '.[dev,ray,openenv]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -35,6 +35,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,9 +120,9 @@ SERVICES = {
 }
 
 
-def start_server(service: str, log: Any) -> tuple[subprocess.Popen[bytes], int]:
-    """``toolbench serve SERVICE`` on a free port; the process and the port its banner shows."""
-    command = [sys.executable, "-m", "toolbench", "serve", service, "--port", "0", "--threads", str(THREADS)]
+def start_server(service: str, log: Any, options: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], int]:
+    """``toolbench serve SERVICE [options]`` on a free port; the process and the port its banner shows."""
+    command = [sys.executable, "-m", "toolbench", "serve", service, "--port", "0", "--threads", str(THREADS), *options]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log)
     banner = process.stdout.readline().decode() if process.stdout else ""
     found = re.search(r"http://127\.0\.0\.1:(\d+)", banner)
@@ -158,25 +159,31 @@ def client_loop(port: int, requests: list[Request], deadline: float, start: int,
     connection.close()
 
 
+def run_threads(threads: list[threading.Thread]) -> float:
+    """Start every thread, wait for them all; the seconds that took."""
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - began
+
+
+def percentile_ms(latencies: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted latencies in seconds, in milliseconds."""
+    return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000, 2) if latencies else float("nan")
+
+
 def run_load(port: int, requests: list[Request], seconds: float, clients: int = CLIENTS) -> dict[str, Any]:
     stats = [LoadStats() for _ in range(clients)]
     deadline = time.perf_counter() + seconds
     threads = [
         threading.Thread(target=client_loop, args=(port, requests, deadline, i * 7, stats[i])) for i in range(clients)
     ]
-    began = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - began
+    elapsed = run_threads(threads)
     statuses: Counter[str] = sum((s.statuses for s in stats), Counter())
     latencies = sorted(x for s in stats for x in s.latencies)
     answered = sum(statuses.values())
-
-    def percentile(q: float) -> float:
-        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000 if latencies else float("nan")
-
     return {
         "clients": clients,
         "seconds": round(elapsed, 1),
@@ -185,8 +192,8 @@ def run_load(port: int, requests: list[Request], seconds: float, clients: int = 
         "not_2xx_or_4xx": answered - statuses["2xx"] - statuses["4xx"],
         "errors": sum(s.errors for s in stats),
         "requests_per_s": round(answered / elapsed, 1),
-        "p50_ms": round(percentile(0.50), 2),
-        "p99_ms": round(percentile(0.99), 2),
+        "p50_ms": percentile_ms(latencies, 0.50),
+        "p99_ms": percentile_ms(latencies, 0.99),
     }
 
 

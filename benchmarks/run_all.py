@@ -18,6 +18,7 @@ import bench_episodes  # noqa: E402
 import bench_rapidapi  # noqa: E402
 import bench_rapidapi_serve  # noqa: E402
 import bench_rest_tasks  # noqa: E402
+import bench_serve_env_load  # noqa: E402
 import bench_serve_load  # noqa: E402
 import bench_sheets_api  # noqa: E402
 import bench_tabletop  # noqa: E402
@@ -30,6 +31,7 @@ BENCHMARKS = {
     "text_envs": bench_text_envs.main,
     "rest_tasks": bench_rest_tasks.main,
     "serve_load": bench_serve_load.main,
+    "serve_env_load": bench_serve_env_load.main,
     "tabletop": bench_tabletop.main,
     "sheets_api": bench_sheets_api.main,
     "agent": bench_agent.main,

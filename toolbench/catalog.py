@@ -85,8 +85,14 @@ def find_task(name: str) -> TaskSpec:
     raise KeyError(f"unknown task {name!r}; known tasks: {', '.join(spec.name for spec in TASKS)}")
 
 
+#: The client of ``toolbench serve env``: ``gym.make(REMOTE_ENV_ID, url="http://host:8000")``. Not a task.
+REMOTE_ENV_ID = f"{NAMESPACE}/Remote-v0"
+
+
 def register_envs() -> None:
-    """Register every task's env id with Gymnasium (idempotent)."""
+    """Register every task's env id, and the remote env's, with Gymnasium (idempotent)."""
     for spec in TASKS:
         if spec.env_id not in gym.registry:
             gym.register(id=spec.env_id, entry_point=spec.entry_point, disable_env_checker=False)
+    if REMOTE_ENV_ID not in gym.registry:
+        gym.register(id=REMOTE_ENV_ID, entry_point="toolbench.remote:RemoteEnv", disable_env_checker=False)

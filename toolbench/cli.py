@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -786,7 +787,75 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve_env(args: argparse.Namespace) -> int:
+    """``toolbench serve env --task T``: the env behind OpenEnv's protocol on uvicorn."""
+    import gymnasium as gym
+
+    from toolbench.env_server import EnvServerConfig, RunningEnvServer, create_env_app
+
+    try:
+        spec = find_task(args.task)
+        env_kwargs = json.loads(args.env_kwargs)
+        if not isinstance(env_kwargs, dict):
+            raise ValueError("--env-kwargs must be a JSON object of gym.make arguments")
+        bounds = {"max_sessions": args.max_sessions, "idle_timeout": args.idle_timeout}  # unset: the defaults
+        config = EnvServerConfig(
+            env_id=spec.env_id,
+            env_kwargs=env_kwargs,
+            max_body=args.max_body,
+            threads=args.threads,
+            snapshot_key=args.snapshot_key.encode() if args.snapshot_key else None,
+            **{name: value for name, value in bounds.items() if value is not None},
+        )
+        probe = gym.make(spec.env_id, **env_kwargs)  # a bad argument fails here, before serving
+    except (KeyError, ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"toolbench serve env: {message}", file=sys.stderr)
+        return 2
+    app = create_env_app(config, probe)
+    server = RunningEnvServer(
+        config,
+        args.host,
+        args.port,
+        connection_limit=args.connection_limit,
+        keep_alive=args.timeout,
+        log=not args.no_access_log,
+        app=app,
+    )
+    print(
+        f"serving {spec.env_id} (OpenEnv protocol: POST /reset, POST /step, GET /state, WebSocket /ws) "
+        f"on {server.url}; Ctrl-C stops"
+    )
+    sys.stdout.flush()
+    # uvicorn shuts down on Ctrl-C (every session's env closed), then raises it again
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    env_only = {"--task": args.task, "--env-kwargs": args.env_kwargs, "--max-sessions": args.max_sessions,
+                "--idle-timeout": args.idle_timeout, "--snapshot-key": args.snapshot_key}  # fmt: skip
+    if args.service == "env":
+        if args.task is None:
+            print("toolbench serve env: --task is required (say, --task HomeSearch)", file=sys.stderr)
+            return 2
+        service_only = {"--api-key": args.api_key, "--cache": args.cache}
+        given = [flag for flag, value in service_only.items() if value is not None]
+        if given:
+            print(f"toolbench serve env: {', '.join(given)} apply to the mock services only", file=sys.stderr)
+            return 2
+        if args.env_kwargs is None:
+            args.env_kwargs = "{}"
+        return _serve_env(args)
+    given = [flag for flag, value in env_only.items() if value is not None]
+    if given:
+        print(f"toolbench serve: {', '.join(given)} apply to 'toolbench serve env' only", file=sys.stderr)
+        return 2
+    return _serve_service(args)
+
+
+def _serve_service(args: argparse.Namespace) -> int:
     from toolbench.core.server import make_production_server
     from toolbench.mock_services import create_service_app, service_api_key
 
@@ -1044,8 +1113,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     retrieve.set_defaults(run=cmd_retrieve)
 
-    serve = commands.add_parser("serve", help="serve a mock service over HTTP on this machine")
-    serve.add_argument("service", choices=sorted(SERVICES))
+    serve = commands.add_parser(
+        "serve", help="serve a mock service, or a whole env (serve env --task T, OpenEnv's protocol), over HTTP"
+    )
+    serve.add_argument("service", choices=[*sorted(SERVICES), "env"], help="a mock API, or env: a toolbench env")
+    serve.add_argument("--task", help="env: the task whose env to serve (HomeSearch, toolbench/HomeSearch-v0, ...)")
+    serve.add_argument(
+        "--env-kwargs", metavar="JSON", help='env: gym.make arguments as a JSON object, say \'{"mode": "interactive"}\''
+    )
+    serve.add_argument("--max-sessions", type=_int_in(1), help="env: sessions (one env each) at most (default 64)")
+    serve.add_argument(
+        "--idle-timeout", type=_float_in(0.05, 7 * 24 * 3600),
+        help="env: seconds before an unused session and its env are closed (default 600)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--snapshot-key", help="env: the key signing /state snapshots (default: random; give one to share replicas')"
+    )
+    serve.add_argument("--no-access-log", action="store_true", help="env: no line per request on stderr")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_int_in(0, 65535), default=8000, help="0 picks a free port")
     serve.add_argument(
@@ -1055,10 +1139,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--cache", metavar="DIR", default=None, help="rapidapi: StableToolBench's response cache (after the hub)"
     )
-    # The server is waitress (pure Python, any OS); these bound what one client can cost it.
+    # A mock service runs on waitress (pure Python, any OS), an env on uvicorn; these bound what one client costs.
     serve.add_argument("--threads", type=_int_in(1, 1024), default=8, help="worker threads running the app")
     serve.add_argument(
-        "--connection-limit", type=_int_in(1), default=100, help="open connections at most (more wait to connect)"
+        "--connection-limit",
+        type=_int_in(1),
+        default=100,
+        help="open connections at most (a mock service: more wait to connect; env: more get a 503)",
     )
     serve.add_argument(
         "--max-body",

@@ -354,6 +354,10 @@ class ToolEnv(gym.Env[str, str]):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
+        return self.ansi_transcript()
+
+    def ansi_transcript(self) -> str:
+        """The episode as readable text: what ``render()`` returns with ``render_mode="ansi"``."""
         header = f"=== toolbench/{self.task_name}-v0 · {self._task.id if self._task else '(no episode)'} ==="
         blocks = [header]
         action_number = 0

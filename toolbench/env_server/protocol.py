@@ -1,0 +1,127 @@
+"""What the env server reads and writes: request parsing with clear errors, and the response bodies.
+
+The shapes follow OpenEnv (``openenv-core``): a step or reset answer is
+``{"observation": {...}, "reward": float | null, "done": bool}``, and the observation object holds
+what a Gymnasium client needs beside the text: ``info``, ``terminated`` and ``truncated``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from toolbench.core.env import ACTION_MAX_LENGTH, OBSERVATION_MAX_LENGTH
+from toolbench.core.jsonsafe import to_json_safe
+
+SEED_LIMIT = 2**64  # numpy seeds are non-negative integers; this bounds what a client can make us hash
+ID_LIMIT = 256  # characters of a task or episode id
+
+
+class BadRequest(Exception):
+    """A request whose content we refuse: 400 (not JSON) or 422 (JSON of the wrong shape)."""
+
+    def __init__(self, message: str, status: int = 422, code: str = "VALIDATION_ERROR"):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+@dataclass(frozen=True)
+class ResetParams:
+    seed: int | None = None
+    task_id: str | None = None
+    episode_id: str | None = None
+
+
+def _short_text(value: Any, name: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 0 < len(value) <= ID_LIMIT:
+        raise BadRequest(f"{name} must be a non-empty string of at most {ID_LIMIT} characters")
+    return value
+
+
+def parse_reset(body: Any, task_ids: set[str]) -> ResetParams:
+    """``{"seed"?, "task_id"?, "episode_id"?, "options"?: {"task_id"?}}``; ``task_id`` must be a task of the split."""
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        raise BadRequest(f"the reset body must be a JSON object, not {type(body).__name__}")
+    unknown = set(body) - {"seed", "task_id", "episode_id", "options"}
+    if unknown:
+        raise BadRequest(f"unknown reset field(s) {sorted(unknown)}; known: seed, task_id, episode_id, options")
+    seed = body.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
+        raise BadRequest("seed must be an integer from 0 to 2**64 - 1")
+    options = body.get("options") or {}
+    if not isinstance(options, dict) or set(options) - {"task_id"}:
+        raise BadRequest('options must be an object whose only key is "task_id"')
+    task_id = _short_text(body.get("task_id", options.get("task_id")), "task_id")
+    if task_id is not None and task_id not in task_ids:
+        raise BadRequest(f"no task {task_id!r} in the served split (GET /schema names the split)")
+    return ResetParams(seed=seed, task_id=task_id, episode_id=_short_text(body.get("episode_id"), "episode_id"))
+
+
+def parse_action(action: Any) -> str:
+    """The action text: a string, or OpenEnv's action object ``{"text": "...", "metadata"?: {...}}``."""
+    if isinstance(action, dict):
+        extra = set(action) - {"text", "metadata"}
+        if "text" not in action or extra:
+            raise BadRequest('an action object is {"text": "<action>"} (and OpenEnv\'s optional "metadata")')
+        action = action["text"]
+    if not isinstance(action, str):
+        raise BadRequest(f'the action must be a string or {{"text": string}}, not {type(action).__name__}')
+    return action  # its length and content are the env's to judge: a bad action is an observation, not a 4xx
+
+
+def parse_step(body: Any) -> str:
+    """``{"action": ...}``; OpenEnv's optional ``timeout_s`` and ``request_id`` are accepted and ignored
+    (each step is bounded by the env's own limit)."""
+    if not isinstance(body, dict) or "action" not in body:
+        raise BadRequest('the step body must be a JSON object {"action": ...}')
+    unknown = set(body) - {"action", "timeout_s", "request_id"}
+    if unknown:
+        raise BadRequest(f"unknown step field(s) {sorted(unknown)}; known: action, timeout_s, request_id")
+    return parse_action(body["action"])
+
+
+def step_result(
+    observation: str, reward: float | None, terminated: bool, truncated: bool, info: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "observation": {
+            "text": observation,
+            "info": to_json_safe(info, "info"),
+            "terminated": bool(terminated),
+            "truncated": bool(truncated),
+        },
+        "reward": None if reward is None else to_json_safe(float(reward), "reward"),
+        "done": bool(terminated or truncated),
+    }
+
+
+ACTION_SCHEMA = {
+    "type": "object",
+    "properties": {"text": {"type": "string", "maxLength": ACTION_MAX_LENGTH}},
+    "required": ["text"],
+    "description": 'The agent\'s action text; POST /step also takes {"action": "<text>"}',
+}
+OBSERVATION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "text": {"type": "string", "maxLength": OBSERVATION_MAX_LENGTH},
+        "info": {"type": "object", "description": "the env's info, JSON-safe (toolbench.core.jsonsafe)"},
+        "terminated": {"type": "boolean"},
+        "truncated": {"type": "boolean"},
+    },
+}
+STATE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "episode_id": {"type": ["string", "null"]},
+        "step_count": {"type": "integer", "minimum": 0},
+        "task_id": {"type": ["string", "null"]},
+        "done": {"type": "boolean"},
+        "snapshot": {"type": "string", "description": "get_state(), signed; POST /restore takes it back"},
+    },
+}

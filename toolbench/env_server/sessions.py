@@ -1,0 +1,131 @@
+"""One env per client session, a cap on sessions, and the reaping of idle ones.
+
+Every method here runs on the server's event loop thread, so the table needs no lock; the env's own
+calls run on worker threads, one at a time per session (``busy``), so a session's env never sees
+two calls at once and two sessions never share an env.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class SessionError(Exception):
+    """A request the session table refuses; ``status`` is its HTTP status."""
+
+    status = 400
+    code = "SESSION_ERROR"
+
+
+class UnknownSession(SessionError):
+    status = 404
+    code = "UNKNOWN_SESSION"
+
+
+class SessionBusy(SessionError):
+    status = 409
+    code = "SESSION_BUSY"
+
+
+class CapacityReached(SessionError):
+    status = 503
+    code = "CAPACITY_REACHED"
+
+
+@dataclass
+class Session:
+    id: str
+    env: Any  # the gym.make result; calls go to env.unwrapped
+    kind: str  # "http" or "ws" (a WebSocket connection is its own session and reaps itself)
+    last_active: float = field(default_factory=time.monotonic)
+    busy: bool = False
+    episode_id: str | None = None
+    step_count: int = 0
+
+    @property
+    def base(self) -> Any:
+        return self.env.unwrapped
+
+
+class SessionPool:
+    """Sessions by id; at most ``max_sessions``; HTTP sessions idle for ``idle_timeout`` s are closed."""
+
+    def __init__(self, make_env: Callable[[], Any], max_sessions: int, idle_timeout: float):
+        self._make_env = make_env
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self._sessions: dict[str, Session] = {}
+        self._reserved = 0  # slots held while an env is being built on a worker thread
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def reserve(self) -> None:
+        """Hold a slot for a new session (before building its env, which may take a while)."""
+        if len(self._sessions) + self._reserved >= self.max_sessions:
+            raise CapacityReached(
+                f"the server holds its maximum of {self.max_sessions} sessions; close one (DELETE /session) "
+                f"or retry after idle ones are reaped ({self.idle_timeout:g} s idle)"
+            )
+        self._reserved += 1
+
+    def release(self) -> None:
+        self._reserved -= 1
+
+    def build_env(self) -> Any:
+        """A fresh env (called on a worker thread)."""
+        return self._make_env()
+
+    def add(self, env: Any, kind: str) -> Session:
+        """Register a built env under a new unguessable id (the id is the client's only credential)."""
+        self._reserved -= 1
+        session = Session(id=secrets.token_urlsafe(18), env=env, kind=kind)
+        self._sessions[session.id] = session
+        return session
+
+    def get(self, session_id: str) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise UnknownSession(
+                f"no session {session_id[:64]!r}: it was closed, reaped after {self.idle_timeout:g} s idle, "
+                "or never created; POST /reset without a session starts a new one"
+            )
+        return session
+
+    def claim(self, session_id: str) -> Session:
+        """The session, marked busy for one call; a second call while one runs is refused."""
+        session = self.get(session_id)
+        if session.busy:
+            raise SessionBusy("another request on this session is still running; send one request at a time")
+        session.busy = True
+        session.last_active = time.monotonic()
+        return session
+
+    @staticmethod
+    def done_with(session: Session) -> None:
+        session.busy = False
+        session.last_active = time.monotonic()
+
+    def remove(self, session_id: str) -> Session | None:
+        return self._sessions.pop(session_id, None)
+
+    def idle_http_sessions(self, now: float | None = None) -> list[Session]:
+        """HTTP sessions not busy and idle longer than the timeout, taken out of the table."""
+        now = time.monotonic() if now is None else now
+        stale = [
+            s
+            for s in self._sessions.values()
+            if s.kind == "http" and not s.busy and now - s.last_active > self.idle_timeout
+        ]
+        for session in stale:
+            del self._sessions[session.id]
+        return stale
+
+    def take_all(self) -> list[Session]:
+        sessions = list(self._sessions.values())
+        self._sessions.clear()
+        return sessions
