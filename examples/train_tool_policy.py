@@ -9,12 +9,13 @@ baseline moves the weights.
 
 - Home Search (interactive): for each setter in ``info["tools"]``, pick a value from the prompt
   (numbers, "a"/"an" as 1, capitalised names, the schema's enum, the home types its description
-  lists) or skip it; then ``search``. It trains on the demo split (10 tasks; the task has no train split).
+  lists) or skip it; then ``search``. It has no train split: it trains on the demo split and the
+  first half of the test split, and is scored on the second half.
 - WebShop (interactive): pick a query, then one of the first page's results, then one value per
-  option group (or none), then ``buy now``. It trains on the train split.
+  option group (or none), then ``buy now``. It trains on the train split and is scored on the test split.
 
-Both are scored on the whole test split before and after training, with the sampling policy and a
-fixed seed, so the start is the untrained (uniform) policy on the same episodes.
+The scored tasks are played before and after training with the sampling policy and a fixed seed,
+so the start is the untrained (uniform) policy on the same episodes.
 
     python examples/train_tool_policy.py            # both envs, writes examples/learning_curve.png
     python examples/train_tool_policy.py --episodes 300 --no-plot
@@ -43,7 +44,7 @@ Candidates = list[list[str]]  # one list of feature names per candidate
 class LinearPolicy:
     """Softmax over candidates, each scored by the sum of its features' weights."""
 
-    lr: float = 0.5
+    lr: float = 0.2
     weights: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     trace: list[tuple[Candidates, int, np.ndarray]] = field(default_factory=list)
 
@@ -238,7 +239,7 @@ def evaluate(
     return {"reward": float(np.mean([r for r, _ in results])), "success": float(np.mean([s for _, s in results]))}
 
 
-def train(task: str, episodes: int, eval_every: int, seed: int = 0, lr: float = 0.5) -> dict:
+def train(task: str, episodes: int, eval_every: int, seed: int = 0, lr: float = 0.2) -> dict:
     """Train on ``task``'s training tasks; return the curve on its scored tasks and the start and end scores."""
     env_id, episode = SETUPS[task]
     train_pairs, test_pairs = splits(task)
