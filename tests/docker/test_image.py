@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import gymnasium as gym
@@ -75,7 +75,7 @@ def _wait(url: str, name: str, seconds: float = 90) -> None:
 
 
 @pytest.fixture
-def container(image: str) -> Iterator[callable]:
+def container(image: str) -> Iterator[Callable[..., str]]:
     names: list[str] = []
 
     def start(*command: str) -> str:
