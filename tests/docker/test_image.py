@@ -7,6 +7,7 @@ image takes minutes). Skips, saying why, where no docker daemon answers.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -24,7 +25,7 @@ from toolbench.remote import RemoteEnv
 pytestmark = pytest.mark.docker
 
 ROOT = Path(__file__).resolve().parents[2]
-IMAGE = "toolbench-gym:latest"
+IMAGE = os.environ.get("TOOLBENCH_DOCKER_IMAGE", "toolbench-gym:latest")
 #: (task, gym.make arguments): a curl task, a call task played step by step, and a code task whose
 #: actions run in the sandbox inside the container.
 SERVED = [
