@@ -4,14 +4,18 @@
 # make fuzz   10,000 mutated actions per env: exceptions, internal errors, 5xx, leaks, memory, the slowest action
 # make audit  every cheap policy on every env and mode, whole test splits, held to its ceiling (runs/audit)
 # make conformance   gspread's own test suite live against the Sheets emulator, and its 2,116 recorded requests replayed
+# make docker        the image toolbench-gym:latest (its base made from Debian's packages where it is missing)
+# make docker-test   builds the image, serves three envs from containers and plays them from here
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
+DOCKER_IMAGE ?= toolbench-gym:latest
+DOCKER_CONTEXT := build/docker
 
-.PHONY: demo test bench fuzz audit conformance install fixtures clean
+.PHONY: demo test bench fuzz audit conformance install fixtures clean docker docker-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +48,17 @@ audit: $(STAMP)
 
 conformance: $(STAMP)
 	$(BIN)/python -m conformance
+
+# The image installs wheels built here (the build needs no package index); the base image's Python
+# (Debian bookworm's 3.11) must be the one these wheels are built for.
+docker: $(STAMP)
+	rm -rf $(DOCKER_CONTEXT) && mkdir -p $(DOCKER_CONTEXT)
+	$(BIN)/python -m pip wheel --quiet . --wheel-dir $(DOCKER_CONTEXT)/wheels
+	docker/build-base.sh
+	docker build --file docker/Dockerfile --tag $(DOCKER_IMAGE) $(DOCKER_CONTEXT)
+
+docker-test: docker
+	TOOLBENCH_DOCKER_IMAGE=$(DOCKER_IMAGE) $(BIN)/python -m pytest -m docker tests/docker
 
 fixtures: $(STAMP)
 	$(BIN)/python -m toolbench.taskgen
