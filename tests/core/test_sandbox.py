@@ -514,3 +514,20 @@ def test_compiler_warnings_about_agent_code_stay_out_of_the_log(capfd):
         compile_code('x = 1.0(2)\ny = "\\d"')
     assert warnings.filters == before
     assert "Warning" not in capfd.readouterr().err
+
+
+def test_a_dataframe_fits_the_budget_after_an_env_used_arrow():
+    # Arrow's own pools reserve address space in large chunks: a process that used pyarrow before
+    # forking (pandas keeps strings in Arrow where it is installed; building an env's world does)
+    # must still leave run_code's code its budget for a DataFrame.
+    pytest.importorskip("pyarrow", reason="pyarrow is not installed")
+    from tests.conftest import run_python
+
+    out = run_python(
+        "import gymnasium as gym, pandas as pd, toolbench\n"
+        "from toolbench.core.sandbox import run_code\n"
+        "gym.make('toolbench/HomeSearch-v0', mode='interactive').reset(seed=0)\n"
+        "r = run_code(\"v = len(pd.DataFrame({'a': ['s', 't']}))\", lambda: {'pd': pd}, lambda ns: ns['v'])\n"
+        "print(r.ok, r.payload, r.error)\n"
+    )
+    assert out.split() == ["True", "2", "None"], out

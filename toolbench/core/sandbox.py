@@ -998,6 +998,18 @@ def prepare_parent() -> None:
     _kernel_read_only()
     kernel.prepare()
     _disarm_plan()
+    _arrow_on_the_system_allocator()
+
+
+def _arrow_on_the_system_allocator() -> None:
+    """Arrow's default pools (jemalloc, mimalloc) reserve address space in large chunks, so where
+    pyarrow is installed (pandas then keeps strings in Arrow) a child's first DataFrame could pass
+    the address-space budget without using the memory. The system allocator reserves what it uses."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:  # loaded already: its pool may have been chosen, so set it for what follows
+        with contextlib.suppress(AttributeError, NotImplementedError):
+            arrow.set_memory_pool(arrow.system_memory_pool())
 
 
 def no_names(call: Callable[[str, Any], Any]) -> dict[str, Any]:
