@@ -190,3 +190,13 @@ def test_reset_docs_are_built_once_or_left_out(env_id, mode):
         assert lean.unwrapped.api_docs() == info["api_docs"]  # still there for a loop that reads them once
     env.close()
     lean.close()
+
+
+@pytest.mark.parametrize("env_id, mode", CASES)
+def test_state_before_the_first_reset_is_a_snapshot_not_an_error(env_id, mode):
+    env = gym.make(env_id, mode=mode).unwrapped
+    snapshot = env.get_state()
+    assert snapshot["task_id"] is None and snapshot["steps"] == 0
+    pickle.dumps(snapshot)
+    observation, _ = env.reset(seed=3)  # and the env still works
+    assert isinstance(observation, str) and observation

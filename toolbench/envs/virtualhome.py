@@ -304,7 +304,8 @@ class VirtualHomeEnv(ToolEnv):
         return [*clean_lines(task.references[0]), FINISH]
 
     def _get_backend_state(self) -> Any:
-        assert self._world is not None
+        if self._world is None:  # before the first reset: no home yet
+            return None
         return {
             "world": self._world.snapshot(),
             "home": self._world.home.number,
@@ -316,6 +317,9 @@ class VirtualHomeEnv(ToolEnv):
         }
 
     def _set_backend_state(self, state: Any) -> None:
+        if state is None:
+            self._world, self._lines, self._failed, self._all_known, self._carried_out = None, [], None, True, 0
+            return
         self._world = World(build_home(state["home"]), rules=state.get("rules", "ours"))
         self._world.restore(state["world"])
         self._lines = list(state["lines"])
