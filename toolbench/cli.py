@@ -232,16 +232,14 @@ def _backend_record(args: argparse.Namespace) -> dict[str, Any]:
 
 def _say_placeholders(episodes: list[Any]) -> None:
     """On stderr, how many RapidAPI episodes got a placeholder for some call (no cache entry, no hub API)."""
-    from toolbench.mock_services.rapidapi.original import PLACEHOLDER
+    from toolbench.mock_services.rapidapi.original import tally_sources
 
-    sources = [e.info["call_sources"] for e in episodes if isinstance(e.info.get("call_sources"), dict)]
-    short = sum(bool(counts.get(PLACEHOLDER)) for counts in sources)
-    if short:
-        calls = sum(sum(counts.values()) for counts in sources)
-        placeholders = sum(counts.get(PLACEHOLDER, 0) for counts in sources)
+    tally = tally_sources(e.info for e in episodes)
+    if tally.with_placeholder:
         print(
-            f"toolbench eval: {short} of {len(sources)} RapidAPI episodes got a placeholder response ({placeholders} "
-            f"of {calls} calls: no cache entry and no hub API), so a judge's verdict on them rests on made-up "
+            f"toolbench eval: {tally.with_placeholder} of {tally.episodes} RapidAPI episodes got a placeholder "
+            f"response ({tally.placeholders} of {tally.calls} calls: no cache entry and no hub API), so a judge's "
+            "verdict on them rests on made-up "
             "values; tooleval pass leaves them out (--cache DIR replays StableToolBench's response cache)",
             file=sys.stderr,
         )

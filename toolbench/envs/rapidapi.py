@@ -14,13 +14,13 @@ from toolbench.mock_services.rapidapi.catalog import api_record, hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
 from toolbench.mock_services.rapidapi.hub import call, reply
 from toolbench.mock_services.rapidapi.original import (
-    CACHE,
     CALL_SOURCES,
     PLACEHOLDER,
     SIMULATED,
     OriginalBackend,
     ResponseCache,
     read_query_file,
+    tally_sources,
 )
 from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls, shown_texts
 from toolbench.mock_services.rapidapi.steps import (
@@ -385,12 +385,10 @@ class RapidAPIEnv(ToolEnv):
             kind = "pass_solvable" if verdict.get("solvable") else "pass_unsolvable"
             groups.setdefault(kind, []).append(bool(verdict["passed"]))
         summary = {key: sum(values) / len(values) for key, values in sorted(groups.items())}
-        sources = [info["call_sources"] for info in infos if isinstance(info.get("call_sources"), dict)]
-        if any(counts.get(CACHE) or counts.get(PLACEHOLDER) for counts in sources):
-            calls = sum(sum(counts.values()) for counts in sources)
-            placeholders = sum(counts.get(PLACEHOLDER, 0) for counts in sources)
-            summary["calls_answered"] = (calls - placeholders) / calls
-            summary["episodes_all_answered"] = sum(not counts.get(PLACEHOLDER) for counts in sources) / len(sources)
+        tally = tally_sources(infos)
+        if tally.cached or tally.placeholders:
+            summary["calls_answered"] = (tally.calls - tally.placeholders) / tally.calls
+            summary["episodes_all_answered"] = (tally.episodes - tally.with_placeholder) / tally.episodes
         return summary
 
     def _on_truncation(self, last: Outcome) -> Outcome | None:

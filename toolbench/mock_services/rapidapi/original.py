@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,30 @@ MAX_CACHE_FILE = 64 * 1024 * 1024  # bytes; larger cache files are not read
 # API (a simulation with a consistent world behind it), or a placeholder that only has the API's shape.
 CACHE, SIMULATED, PLACEHOLDER = "cache", "simulated", "placeholder"
 CALL_SOURCES = (CACHE, SIMULATED, PLACEHOLDER)
+
+
+@dataclass(frozen=True)
+class SourceTally:
+    """Where the calls of a set of episodes got their responses (from each info's ``call_sources``)."""
+
+    episodes: int  # episodes that record their calls' sources
+    calls: int
+    cached: int
+    placeholders: int
+    with_placeholder: int  # episodes where some call got a placeholder
+
+
+def tally_sources(infos: Iterable[Mapping[str, Any]]) -> SourceTally:
+    sources = [info["call_sources"] for info in infos if isinstance(info.get("call_sources"), dict)]
+    return SourceTally(
+        episodes=len(sources),
+        calls=sum(sum(counts.values()) for counts in sources),
+        cached=sum(counts.get(CACHE, 0) for counts in sources),
+        placeholders=sum(counts.get(PLACEHOLDER, 0) for counts in sources),
+        with_placeholder=sum(bool(counts.get(PLACEHOLDER)) for counts in sources),
+    )
+
+
 LIST_LENGTH = "_list_length"
 
 _NAMES = ("category_name", "tool_name", "api_name")
