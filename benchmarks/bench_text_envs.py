@@ -39,7 +39,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
-from profile_env import play_all
+from profile_env import play_all, versus_floor
 
 import toolbench
 from toolbench.core.curl import find_curl_command
@@ -85,30 +85,13 @@ def _call_floor(env: Any, tasks: list[Any]) -> Callable[[], None]:
     return floor
 
 
-def _rate(run: Callable[[], None], count: int) -> float:
-    start = time.perf_counter()
-    run()
-    return count / (time.perf_counter() - start)
-
-
 def env_versus_floor(name: str, mode: str) -> dict[str, float]:
     env_id = f"toolbench/{name}-v0"
     env = gym.make(env_id, mode=mode).unwrapped
     tasks = env.tasks
     actions = {task.id: env.oracle_actions(task) for task in tasks}
     floor = _curl_floor(env, tasks) if hasattr(env, "parse_action") else _call_floor(env, tasks)
-    play_all(env, tasks, actions)  # warm: references scored, caches filled, as in any longer run
-    floor()
-    env_rates, floor_rates = [], []
-    for _ in range(PASSES):
-        env_rates.append(_rate(lambda: play_all(env, tasks, actions), len(tasks)))
-        floor_rates.append(_rate(floor, len(tasks)))
-    env_rate, floor_rate = max(env_rates), max(floor_rates)
-    return {
-        "episodes_per_s": round(env_rate, 1),
-        "floor_per_s": round(floor_rate, 1),
-        "cost_over_floor": round(floor_rate / env_rate, 2),
-    }
+    return versus_floor(lambda: play_all(env, tasks, actions), floor, len(tasks), PASSES)
 
 
 # ----------------------------------------------------------------------------- vector env

@@ -26,12 +26,11 @@ Env and floor passes alternate, and each keeps its best pass, so both see the sa
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
-from profile_env import play_all
+from profile_env import play_all, versus_floor
 
 from toolbench.envs.virtualhome import FINISH, VirtualHomeEnv
 from toolbench.mock_services.virtualhome import World, build_home, clean_lines, parse_program, start_world
@@ -83,29 +82,11 @@ def _floor(env: VirtualHomeEnv, mode: str) -> Callable[[], None]:
     return program if mode == "program" else interactive
 
 
-def _rate(run: Callable[[], None], count: int) -> float:
-    start = time.perf_counter()
-    run()
-    return count / (time.perf_counter() - start)
-
-
 def env_versus_floor(mode: str, passes: int = PASSES) -> dict[str, float]:
     env = gym.make("toolbench/VirtualHome-v0", mode=mode).unwrapped
     tasks = env.tasks
     actions = {task.id: env.oracle_actions(task) for task in tasks}
-    floor = _floor(env, mode)
-    play_all(env, tasks, actions)  # warm: references cleaned, homes built
-    floor()
-    env_rates, floor_rates = [], []
-    for _ in range(passes):
-        env_rates.append(_rate(lambda: play_all(env, tasks, actions), len(tasks)))
-        floor_rates.append(_rate(floor, len(tasks)))
-    env_rate, floor_rate = max(env_rates), max(floor_rates)
-    return {
-        "episodes_per_s": round(env_rate, 1),
-        "floor_per_s": round(floor_rate, 1),
-        "cost_over_floor": round(floor_rate / env_rate, 2),
-    }
+    return versus_floor(lambda: play_all(env, tasks, actions), _floor(env, mode), len(tasks), passes)
 
 
 def main(passes: int = PASSES) -> dict[str, Any]:

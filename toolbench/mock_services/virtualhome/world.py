@@ -118,7 +118,7 @@ def start_world(home: Home, start: Iterable[str] = (), rules: str = "ours") -> W
     return _prepared(home, tuple(start), rules).copy()
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=128)  # about 50 kB each; the train split has 117 starts
 def _prepared(home: Home, start: tuple[str, ...], rules: str) -> World:
     world = World(home, start, rules)
     for root in {*(world._room(room) for room in room_nodes(world.home)), CARRIED}:
@@ -510,11 +510,10 @@ class World:
 
     def _hide(self, node: int) -> None:
         """Take ``node`` and what is in view in or on it out of its root's kept view."""
-        root = self._root(node)
-        view = self.views.get(root)
-        if view is None:
+        kept = self._kept_view(node)
+        if kept is None:
             return
-        words = dict(view.words)
+        root, words = kept
         below = [node]
         while below:
             current = below.pop()
@@ -524,11 +523,10 @@ class World:
 
     def _show(self, node: int) -> None:
         """Put ``node`` and what is in view in or on it into its root's kept view, if it is in view."""
-        root = self._root(node)
-        view = self.views.get(root)
-        if view is None:
+        kept = self._kept_view(node)
+        if kept is None:
             return
-        words = dict(view.words)
+        root, words = kept
         where = self.place.get(node)
         if where is not None:  # in view if what it is in or on is (or is the room), and not shut in it
             relation, parent = where
@@ -537,6 +535,12 @@ class World:
             words[node] = word_for(self, node, relation, parent, root)
         add_below(self, [node], root, words)
         self.views[root] = View(words)
+
+    def _kept_view(self, node: int) -> tuple[int, dict[int, str]] | None:
+        """``node``'s root and a copy of the words of its kept view, to change (none kept: None)."""
+        root = self._root(node)
+        view = self.views.get(root)
+        return None if view is None else (root, dict(view.words))
 
     def view(self, root: int) -> View:
         """What is in view under ``root`` (a room, or CARRIED): kept until something under it changes."""
