@@ -1,13 +1,13 @@
-"""What the character sees (``World.describe``), built from parts kept between steps.
+"""What the character sees (``World.describe``), from parts kept between steps.
 
-Describing the home from scratch walks every object up to its room at every step. Instead, the
+Describing the home from scratch walks every object up to its room, at every step. Instead, the
 objects in view are kept per *root*: a room (as the rules see it: under the original rules the
 dining room is the kitchen), or ``CARRIED`` for what hangs from the character (the food on a held
-plate, whose room is wherever the character is). A root's ``View`` is built by walking down from
-it, and dropped when an object under it moves or changes state; the world drops it (see
-``World._unplace``, ``_place_at`` and ``_restate``), so a step rebuilds at most the views it
-changed, and describing is joining what is kept. ``describe_from_scratch`` is the reference the
-tests hold the kept views to.
+plate, whose room is wherever the character is). A root's ``View`` is built once by walking down
+from it; when an object moves or changes state, the world takes it and what is in view in or on
+it out of its root's view and puts them back as they are now (``World._hide`` and ``_show``, from
+``_restate``, ``_place_at`` and ``_unplace``), so a step touches only what it changed, and
+describing joins what is kept. ``describe_from_scratch`` is the reference the tests hold it to.
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ class World:
         # (the object whose room the character last went to, the room it left): where a program
         # presumed that object beside what it left behind, starting it there would have helped
         self.came_from: tuple[int, int] | None = None
-        self.views: dict[int, View] = {}
+        self.views: dict[int, View] = {}  # root (a room, or CARRIED) -> what is in view under it
         for text in start:
             if fact(text)[0] not in EXTRA_KINDS:
                 self._set_start(text)
@@ -167,7 +167,7 @@ class World:
             children[parent] = children.get(parent, frozenset()) | {node}
         self.children = children
         self.rooms_placed = any(room in self.place for room in room_nodes(self.home))
-        self.views: dict[int, View] = {}  # root (a room, or CARRIED) -> what is in view under it
+        self.views = {}
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> dict[str, Any]:
