@@ -40,7 +40,7 @@ class View:
     def text(self) -> str:
         """The words in node order, as the description lists them."""
         if self._text is None:
-            self._text = "; ".join(words for _, words in sorted(self.words.items()))
+            self._text = "; ".join([self.words[node] for node in sorted(self.words)])
         return self._text
 
 
@@ -87,15 +87,18 @@ def describe_scene(world: World) -> str:
     if world.rooms_placed:  # a room inside something (a start could say so): walk every object
         return describe_from_scratch(world)
     names, children = world.names, world.children
-    view = world.view(world.room)
-    here, carried = view.words, world.view(CARRIED).words
-    seen = "; ".join(words for _, words in sorted({**here, **carried}.items())) if carried else view.text()
+    view, carried = world.view(world.room), world.view(CARRIED).words
+    if carried:  # rare: something on or in what the character holds
+        here = {**view.words, **carried}
+        seen = "; ".join([here[node] for node in sorted(here)])
+    else:
+        here, seen = view.words, view.text()
     close = set()
     for node in world.close:
-        if node in here or node in carried or "body_part" in PROPERTIES[names[node]]:
+        if node in here or "body_part" in PROPERTIES[names[node]]:
             close.add(names[node])
         for child in children.get(node, ()):
-            if child in here or child in carried:
+            if child in here:
                 close.add(names[child])
     return _text(world, sorted(close), seen)
 
