@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from toolbench.core.spaces import UnicodeText
 from toolbench.core import store
+from toolbench.core.spaces import UnicodeText
 from toolbench.core.tasks import Task, TaskFileError, TaskSet, fixture_file, read_task_file, record_place
 
 logger = logging.getLogger("toolbench")
