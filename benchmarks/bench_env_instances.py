@@ -7,6 +7,7 @@ from ``/proc/self/statm``; the sandbox workers a code task starts are other proc
 apart (``workers_mb``).
 
 Targets: every instance beyond the first costs < 1 MB and < 5 ms; 64 envs of a text task < 300 MB.
+Tabletop's floor, printed beside it, is a PyBullet client per env.
 
     .venv/bin/python benchmarks/bench_env_instances.py                  # every task, 64 envs each
     .venv/bin/python benchmarks/bench_env_instances.py --count 16 --tasks RapidAPI AppBench
@@ -37,7 +38,7 @@ ALL_TASKS = (
     "AppBench",
     "RapidAPI",
 )
-CODE_TASKS = ("GoogleSheets", "Tabletop")
+PYBULLET_FLOOR = "pybullet"
 
 
 def rss_mb(pid: str = "self") -> float:
@@ -103,6 +104,25 @@ def measure(task: str, count: int) -> dict[str, Any]:
     }
 
 
+def pybullet_floor(count: int) -> dict[str, Any]:
+    """Tabletop's floor: PyBullet DIRECT clients held open, each a physics server of its own (an env
+    steps its own scene; two envs cannot share one)."""
+    import pybullet
+
+    clients = [pybullet.connect(pybullet.DIRECT)]
+    before_mb = rss_mb()
+    started = time.perf_counter()
+    clients += [pybullet.connect(pybullet.DIRECT) for _ in range(1, count)]
+    rest_s = time.perf_counter() - started
+    total_mb = rss_mb()
+    for client in clients:
+        pybullet.disconnect(physicsClientId=client)
+    return {
+        "marginal_ms": round(1000 * rest_s / max(count - 1, 1), 2),
+        "marginal_mb": round((total_mb - before_mb) / max(count - 1, 1), 3),
+    }
+
+
 def run_task(task: str, count: int) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, __file__, "--child", task, "--count", str(count)],
@@ -127,6 +147,9 @@ def main(count: int = 64, tasks: tuple[str, ...] = ALL_TASKS) -> dict[str, Any]:
             f"{row['marginal_mb']:>8.3f} {row['total_mb']:>11.1f} {row['after_import_mb']:>9.1f} "
             f"{row['empty_interpreter_mb']:>8.1f} {row['workers_mb']:>10.1f}"
         )
+        if task == "Tabletop":
+            floor = results["pybullet_client_floor"] = run_task(PYBULLET_FLOOR, count)
+            print(f"{'(a PyBullet client alone)':<33} {floor['marginal_ms']:>8.2f} {floor['marginal_mb']:>8.3f}")
     return results
 
 
@@ -137,6 +160,7 @@ if __name__ == "__main__":
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.child, args.count)))
+        floor = args.child == PYBULLET_FLOOR
+        print(json.dumps(pybullet_floor(args.count) if floor else measure(args.child, args.count)))
     else:
         main(args.count, tuple(args.tasks))
