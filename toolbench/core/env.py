@@ -110,7 +110,7 @@ class ToolEnv(gym.Env[str, str]):
         render_mode: str | None = None,
         max_steps: int | None = None,
         task_file: str | Path | None = None,
-        tasks: Sequence[Task] | None = None,
+        tasks: Sequence[Task] | TaskSet | None = None,
         diagnostics: bool = False,
         info_docs: bool = True,
     ) -> None:
@@ -120,7 +120,9 @@ class ToolEnv(gym.Env[str, str]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         cls = type(self)
-        if tasks is not None:
+        if isinstance(tasks, TaskSet):  # completed and shared already (a store's task set)
+            task_set = tasks
+        elif tasks is not None:
             task_set = TaskSet.of(self.complete_task(task) for task in tasks)
         elif task_file is not None:
             split = Path(task_file).stem

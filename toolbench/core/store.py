@@ -21,7 +21,7 @@ import threading
 import weakref
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -29,6 +29,16 @@ _shared: dict[Hashable, Any] = {}
 _held: weakref.WeakValueDictionary[Hashable, Any] = weakref.WeakValueDictionary()
 # Re-entrant: a value's builder may itself read another stored value.
 _lock = threading.RLock()
+
+
+class Holder(Generic[T]):
+    """A weakly referenceable box, for a ``held`` value of a type that is not (a tuple, a dict): the
+    value is kept while some env keeps the box."""
+
+    __slots__ = ("__weakref__", "value")
+
+    def __init__(self, value: T) -> None:
+        self.value = value
 
 
 def shared(key: Hashable, build: Callable[[], T]) -> T:
