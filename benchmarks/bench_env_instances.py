@@ -1,5 +1,6 @@
 """What an env instance costs: per task, the first instance's ``gym.make`` + first ``reset`` (time and
-RSS growth), the marginal cost of instances 2..N, and the RSS of N envs in one process, beside the
+RSS growth), the marginal cost of instances 2..N (the median instance's make+reset time, the mean
+RSS growth), and the RSS of N envs in one process, beside the
 floors: an empty interpreter's RSS and the process's RSS after ``import gymnasium, toolbench``.
 
 Each task runs in its own subprocess, so no task finds another's data already loaded. RSS is read
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -81,12 +83,13 @@ def measure(task: str, count: int) -> dict[str, Any]:
     first_mb = rss_mb() - import_mb
     envs.append(env)
     before_mb = rss_mb()
-    started = time.perf_counter()
+    times = []
     for seed in range(1, count):
+        started = time.perf_counter()
         env = gym.make(f"toolbench/{task}-v0")
         env.reset(seed=seed)
+        times.append(time.perf_counter() - started)
         envs.append(env)
-    rest_s = time.perf_counter() - started
     total_mb = rss_mb()
     workers_mb = children_rss_mb()
     for env in envs:
@@ -96,7 +99,9 @@ def measure(task: str, count: int) -> dict[str, Any]:
         "after_import_mb": round(import_mb, 1),
         "first_ms": round(1000 * first_s, 1),
         "first_mb": round(first_mb, 2),
-        "marginal_ms": round(1000 * rest_s / max(count - 1, 1), 2),
+        # The median instance: on a shared machine a busy moment lands on a few instances, not all.
+        "marginal_ms": round(1000 * statistics.median(times), 2) if times else 0.0,
+        "marginal_mean_ms": round(1000 * statistics.fmean(times), 2) if times else 0.0,
         "marginal_mb": round((total_mb - before_mb) / max(count - 1, 1), 3),
         "envs": count,
         "total_mb": round(total_mb, 1),
@@ -111,14 +116,16 @@ def pybullet_floor(count: int) -> dict[str, Any]:
 
     clients = [pybullet.connect(pybullet.DIRECT)]
     before_mb = rss_mb()
-    started = time.perf_counter()
-    clients += [pybullet.connect(pybullet.DIRECT) for _ in range(1, count)]
-    rest_s = time.perf_counter() - started
+    times = []
+    for _ in range(1, count):
+        started = time.perf_counter()
+        clients.append(pybullet.connect(pybullet.DIRECT))
+        times.append(time.perf_counter() - started)
     total_mb = rss_mb()
     for client in clients:
         pybullet.disconnect(physicsClientId=client)
     return {
-        "marginal_ms": round(1000 * rest_s / max(count - 1, 1), 2),
+        "marginal_ms": round(1000 * statistics.median(times), 2) if times else 0.0,
         "marginal_mb": round((total_mb - before_mb) / max(count - 1, 1), 3),
     }
 
