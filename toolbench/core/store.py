@@ -70,9 +70,3 @@ def file_key(path: str | Path) -> tuple[str, int, int]:
     stat = os.stat(resolved)
     return str(resolved), stat.st_mtime_ns, stat.st_size
 
-
-def clear() -> None:
-    """Forget every stored value (tests that measure a cold load)."""
-    with _lock:
-        _shared.clear()
-        _held.clear()
