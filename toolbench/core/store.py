@@ -69,4 +69,3 @@ def file_key(path: str | Path) -> tuple[str, int, int]:
     resolved = Path(path).resolve()
     stat = os.stat(resolved)
     return str(resolved), stat.st_mtime_ns, stat.st_size
-
