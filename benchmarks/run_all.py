@@ -14,6 +14,7 @@ import bench_agent  # noqa: E402
 import bench_appbench  # noqa: E402
 import bench_code_tasks  # noqa: E402
 import bench_dfsdt  # noqa: E402
+import bench_env_instances  # noqa: E402
 import bench_episodes  # noqa: E402
 import bench_rapidapi  # noqa: E402
 import bench_rapidapi_serve  # noqa: E402
@@ -35,6 +36,7 @@ BENCHMARKS = {
     "tabletop": bench_tabletop.main,
     "sheets_api": bench_sheets_api.main,
     "agent": bench_agent.main,
+    "env_instances": bench_env_instances.main,
     "code_tasks": bench_code_tasks.main,
     "virtualhome": bench_virtualhome.main,
     "webshop": bench_webshop.main,

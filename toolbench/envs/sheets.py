@@ -31,6 +31,7 @@ from toolbench.core.transport import (
     request_from_data,
     response_to_data,
 )
+from toolbench.mock_services.http import with_state
 from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm, work
 
 SPREADSHEET_TITLE = "ToolBench Sheets"
@@ -73,6 +74,12 @@ worksheet.format(ranges, format)
 # Send Sheets API batchUpdate requests (e.g. a pivot table through updateCells).
 sheet.batch_update(body)
 """
+
+
+@cache
+def _shared_app() -> Any:
+    """One Sheets app per process; each env's requests name its own store (``with_state``)."""
+    return create_app(None)
 
 
 @cache
@@ -383,8 +390,8 @@ class GoogleSheetsEnv(ToolEnv):
         self.limits = budgets(self.limits, time_limit, memory_limit)
         warm()  # the formula engine's one-time start-up, paid here rather than in every sandboxed run
         self._store = SheetsStore(seed=0)
-        self._app = create_app(self._store)
-        self._router = Router({host: self._app for host in HOSTS})
+        app = with_state(_shared_app(), self._store)
+        self._router = Router({host: app for host in HOSTS})
         self._initial: dict[str, tuple[dict[str, Any], str]] = {}
         self._book_id = ""
         self._carried: dict[str, Any] = {}
