@@ -664,8 +664,9 @@ def _result_key(compiled: Compiled, now_serial: float, arguments: list[np.ndarra
 
 
 def calculator(book: Spreadsheet, now_serial: float) -> Calculator:
-    """The calculator of the book's current version (created on first use after each change)."""
-    _load_engine()
+    """The calculator of the book's current version (created on first use after each change). The
+    engine loads on the first formula compiled: a book without formulas never needs it (the clean
+    worker's warm-up writes none, so its children are forked without the engine's memory)."""
     if book.calc is None or book.calc.book is not book:
         book.calc = Calculator(book, now_serial)
     return book.calc
