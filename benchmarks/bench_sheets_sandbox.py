@@ -32,8 +32,7 @@ from typing import Any
 
 import gymnasium as gym
 
-import toolbench
-from toolbench.core.sandbox import result_variable, run_in_worker
+from toolbench.core.sandbox import run_in_worker
 from toolbench.core.worker import WorkerServer
 
 PRE_SANDBOX = "/tmp/pre-sandbox"
@@ -143,7 +142,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     print(
         f"Sheets program oracle: {cold:.1f} episodes/s cold, {warm:.1f} warm; floor: empty sandbox run "
-        f"{empty:.1f}/s, fork and exit of the worker's child {forked:.1f}/s (warm is {warm / empty:.2f} of the empty run)"
+        f"{empty:.1f}/s, fork and exit of the worker's child {forked:.1f}/s "
+        f"(warm is {warm / empty:.2f} of the empty run)"
     )
     if "skipped" in old:
         print(f"pre-sandbox: skipped: {old['skipped']}")

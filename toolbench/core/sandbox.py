@@ -1043,7 +1043,9 @@ _ERROR_TYPES = {"ValueError": ValueError, "KeyError": KeyError, "TypeError": Typ
 
 def ready_child(link: socket.socket) -> None:
     """A child the worker forks ahead of need: it closes what it inherited, applies the kernel
-    layers, then waits for the channel of its run (so a run does not wait for a fork). Never returns."""
+    layers, then waits on ``link`` for its run's job (so a run does not wait for a fork). The
+    worker hands the other end of ``link`` to the env, which sends the job straight to it.
+    Never returns."""
     _close_inherited_descriptors(link.fileno())
     _quiet_stdio()
     os.environ.clear()
@@ -1055,14 +1057,7 @@ def ready_child(link: socket.socket) -> None:
     for warm_up in CHILD_WARM_UPS:
         with contextlib.suppress(Exception):
             import_dotted(warm_up)()
-    try:
-        _, fds, _, _ = socket.recv_fds(link, 16, 1)
-    except OSError:
-        fds = []
-    if not fds:
-        os._exit(0)  # the worker has gone: so has the need for this child
-    link.close()
-    worker_child(fds[0], pages)
+    worker_child(link.detach(), pages)  # the end of its link (the env or the worker gone) ends it
 
 
 def _die_with_the_worker() -> None:
@@ -1073,7 +1068,7 @@ def _die_with_the_worker() -> None:
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
         # The server was already gone. In a PID namespace of its own the child sees no parent (0);
-        # there the end of file on its link to the server ends it.
+        # there the end of file on its link ends it (the worker, gone, never handed the link on).
         if os.getppid() == 1:
             os._exit(0)
 
@@ -1090,7 +1085,10 @@ def _limit_cpu(seconds: float) -> None:
 def worker_child(channel_fd: int, pages: int | None) -> None:
     """A run in a ready child: read the job, build the names, run, reply; never returns."""
     channel = Channel(socket.socket(fileno=channel_fd))
-    job = channel.receive()
+    try:
+        job = channel.receive()
+    except (ChannelClosed, OSError):
+        os._exit(0)  # no run came: the env (or the worker, before handing the link on) has gone
     limits = Limits(**job["limits"])
     _limit_memory(limits.memory_mb, pages)
     _limit_cpu(limits.seconds)
@@ -1131,6 +1129,23 @@ def worker_child(channel_fd: int, pages: int | None) -> None:
         os._exit(0)
 
 
+#: Programs up to this long keep their compiled form: agents (and references) send the same
+#: program again and again, and checking and compiling it costs more than its run's hand-over.
+CACHED_CODE_CHARS = 16_384
+
+
+@functools.lru_cache(maxsize=256)
+def _marshalled_cached(code: str, echo_last_expression: bool) -> str:
+    return base64.b64encode(marshal.dumps(compile_code(code, echo_last_expression))).decode("ascii")
+
+
+def _marshalled(code: str, echo_last_expression: bool) -> str:
+    """The checked, compiled code as the child receives it (raises ``CodeError``; refusals are not kept)."""
+    if len(code) <= CACHED_CODE_CHARS:
+        return _marshalled_cached(code, echo_last_expression)
+    return _marshalled_cached.__wrapped__(code, echo_last_expression)
+
+
 def run_in_worker(
     code: str,
     names: str,
@@ -1150,7 +1165,7 @@ def run_in_worker(
     compiled = ""
     try:
         if not UNGUARDED_FOR_TESTS:  # refused code never reaches a child
-            compiled = base64.b64encode(marshal.dumps(compile_code(code, echo_last_expression))).decode("ascii")
+            compiled = _marshalled(code, echo_last_expression)
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
     try:

@@ -3,11 +3,11 @@
 The env's process holds tasks, references and expected states; a fork of it would carry them
 into the code's memory. So agent code runs in children of a separate server process
 (``core.fork_server``), started from a fresh interpreter before any task reaches it and never
-sent one. For each run the env makes a socket pair and hands one end to the server, which passes
-it to a waiting child; the child reads its job (the code and the names it may use) from that
-socket and runs the code. The names are proxies: each call goes back over the socket to the env,
-whose backend answers it, so the world changes once, in the env's process, and nothing is
-replayed.
+sent one. The server forks children ahead of need and hands the env one end of each child's
+socket pair; for a run the env takes a waiting child and sends its job (the code and the names it
+may use) on that socket, and the child runs the code. The names are proxies: each call goes back
+over the socket to the env, whose backend answers it, so the world changes once, in the env's
+process, and nothing is replayed.
 
 Messages are JSON with a 4-byte length in front; the env refuses a message longer than
 ``MAX_MESSAGE`` before reading it and counts its items before parsing it (see ``sandbox``).
@@ -125,7 +125,8 @@ class WorkerServer:
     _lock = threading.Lock()
 
     def __init__(self) -> None:
-        ours, theirs = socket.socketpair()
+        # Packets: each child the server offers (its pid, its link and pidfd) arrives whole.
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         environment = {name: os.environ[name] for name in _PASSED_ENVIRONMENT if name in os.environ}
         # One thread in numpy's and OpenMP's pools: children may not start threads where
         # RLIMIT_NPROC binds, and one thread keeps results the same on every machine.
@@ -144,10 +145,12 @@ class WorkerServer:
         )
         theirs.close()
         self.control = ours
-        self.control.settimeout(120)
-        if self.control.recv(1) != b"R":
-            raise RuntimeError("the worker for agent code did not start")
-        self.control.settimeout(30)
+        self.ready: list[tuple[RunHandle, Channel]] = []  # children offered, not yet taken
+        try:
+            self.ready.append(self._receive_offer(timeout=120))
+        except WorkerUnavailable:
+            self.close()
+            raise RuntimeError("the worker for agent code did not start") from None
 
     @classmethod
     def get(cls) -> WorkerServer:
@@ -159,30 +162,48 @@ class WorkerServer:
             return server
 
     def fork(self) -> tuple[RunHandle, Channel]:
-        """A new child for one run: a handle to kill it by, and the channel to it."""
-        ours, theirs = socket.socketpair()
+        """A new child for one run: a handle to kill it by, and the channel to it. The server has
+        offered it already (forked ahead, behind its kernel layers): taking it is no round trip."""
+        with self._lock:  # envs in several threads share the server
+            while True:
+                while select.select([self.control], [], [], 0)[0]:  # offers that came meanwhile
+                    self.ready.append(self._receive_offer(timeout=30))
+                child, channel = self.ready.pop(0) if self.ready else self._receive_offer(timeout=30)
+                try:
+                    self.control.send(b"T")  # a replacement, forked while this run goes on
+                except OSError:
+                    child.kill()
+                    channel.close()
+                    raise WorkerUnavailable("the worker for agent code stopped") from None
+                # A child waiting for its job never writes: a readable link is one that ended.
+                if not select.select([channel.sock], [], [], 0)[0]:
+                    return child, channel
+                child.kill()
+                channel.close()
+
+    def _receive_offer(self, timeout: float) -> tuple[RunHandle, Channel]:
+        """The next child the server offers: its pid, its link, and a pidfd where the kernel has them."""
+        self.control.settimeout(timeout)
         try:
-            with self._lock:  # envs in several threads share the server: one request and answer at a time
-                socket.send_fds(self.control, [b"F"], [theirs.fileno()])
-                data = self.control.recv(LENGTH.size)
-        finally:
-            theirs.close()
-        if len(data) != LENGTH.size:
-            ours.close()
+            data, fds, _, _ = socket.recv_fds(self.control, LENGTH.size, 2)
+        except OSError:
+            raise WorkerUnavailable("the worker for agent code stopped") from None
+        if len(data) != LENGTH.size or not fds:
+            for fd in fds:
+                os.close(fd)
             raise WorkerUnavailable("the worker for agent code stopped")
         (pid,) = LENGTH.unpack(data)
-        # The child waits for its job, so it is alive: a pidfd now names it for good, and the kill
-        # at the end cannot reach another process that got its pid after it exited.
-        try:
-            if pid <= 0:
-                raise ProcessLookupError
-            pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
-        except ProcessLookupError:
-            ours.close()
-            raise WorkerUnavailable("the worker's child for this run had stopped") from None
-        return RunHandle(pid, pidfd), Channel(ours)
+        if pid <= 0:
+            for fd in fds:
+                os.close(fd)
+            raise WorkerUnavailable("the worker could not fork a child")
+        return RunHandle(pid, fds[1] if len(fds) > 1 else None), Channel(socket.socket(fileno=fds[0]))
 
     def close(self) -> None:
+        for child, channel in self.ready:
+            child.kill()
+            channel.close()
+        self.ready.clear()
         with contextlib.suppress(OSError):
             self.control.close()
         with contextlib.suppress(ProcessLookupError):
