@@ -21,6 +21,7 @@ import bench_rest_tasks  # noqa: E402
 import bench_serve_env_load  # noqa: E402
 import bench_serve_load  # noqa: E402
 import bench_sheets_api  # noqa: E402
+import bench_sheets_sandbox  # noqa: E402
 import bench_tabletop  # noqa: E402
 import bench_text_envs  # noqa: E402
 import bench_virtualhome  # noqa: E402
@@ -36,6 +37,7 @@ BENCHMARKS = {
     "sheets_api": bench_sheets_api.main,
     "agent": bench_agent.main,
     "code_tasks": bench_code_tasks.main,
+    "sheets_sandbox": lambda: bench_sheets_sandbox.main([]),
     "virtualhome": bench_virtualhome.main,
     "webshop": bench_webshop.main,
     "appbench": bench_appbench.main,

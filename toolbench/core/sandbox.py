@@ -62,6 +62,7 @@ from toolbench.core.worker import (
     ChannelClosed,
     ChannelTimeout,
     MessageRefused,
+    RunDeadline,
     WorkerServer,
     WorkerUnavailable,
     too_many_items,
@@ -1173,8 +1174,9 @@ def run_in_worker(
     except (WorkerUnavailable, OSError) as exc:
         return SandboxResult(False, "", f"the sandbox could not start a run ({exc}); try the step again")
     # From here: starting the clean worker (seconds, the first time, on a loaded machine) is not the
-    # code's time, and took envs made at once past their budget.
-    deadline = time.monotonic() + limits.seconds
+    # code's time, and took envs made at once past their budget. Nor is waiting for a core: the
+    # budget counts the child's CPU time and the env's time serving it (``RunDeadline``).
+    deadline = RunDeadline(limits.seconds, child.pid)
     try:
         channel.send(
             {
@@ -1203,8 +1205,9 @@ def run_in_worker(
                 return _reply_result(message.get("reply"))
             if message.get("type") != "call" or not isinstance(message.get("kind"), str):
                 return SandboxResult(False, "", "the code sent back a malformed result")
-            if time.monotonic() > deadline:
+            if deadline.remaining() <= 0:
                 raise ChannelTimeout()
+            serving = time.monotonic()
             try:
                 answer: dict[str, Any] = {"result": serve(message["kind"], message.get("payload"))}
             except (ValueError, KeyError, TypeError) as exc:
@@ -1215,6 +1218,7 @@ def run_in_worker(
             except (ArithmeticError, IndexError, RecursionError, MemoryError) as exc:
                 # Arguments a backend did not foresee (10**400 as a coordinate): the code's error.
                 answer = {"error": {"type": "ValueError", "message": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}}
+            deadline.served += time.monotonic() - serving
             channel.send(answer, deadline)
     except ChannelTimeout:
         return SandboxResult(

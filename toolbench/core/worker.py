@@ -58,17 +58,80 @@ def too_many_items(data: bytes) -> bool:
     return sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_ITEMS
 
 
+#: However little CPU time a run gets on a loaded machine, it ends this many times its budget after it began.
+WALL_CLOCK_FACTOR = 3
+
+
+class RunDeadline:
+    """When a run's time is up: once the child's own CPU time and the time the env spent serving its
+    calls reach ``seconds``. The child's waits for a core do not count, so a loaded machine does not
+    fail an honest run; a run still ends at ``WALL_CLOCK_FACTOR`` times ``seconds`` of wall-clock
+    time whatever it was charged. Without the child's CPU time (no ``/proc``), wall-clock time counts."""
+
+    def __init__(self, seconds: float, pid: int | None = None) -> None:
+        self.seconds = seconds
+        self.pid = pid
+        self.served = 0.0  # the env's time answering the child's calls
+        started = time.monotonic()
+        self.backstop = started + WALL_CLOCK_FACTOR * seconds
+        self.check_at = started + seconds  # charged time can grow no faster than wall-clock time
+        self._ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self._before = self._child_cpu()  # what the child spent getting ready is not the run's
+
+    def _child_cpu(self) -> float | None:
+        if self.pid is None:
+            return None
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / self._ticks  # utime and stime
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def charged(self) -> float | None:
+        """The child's CPU time in this run plus the env's serving time; None where the child's is unknown."""
+        spent = self._child_cpu()
+        if spent is None or self._before is None:
+            return None
+        return spent - self._before + self.served
+
+    def remaining(self) -> float:
+        """Seconds to wait before looking again; 0 once the run's time is up."""
+        now = time.monotonic()
+        if now < self.check_at:
+            return self.check_at - now
+        charged = self.charged()
+        left = 0.0 if charged is None else self.seconds - charged
+        if left <= 0 or now >= self.backstop:
+            return 0.0
+        self.check_at = min(now + left, self.backstop)
+        return self.check_at - now
+
+
+def _wait_until_ready(
+    readable: list[socket.socket], writable: list[socket.socket], deadline: float | RunDeadline
+) -> None:
+    """Wait until a socket is ready; ``ChannelTimeout`` once the deadline has passed."""
+    while True:
+        remaining = deadline.remaining() if isinstance(deadline, RunDeadline) else deadline - time.monotonic()
+        if remaining <= 0:
+            raise ChannelTimeout()
+        if any(select.select(readable, writable, [], remaining)[:2]):
+            return
+
+
 class Channel:
-    """Length-prefixed JSON messages over a stream socket."""
+    """Length-prefixed JSON messages over a stream socket. A deadline is a ``time.monotonic()``
+    time or a ``RunDeadline``."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
 
-    def send(self, message: Any, deadline: float | None = None) -> None:
+    def send(self, message: Any, deadline: float | RunDeadline | None = None) -> None:
         """Send one message; with a deadline, a peer that stops reading cannot hold the sender."""
         self.send_json_text(json.dumps(message, ensure_ascii=False, allow_nan=False), deadline)
 
-    def send_json_text(self, text: str, deadline: float | None = None) -> None:
+    def send_json_text(self, text: str, deadline: float | RunDeadline | None = None) -> None:
         """Send a message already encoded as JSON text."""
         body = text.encode("utf-8")
         data = LENGTH.pack(len(body)) + body
@@ -77,21 +140,17 @@ class Channel:
             return
         view = memoryview(data)
         while view:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([], [self.sock], [], remaining)[1]:
-                raise ChannelTimeout()
+            _wait_until_ready([], [self.sock], deadline)
             try:  # never blocking: a blocking send waits until the whole message is taken
                 view = view[self.sock.send(view, socket.MSG_DONTWAIT) :]
             except BlockingIOError:
                 continue
 
-    def _read(self, size: int, deadline: float | None) -> bytes:
+    def _read(self, size: int, deadline: float | RunDeadline | None) -> bytes:
         chunks, left = [], size
         while left:
             if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not select.select([self.sock], [], [], remaining)[0]:
-                    raise ChannelTimeout()
+                _wait_until_ready([self.sock], [], deadline)
             chunk = self.sock.recv(min(left, 1 << 20))
             if not chunk:
                 raise ChannelClosed()
@@ -99,7 +158,7 @@ class Channel:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def receive(self, deadline: float | None = None, limit: int = MAX_MESSAGE) -> Any:
+    def receive(self, deadline: float | RunDeadline | None = None, limit: int = MAX_MESSAGE) -> Any:
         """The next message; its length is checked before its body is read, its items before it is parsed."""
         (size,) = LENGTH.unpack(self._read(LENGTH.size, deadline))
         if size > limit:
@@ -145,7 +204,7 @@ class WorkerServer:
         )
         theirs.close()
         self.control = ours
-        self.ready: list[tuple[RunHandle, Channel]] = []  # children offered, not yet taken
+        self.ready: list[tuple[int, int | None, socket.socket]] = []  # children offered, not yet taken
         try:
             self.ready.append(self._receive_offer(timeout=120))
         except WorkerUnavailable:
@@ -168,7 +227,8 @@ class WorkerServer:
             while True:
                 while select.select([self.control], [], [], 0)[0]:  # offers that came meanwhile
                     self.ready.append(self._receive_offer(timeout=30))
-                child, channel = self.ready.pop(0) if self.ready else self._receive_offer(timeout=30)
+                pid, pidfd, link = self.ready.pop(0) if self.ready else self._receive_offer(timeout=30)
+                child, channel = RunHandle(pid, pidfd), Channel(link)
                 try:
                     self.control.send(b"T")  # a replacement, forked while this run goes on
                 except OSError:
@@ -176,33 +236,29 @@ class WorkerServer:
                     channel.close()
                     raise WorkerUnavailable("the worker for agent code stopped") from None
                 # A child waiting for its job never writes: a readable link is one that ended.
-                if not select.select([channel.sock], [], [], 0)[0]:
+                if not select.select([link], [], [], 0)[0]:
                     return child, channel
                 child.kill()
                 channel.close()
 
-    def _receive_offer(self, timeout: float) -> tuple[RunHandle, Channel]:
-        """The next child the server offers: its pid, its link, and a pidfd where the kernel has them."""
+    def _receive_offer(self, timeout: float) -> tuple[int, int | None, socket.socket]:
+        """The next child the server offers: its pid, a pidfd where the kernel has them, its link."""
         self.control.settimeout(timeout)
         try:
             data, fds, _, _ = socket.recv_fds(self.control, LENGTH.size, 2)
         except OSError:
             raise WorkerUnavailable("the worker for agent code stopped") from None
-        if len(data) != LENGTH.size or not fds:
+        pid = LENGTH.unpack(data)[0] if len(data) == LENGTH.size else 0
+        if pid <= 0 or not fds:
             for fd in fds:
                 os.close(fd)
             raise WorkerUnavailable("the worker for agent code stopped")
-        (pid,) = LENGTH.unpack(data)
-        if pid <= 0:
-            for fd in fds:
-                os.close(fd)
-            raise WorkerUnavailable("the worker could not fork a child")
-        return RunHandle(pid, fds[1] if len(fds) > 1 else None), Channel(socket.socket(fileno=fds[0]))
+        return pid, (fds[1] if len(fds) > 1 else None), socket.socket(fileno=fds[0])
 
     def close(self) -> None:
-        for child, channel in self.ready:
-            child.kill()
-            channel.close()
+        for pid, pidfd, link in self.ready:
+            RunHandle(pid, pidfd).kill()
+            link.close()
         self.ready.clear()
         with contextlib.suppress(OSError):
             self.control.close()

@@ -30,6 +30,7 @@ import numpy as np
 from toolbench.core.seeding import stable_uniform
 from toolbench.mock_services.sheets import bounded_functions, refs, work
 from toolbench.mock_services.sheets.a1 import Rect, parse_bounds, split_sheet
+from toolbench.mock_services.sheets.pivot import pivot_output
 from toolbench.mock_services.sheets.values import CIRCULAR_MESSAGE, ErrorValue, error
 
 if TYPE_CHECKING:
@@ -373,8 +374,6 @@ class Calculator:
         if not anchors or sheet.sheet_id in self._overlay_busy:
             found = {}
         else:
-            from toolbench.mock_services.sheets.pivot import pivot_output
-
             self._overlay_busy.add(sheet.sheet_id)
             try:
                 found = {}
