@@ -59,7 +59,7 @@ def too_many_items(data: bytes) -> bool:
 
 
 #: However little CPU time a run gets on a loaded machine, it ends this many times its budget after it began.
-WALL_CLOCK_FACTOR = 3
+WALL_CLOCK_FACTOR = 2
 
 
 class RunDeadline:
