@@ -216,7 +216,10 @@ class WorkerServer:
         """This process's server, started (again) if it is missing or belongs to a parent process."""
         with cls._lock:
             server = cls._instance
-            if server is None or server.pid_owner != os.getpid() or server.process.poll() is not None:
+            if server is not None and server.pid_owner == os.getpid() and server.process.poll() is not None:
+                server.close()  # it has stopped: the descriptors of the children it offered go too
+                server = None
+            if server is None or server.pid_owner != os.getpid():
                 cls._instance = server = WorkerServer()
             return server
 
