@@ -402,7 +402,7 @@ def _seccomp_program() -> ctypes.Array[ctypes.c_char] | None:
     rules = _seccomp_filter()
     if rules is None:
         return None
-    read_end, write_end = os.pipe()
+    read_end, write_end = os.pipe()  # a program is at most 4,096 instructions: it fits a pipe's buffer
     try:
         with os.fdopen(write_end, "wb", closefd=True) as sink:
             rules.export_bpf(sink)
