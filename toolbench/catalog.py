@@ -31,14 +31,20 @@ class TaskSpec:
     fixture_slug: str
     #: Splits made of other splits' files (RapidAPI's ``test`` is its six test sets).
     composite: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The task runs agent code in the sandbox: its env module holds the code-side names, which the
+    #: clean worker imports before it forks (with the module's ``warm_worker``/``warm_child``, if any).
+    runs_code: bool = False
+
+    @property
+    def module(self) -> str:
+        return self.entry_point.partition(":")[0]
 
     @property
     def env_id(self) -> str:
         return f"{NAMESPACE}/{self.name}-v0"
 
     def env_class(self) -> type[ToolEnv]:
-        module, _, attribute = self.entry_point.partition(":")
-        return getattr(importlib.import_module(module), attribute)
+        return getattr(importlib.import_module(self.module), self.entry_point.partition(":")[2])
 
     def count(self, split: str) -> int:
         """How many tasks a shipped split holds (its JSONL lines), without loading them."""
@@ -61,8 +67,10 @@ TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv", PROGRAM, TEST_DEMO, "catapi"),
     TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv", BOTH, TEST_DEMO, "home_search"),
     TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv", BOTH, TEST_DEMO, "trip_booking"),
-    TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv", BOTH, TEST_DEMO, "sheets"),
-    TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, ("test", "train", "demo"), "tabletop"),
+    TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv", BOTH, TEST_DEMO, "sheets", runs_code=True),
+    TaskSpec(
+        "Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, ("test", "train", "demo"), "tabletop", runs_code=True
+    ),
     TaskSpec("VirtualHome", "toolbench.envs.virtualhome:VirtualHomeEnv", BOTH, TEST_DEMO_TRAIN, "virtualhome"),
     TaskSpec(
         "WebShop", "toolbench.envs.webshop:WebShopEnv", ("interactive", "program"), ("test", "train", "demo"), "webshop"

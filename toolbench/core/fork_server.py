@@ -11,7 +11,6 @@ while the run goes on.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import signal
@@ -31,11 +30,9 @@ PRELOAD = ("numpy", "pandas", "gspread", "gspread_dataframe", "RestrictedPython"
 def serve(control_fd: int) -> None:
     """The server's loop: offer READY_CHILDREN children, then one more for each the env takes."""
     control = socket.socket(fileno=control_fd)
-    for module in (*PRELOAD, *sandbox.WORKER_PRELOAD):
+    for module in (*PRELOAD, *sandbox.worker_modules()):
         __import__(module)
-    for warm_up in sandbox.WORKER_WARM_UPS:
-        with contextlib.suppress(Exception):  # a warm-up saves time; without it runs are slower, not wrong
-            sandbox.import_dotted(warm_up)()
+    sandbox.run_warm_ups("warm_worker")
     sandbox.prepare_parent()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     # What is loaded now stays as it is: the collector of a child then never walks (and so never

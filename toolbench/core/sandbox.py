@@ -984,12 +984,23 @@ def _run_agent_code(
 
 
 # ----------------------------------------------------------------------------- the clean worker
-#: Modules the worker imports besides ``fork_server.PRELOAD``: where the code-side names of tasks live.
-WORKER_PRELOAD = ("toolbench.envs.sheets", "toolbench.envs.tabletop")
-#: Functions the worker runs once before it forks, to fill what children would each fill on first use.
-WORKER_WARM_UPS = ("toolbench.envs.sheets:warm_worker",)
-#: Functions a child of the worker runs while it waits for its run (behind its kernel layers).
-CHILD_WARM_UPS = ("toolbench.envs.sheets:warm_child",)
+def worker_modules() -> tuple[str, ...]:
+    """Modules the worker imports besides ``fork_server.PRELOAD``: the env modules of the tasks that
+    run code (the catalog says which), where their code-side names live."""
+    from toolbench.catalog import TASKS
+
+    return tuple(spec.module for spec in TASKS if spec.runs_code)
+
+
+def run_warm_ups(name: str) -> None:
+    """Each worker module's ``name`` function (``warm_worker``: run once before the worker forks, to
+    fill what children would each fill on first use; ``warm_child``: run by a child while it waits).
+    A warm-up saves time: without it runs are slower, not wrong."""
+    for module_name in worker_modules():
+        warm_up = getattr(sys.modules.get(module_name), name, None)
+        if warm_up is not None:
+            with contextlib.suppress(Exception):
+                warm_up()
 
 
 def prepare_parent() -> None:
@@ -1030,7 +1041,7 @@ def layers_applied(namespace: dict[str, Any]) -> list[str]:
 
 def import_dotted(path: str) -> Any:
     module_name, _, attribute = path.partition(":")
-    if module_name not in (*WORKER_PRELOAD, __name__):
+    if module_name not in (*worker_modules(), __name__):
         raise ValueError(f"{module_name} is not a module of agent-code names")
     return getattr(sys.modules[module_name], attribute)
 
@@ -1055,9 +1066,7 @@ def ready_child(link: socket.socket) -> None:
     _drop_privileges()
     _apply_kernel_layers()
     _disarm_libraries()  # the same for every run: done while waiting, not on the step's path
-    for warm_up in CHILD_WARM_UPS:
-        with contextlib.suppress(Exception):
-            import_dotted(warm_up)()
+    run_warm_ups("warm_child")
     worker_child(link.detach(), pages)  # the end of its link (the env or the worker gone) ends it
 
 
