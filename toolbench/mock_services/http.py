@@ -34,25 +34,28 @@ def parse_int(text: str) -> int | None:
 
 
 def new_app(name: str) -> Flask:
-    """A Flask app for a fake: errors become responses even under FLASK_DEBUG, never exceptions.
-
-    A request that cannot be read is the client's error, a 400: a query string that is not UTF-8
-    (Werkzeug decodes it when a view first reads an argument) or a body whose chunked encoding is
-    broken (the server's reader raises ``OSError``)."""
+    """A Flask app for a fake: errors become responses even under FLASK_DEBUG, never exceptions."""
     app = Flask(name)
     app.config["PROPAGATE_EXCEPTIONS"] = False
+    answer_unreadable_requests(app, lambda status, message: json_response({"message": message}, status))
+    return app
+
+
+def answer_unreadable_requests(app: Flask, respond: Callable[[int, str], Response]) -> None:
+    """Make a request that cannot be read the client's error, a 400 that ``respond(status, message)``
+    writes in the service's own error shape: a query string that is not UTF-8 (Werkzeug decodes it
+    when a view first reads an argument) or a body whose chunked encoding is broken (the server's
+    reader raises ``OSError``)."""
 
     @app.errorhandler(UnicodeDecodeError)
     def not_utf8(error: UnicodeDecodeError) -> Response:
-        return json_response({"message": "Bad Request: the request is not valid UTF-8"}, 400)
+        return respond(400, "Bad Request: the request is not valid UTF-8")
 
     @app.errorhandler(OSError)
     def unreadable(error: OSError) -> Response:
         if "chunk" not in str(error).lower():  # not the request's fault: a server error, as before
-            return json_response({"message": "Internal Server Error"}, 500)
-        return json_response({"message": f"Bad Request: the request body cannot be read ({error})"[:200]}, 400)
-
-    return app
+            return respond(500, "Internal Server Error")
+        return respond(400, f"Bad Request: the request body cannot be read ({error})"[:200])
 
 
 class ResponseCache:
