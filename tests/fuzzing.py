@@ -26,6 +26,7 @@ import gymnasium as gym
 
 import toolbench
 from tests.episodes import play
+from tests.fuzz_actions import generator_for
 from toolbench.core.env import ACTION_MAX_LENGTH
 from toolbench.core.program import SHORT_PROGRAM_CHARS
 
@@ -120,54 +121,86 @@ def _episode(env: Any, task: Any) -> str:
     return json.dumps(steps, sort_keys=True, default=repr)
 
 
-def _step(env: Any, task: Any, action: str, report: Report) -> tuple[float, str, dict[str, Any]] | None:
-    """Reset on ``task`` and take ``action``: how long the step took, its observation and info, or
-    None when it raised (counted in ``report``: nothing may escape an env)."""
-    env.reset(options={"task_id": task.id})
+def _reset_text(env: Any, seed: int) -> str:
+    """What a seeded reset shows, as text: a leak into the next episode would change it."""
+    return json.dumps(env.reset(seed=seed), sort_keys=True, default=repr)
+
+
+def _take(env: Any, action: str, report: Report) -> tuple[float, str, bool, dict[str, Any]] | None:
+    """Take ``action``: how long the step took, its observation, whether the episode ended and its
+    info, or None when it raised (counted in ``report``: nothing may escape an env)."""
     started = time.perf_counter()
     try:
-        observation, *_, info = env.step(action)
+        observation, _, terminated, truncated, info = env.step(action)
     except Exception as exc:  # noqa: BLE001  (the point: nothing may escape)
         report.exceptions += 1
         report.failures.append(f"raised {type(exc).__name__}: {str(exc)[:200]} <- {action[:80]!r}")
         return None
-    return time.perf_counter() - started, observation, info
+    return time.perf_counter() - started, observation, terminated or truncated, info
 
 
-def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: bool = False) -> Report:
+def _step(env: Any, task: Any, action: str, report: Report) -> tuple[float, str, bool, dict[str, Any]] | None:
+    env.reset(options={"task_id": task.id})
+    return _take(env, action, report)
+
+
+def _check(report: Report, action: str, observation: str, info: dict[str, Any]) -> None:
+    error = info.get("error") or ""
+    if error.startswith("internal error"):
+        report.internal_errors += 1
+        report.failures.append(f"{error[:200]} <- {action[:80]!r}")
+    statuses = info.get("http_status") or []
+    if any(status >= 500 for status in statuses) or SERVER_ERROR.search(error + observation[:2000]):
+        report.server_errors += 1
+        report.failures.append(f"5xx: {(error or observation)[:200]} <- {action[:80]!r}")
+
+
+def fuzz(
+    env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: bool = False, generated: float = 0.5
+) -> Report:
+    """``count`` actions on ``env_id`` in ``mode``: a share ``generated`` of the episodes are played
+    with actions made from the env's grammar (``tests.fuzz_actions``, several steps in interactive
+    mode), the others are one mutated reference action each."""
     env = gym.make(env_id, mode=mode).unwrapped
+    untouched = gym.make(env_id, mode=mode).unwrapped  # only ever reset: what a fresh env shows
     report = Report(env_id, mode)
     r = random.Random(f"{seed}/{env_id}/{mode}")
     repeat = 2 if any(name in env_id for name in CODE_TASKS) else 30
+    grammar = generator_for(env, mode)
     reference_task = env.tasks[0]
     baseline = _episode(env, reference_task)
     checks = {count * (i + 1) // LEAK_CHECKS for i in range(LEAK_CHECKS)}
     warm = None
     try:
-        for index in range(1, count + 1):
+        while report.actions < count:
             task = env.tasks[r.randrange(len(env.tasks))]
-            action = mutate(r, r.choice(env.oracle_actions(task) or [""]), repeat)
-            stepped = _step(env, task, action, report)
-            if stepped is None:
-                continue
-            elapsed, observation, info = stepped
-            if elapsed > report.slowest_s:
-                report.slowest_s, report.slowest_action = elapsed, action[:80]
-            report.actions += 1
-            error = info.get("error") or ""
-            if error.startswith("internal error"):
-                report.internal_errors += 1
-                report.failures.append(f"{error[:200]} <- {action[:80]!r}")
-            statuses = info.get("http_status") or []
-            if any(status >= 500 for status in statuses) or SERVER_ERROR.search(error + observation[:2000]):
-                report.server_errors += 1
-                report.failures.append(f"5xx: {(error or observation)[:200]} <- {action[:80]!r}")
-            if index in checks and _episode(env, reference_task) != baseline:
-                report.leaks += 1
-                report.failures.append(f"leak: the reference episode changed after {index} actions")
-            if index == max(1, count // 10):
-                warm = resident_mb()
-        end = resident_mb()  # the growth over the mutated actions (the longest ones below are a separate check)
+            _, info = env.reset(options={"task_id": task.id})
+            if r.random() < generated:
+                actions = grammar.episode(r, info)[: count - report.actions]
+            else:
+                actions = [mutate(r, r.choice(env.oracle_actions(task) or [""]), repeat)]
+            for action in actions:
+                stepped = _take(env, action, report)
+                report.actions += 1
+                index = report.actions
+                if stepped is not None:
+                    elapsed, observation, ended, info = stepped
+                    if elapsed > report.slowest_s:
+                        report.slowest_s, report.slowest_action = elapsed, action[:80]
+                    _check(report, action, observation, info)
+                if index == max(1, count // 10):
+                    warm = resident_mb()
+                if index in checks:
+                    if _episode(env, reference_task) != baseline:
+                        report.leaks += 1
+                        report.failures.append(f"leak: the reference episode changed after {index} actions")
+                    elif _reset_text(env, index) != _reset_text(untouched, index):
+                        report.leaks += 1
+                        report.failures.append(f"leak: a seeded reset differs from a fresh env's after {index} actions")
+                    break  # the episode was replaced by the checks
+                if stepped is None or stepped[2]:
+                    break
+        end = resident_mb()  # the growth over the fuzzed actions (the longest ones below are a separate check)
         for action in longest_actions(env.oracle_actions(reference_task)[0]) if long_actions else []:
             stepped = _step(env, reference_task, action, report)
             if stepped is not None:
@@ -181,6 +214,7 @@ def fuzz(env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: b
             report.memory_growth_mb = round(end - warm, 1)
     finally:
         env.close()
+        untouched.close()
     return report
 
 
