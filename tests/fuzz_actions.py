@@ -220,7 +220,9 @@ class CurlCalls(Generator):
                 uses[name] = uses.get(name, 0) + 1
         self.params = sorted(self.values)
         self.always = [name for name in self.params if uses[name] == len(references)]  # the key (appid)
-        self.keys = sorted({m for task in env.tasks for ref in task.references for m in re.findall(r'"(\w+)"\s*:', ref)})
+        self.keys = sorted(
+            {m for task in env.tasks for ref in task.references for m in re.findall(r'"(\w+)"\s*:', ref)}
+        )
 
     def _query(self, r: random.Random) -> str:
         pairs = []
@@ -346,7 +348,9 @@ class WebShopCalls(ToolCalls):
 def appbench_apis(env_id: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """(app, api, argument names) of every API of every app, from the program mode's tools."""
     tools = gym.make(env_id, mode="program").unwrapped.tools()
-    return tuple((name.split("__")[0], name.split("__")[1], tuple(args)) for name, args in tool_specs(tools) if "__" in name)
+    return tuple(
+        (name.split("__")[0], name.split("__")[1], tuple(args)) for name, args in tool_specs(tools) if "__" in name
+    )
 
 
 class AppBenchCalls(Generator):
@@ -383,7 +387,10 @@ class AppBenchCalls(Generator):
         if self.mode == "program":
             return ["\n".join(calls)]
         apps = r.sample(self.apps, r.randint(0, 3)) + ([text_of(hostile_value(r))] if r.random() < 0.2 else [])
-        selects = [f"select_apps({python_literal(apps)})", json_text({"name": "select_apps", "arguments": {"apps": apps}})]
+        selects = [
+            f"select_apps({python_literal(apps)})",
+            json_text({"name": "select_apps", "arguments": {"apps": apps}}),
+        ]
         return [r.choice(selects), *calls, r.choice(("finish()", json_text({"name": "finish", "arguments": {}})))]
 
 

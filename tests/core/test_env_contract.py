@@ -3,6 +3,7 @@
 import json
 import pickle
 import warnings
+from collections.abc import Callable
 
 import gymnasium as gym
 import pytest
@@ -200,3 +201,30 @@ def test_state_before_the_first_reset_is_a_snapshot_not_an_error(env_id, mode):
     pickle.dumps(snapshot)
     observation, _ = env.reset(seed=3)  # and the env still works
     assert isinstance(observation, str) and observation
+
+
+def _outcome(call: Callable[[], object]) -> str:
+    """What a call returns or raises, as text."""
+    try:
+        return json.dumps(call(), sort_keys=True, default=repr)
+    except Exception as exc:  # noqa: BLE001  (stepping before a reset may raise: the same on both envs)
+        return f"raised {type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize("env_id, mode", CASES)
+def test_restoring_a_snapshot_from_before_the_first_reset_leaves_a_fresh_env(env_id, mode):
+    fresh = gym.make(env_id, mode=mode).unwrapped
+    snapshot = fresh.get_state()
+    env = gym.make(env_id, mode=mode).unwrapped
+    env.reset(seed=5)
+    for action in env.oracle_actions(env.task)[:2]:
+        env.step(action)
+    env.set_state(snapshot)
+    assert env.get_state() == snapshot and env.task is None
+    step = _outcome(lambda: env.step("x"))
+    assert step == _outcome(lambda: fresh.step("x"))
+    assert _outcome(lambda: env.reset(seed=3)) == _outcome(lambda: fresh.reset(seed=3))
+    action = env.oracle_actions(env.task)[0]
+    assert _outcome(lambda: env.step(action)) == _outcome(lambda: fresh.step(action))
+    env.close()
+    fresh.close()

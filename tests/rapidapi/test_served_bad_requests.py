@@ -29,6 +29,9 @@ def served():
 def test_a_query_that_is_not_utf8_is_a_400_in_the_protocols_shape(served, head):
     body = b"{}" if b"Content-Length" in head else b""
     status, answer = send(served.port, head + b"Host: x\r\nConnection: close\r\n\r\n" + body)
-    assert status == 400 and json.loads(answer) == {"error": "Bad Request: the request is not valid UTF-8", "response": ""}
+    assert status == 400 and json.loads(answer) == {
+        "error": "Bad Request: the request is not valid UTF-8",
+        "response": "",
+    }
     reset = b"POST /reset HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
     assert send(served.port, reset)[0] == 200  # and it keeps serving
