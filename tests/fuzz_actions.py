@@ -21,6 +21,8 @@ from urllib.parse import quote
 
 import gymnasium as gym
 
+import toolbench  # noqa: F401  (registers the env ids that webshop_words and appbench_apis make)
+
 HUGE_INT = 10**400
 NAN = float("nan")
 
@@ -139,12 +141,32 @@ class Generator:
         calls = self.calls(r, info, r.randint(1, 6))
         reference = self.env.oracle_actions(self.env.task) if self.env.task is not None else []
         if self.mode == "program":  # one program: the reference's first lines, then the generated calls
+            if reference and r.random() < 0.2:
+                return [substitute(r, reference[0], self.words)]
             lines = reference[0].splitlines() if reference and r.random() < 0.6 else []
             return ["\n".join(lines[: r.randrange(len(lines) + 1)] + calls)]
         start = reference[: r.randrange(len(reference) + 1)] if r.random() < 0.6 else []
         if reference and r.random() < 0.2:
             calls.insert(r.randrange(len(calls) + 1), mutate_text(r, r.choice(reference)))
+        if reference and r.random() < 0.2:
+            calls.insert(r.randrange(len(calls) + 1), substitute(r, r.choice(reference), self.words))
         return start + calls
+
+
+def substitute(r: random.Random, text: str, words: tuple[Any, ...]) -> str:
+    """``text`` with one of its literal values replaced by another value of the env's world: a call
+    that parses and type-checks, with an argument the task did not ask for."""
+    found = [match for match in _LITERAL.finditer(text)]
+    if not found or not words:
+        return text
+    match, word = r.choice(found), r.choice(words)
+    if match.group(3) is not None:  # a number: another number where there is one
+        numbers = [w for w in words if isinstance(w, int | float) and not isinstance(w, bool)]
+        replacement = repr(r.choice(numbers)) if numbers else match.group(3)
+    else:
+        quote_mark = "'" if match.group(1) is not None else '"'
+        replacement = quote_mark + str(word).replace(quote_mark, "") + quote_mark
+    return text[: match.start()] + replacement + text[match.end() :]
 
 
 def mutate_text(r: random.Random, text: str) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from tests.fuzz_actions import HOSTILE_VALUES, text_of
-from toolbench.core.server import make_production_server
+from toolbench.core.server import WsgiApp, make_production_server
 from toolbench.mock_services import create_service_app, service_api_key
 
 
@@ -248,12 +248,15 @@ def _health(service: str) -> bytes:
     return request.encode()
 
 
-def fuzz_served(service: str, count: int, seed: str = "fuzz", health_every: int = 100) -> AppReport:
-    """``count`` broken requests to ``service`` served as ``toolbench serve`` serves it."""
+def fuzz_served(
+    service: str, count: int, seed: str = "fuzz", health_every: int = 100, app: WsgiApp | None = None
+) -> AppReport:
+    """``count`` broken requests to ``service`` served as ``toolbench serve`` serves it (or to
+    ``app`` in its place, sent the same requests)."""
     r = random.Random(f"{seed}/served/{service}")
     report = AppReport(service)
     seeds = seed_requests(service)
-    with make_production_server(create_service_app(service), timeout=5) as server:
+    with make_production_server(app or create_service_app(service), timeout=5) as server:
         for index in range(1, count + 1):
             base = r.choice(seeds)
             request = Request(base.method, base.path, list(base.query), list(base.headers), base.body)

@@ -1,12 +1,16 @@
-"""Seeded fuzzing of every env: each action is a task's reference action, mutated (cut, spliced with
-hostile text, reversed, repeated, shuffled). An action must never raise, never be an internal error,
-never get a 5xx from a fake, and must not leave state behind: a reference episode played between
-the mutated ones gives exactly what it gave before any of them.
+"""Seeded fuzzing of every env and of the served fakes. Half the episodes are played with actions
+generated from the env's own grammar (``tests.fuzz_actions``: its tools, API names and world, with
+hostile arguments), the other half with one reference action, mutated (cut, spliced with hostile
+text, reversed, repeated, shuffled). An action must never raise, never be an internal error, never
+get a 5xx from a fake, and must not leave state behind: a reference episode played between them
+gives exactly what it gave before any of them, and a seeded reset shows what a fresh env shows.
+The served fakes get broken HTTP requests (``tests.fuzz_http``): no 5xx, and they keep serving.
 
 ``python -m tests.fuzzing 10000`` (``make fuzz``) is the long run: per env and mode it reports
 exceptions, internal errors, 5xx answers, leaks, the process's memory growth after a warm-up and
-the slowest action. ``tests/core/test_fuzz_references.py`` runs a few hundred actions per env in
-``make test`` (next to ``tests/core/test_fuzz.py``, which mutates characters and tries edge cases).
+the slowest action, then per served app 2,000 requests' 5xx, unanswered requests and statuses.
+``tests/core/test_fuzz_references.py`` and ``tests/core/test_fuzz_served.py`` run a slice of both
+in ``make test`` (next to ``tests/core/test_fuzz.py``, which mutates characters and tries edge cases).
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ import gymnasium as gym
 import toolbench
 from tests.episodes import play
 from tests.fuzz_actions import generator_for
+from tests.fuzz_http import fuzz_served
 from toolbench.core.env import ACTION_MAX_LENGTH
 from toolbench.core.program import SHORT_PROGRAM_CHARS
+from toolbench.mock_services import SERVICES
 
 HOSTILE = ("\x00", "\ud800", "9" * 30, "(" * 200, "'", '"', "\\", "\n" * 50, "[[[[", "}", "é", "💥", "-1e309", "NaN")
 CODE_TASKS = ("GoogleSheets", "Tabletop")  # each action runs a program: fewer, and never repeated 30 times
@@ -218,21 +224,36 @@ def fuzz(
     return report
 
 
-def main(count: int) -> int:
+SERVED_REQUESTS = 2000  # per served fake, in the long run
+
+
+def main(count: int, requests: int = SERVED_REQUESTS) -> int:
     failed = False
+    print(f"{'env':12} {'mode':11} {'actions':>7} {'exc':>4} {'int':>4} {'5xx':>4} {'leaks':>5} {'memory':>9}  "
+          "slowest action; slowest of the longest actions")  # fmt: skip
     for spec in toolbench.TASKS:
         for mode in spec.modes:
             n = count // 10 if spec.name in CODE_TASKS else count
             report = fuzz(spec.env_id, mode, n, long_actions=True)
             failed |= bool(report.failures) or not report.reference_still_works
             growth = "-" if report.memory_growth_mb is None else f"{report.memory_growth_mb:+.1f} MB"
-            print(f"{spec.name:12} {mode:11} {report.actions:6} actions  exceptions {report.exceptions}  "
-                  f"internal {report.internal_errors}  5xx {report.server_errors}  leaks {report.leaks}  "
-                  f"reference ok {report.reference_still_works}  memory {growth:>8}  "
-                  f"slowest {report.slowest_s:.3f} s ({report.slowest_action[:30]!r}), "
-                  f"of the longest actions {report.slowest_longest_s:.3f} s", flush=True)  # fmt: skip
+            print(f"{spec.name:12} {mode:11} {report.actions:7} {report.exceptions:4} {report.internal_errors:4} "
+                  f"{report.server_errors:4} {report.leaks:5} {growth:>9}  {report.slowest_s:.3f} s "
+                  f"({report.slowest_action[:30]!r}); {report.slowest_longest_s:.3f} s"
+                  f"{'' if report.reference_still_works else '  REFERENCE FAILS'}", flush=True)  # fmt: skip
             for failure in report.failures[:5]:
                 print(f"    {failure}")
+    print(
+        f"\n{'served app':12} {'requests':>8} {'5xx':>4} {'unanswered':>10} {'stopped':>7}  slowest request; statuses"
+    )
+    for service in SERVICES:
+        served = fuzz_served(service, requests)
+        failed |= bool(served.failures)
+        statuses = " ".join(f"{status or 'none'}:{n}" for status, n in sorted(served.statuses.items()))
+        print(f"{service:12} {served.requests:8} {served.server_errors:4} {served.unanswered:10} "
+              f"{served.health_failures:7}  {served.slowest_s:.3f} s; {statuses}", flush=True)  # fmt: skip
+        for failure in served.failures[:5]:
+            print(f"    {failure[:300]}")
     return 1 if failed else 0
 
 
