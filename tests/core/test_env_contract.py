@@ -211,20 +211,17 @@ def _outcome(call: Callable[[], object]) -> str:
         return f"raised {type(exc).__name__}: {exc}"
 
 
-@pytest.mark.parametrize("env_id, mode", CASES)
-def test_restoring_a_snapshot_from_before_the_first_reset_leaves_a_fresh_env(env_id, mode):
-    fresh = gym.make(env_id, mode=mode).unwrapped
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_restoring_a_snapshot_from_before_the_first_reset_leaves_a_fresh_env(env_id):
+    fresh = gym.make(env_id).unwrapped
     snapshot = fresh.get_state()
-    env = gym.make(env_id, mode=mode).unwrapped
-    env.reset(seed=5)
-    for action in env.oracle_actions(env.task)[:2]:
-        env.step(action)
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=5)  # builds the episode's back end
+    if env_id.split("/")[1] not in ("GoogleSheets-v0", "Tabletop-v0"):  # (a code env's step runs a program: slow)
+        env.step(env.oracle_actions(env.task)[0])
     env.set_state(snapshot)
     assert env.get_state() == snapshot and env.task is None
-    step = _outcome(lambda: env.step("x"))
-    assert step == _outcome(lambda: fresh.step("x"))
+    assert _outcome(lambda: env.step("x")) == _outcome(lambda: fresh.step("x"))
     assert _outcome(lambda: env.reset(seed=3)) == _outcome(lambda: fresh.reset(seed=3))
-    action = env.oracle_actions(env.task)[0]
-    assert _outcome(lambda: env.step(action)) == _outcome(lambda: fresh.step(action))
     env.close()
     fresh.close()
