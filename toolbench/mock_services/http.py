@@ -11,6 +11,7 @@ from typing import Any
 from flask import Flask, Response
 
 from toolbench.core.transport import read_body
+from toolbench.mock_services.errors import answer_unreadable_requests
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -39,23 +40,6 @@ def new_app(name: str) -> Flask:
     app.config["PROPAGATE_EXCEPTIONS"] = False
     answer_unreadable_requests(app, lambda status, message: json_response({"message": message}, status))
     return app
-
-
-def answer_unreadable_requests(app: Flask, respond: Callable[[int, str], Response]) -> None:
-    """Make a request that cannot be read the client's error, a 400 that ``respond(status, message)``
-    writes in the service's own error shape: a query string that is not UTF-8 (Werkzeug decodes it
-    when a view first reads an argument) or a body whose chunked encoding is broken (the server's
-    reader raises ``OSError``)."""
-
-    @app.errorhandler(UnicodeDecodeError)
-    def not_utf8(error: UnicodeDecodeError) -> Response:
-        return respond(400, "Bad Request: the request is not valid UTF-8")
-
-    @app.errorhandler(OSError)
-    def unreadable(error: OSError) -> Response:
-        if "chunk" not in str(error).lower():  # not the request's fault: a server error, as before
-            return respond(500, "Internal Server Error")
-        return respond(400, f"Bad Request: the request body cannot be read ({error})"[:200])
 
 
 class ResponseCache:

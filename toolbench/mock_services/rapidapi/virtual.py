@@ -31,7 +31,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from toolbench.mock_services.http import answer_unreadable_requests
+from toolbench.mock_services.errors import answer_unreadable_requests
 from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.functions import change_name, standardize
 from toolbench.mock_services.rapidapi.gateway import add_gateway

@@ -21,7 +21,7 @@ from werkzeug.exceptions import default_exceptions
 from werkzeug.wrappers import Response
 
 from toolbench.core.seeding import stable_hash
-from toolbench.mock_services.http import answer_unreadable_requests
+from toolbench.mock_services.errors import answer_unreadable_requests
 from toolbench.mock_services.webshop.reward import Goal
 from toolbench.mock_services.webshop.shop import MAX_QUERY_CHARS, SUB_PAGES, Session, Shop
 
