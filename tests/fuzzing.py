@@ -127,6 +127,12 @@ def _episode(env: Any, task: Any) -> str:
     return json.dumps(steps, sort_keys=True, default=repr)
 
 
+def _difference(before: str, after: str) -> str:
+    """Where two texts part, shown around that point."""
+    at = next((i for i, (a, b) in enumerate(zip(before, after)) if a != b), min(len(before), len(after)))
+    return f"{before[max(0, at - 60) : at + 100]!r} became {after[max(0, at - 60) : at + 100]!r}"
+
+
 def _reset_text(env: Any, seed: int) -> str:
     """What a seeded reset shows, as text: a leak into the next episode would change it."""
     return json.dumps(env.reset(seed=seed), sort_keys=True, default=repr)
@@ -174,6 +180,7 @@ def fuzz(
     repeat = 2 if any(name in env_id for name in CODE_TASKS) else 30
     grammar = generator_for(env, mode)
     reference_task = env.tasks[0]
+    _episode(env, reference_task)  # warms a code env's worker: its first request may miss the deadline under load
     baseline = _episode(env, reference_task)
     checks = {count * (i + 1) // LEAK_CHECKS for i in range(LEAK_CHECKS)}
     warm = None
@@ -197,9 +204,12 @@ def fuzz(
                 if index == max(1, count // 10):
                     warm = resident_mb()
                 if index in checks:
-                    if _episode(env, reference_task) != baseline:
+                    replayed = _episode(env, reference_task)
+                    if replayed != baseline:
                         report.leaks += 1
-                        report.failures.append(f"leak: the reference episode changed after {index} actions")
+                        report.failures.append(
+                            f"leak: the reference episode changed after {index} actions: {_difference(baseline, replayed)}"
+                        )
                     elif _reset_text(env, index) != _reset_text(untouched, index):
                         report.leaks += 1
                         report.failures.append(f"leak: a seeded reset differs from a fresh env's after {index} actions")
