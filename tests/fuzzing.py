@@ -152,6 +152,7 @@ def _take(env: Any, action: str, report: Report) -> tuple[float, str, bool, dict
 
 
 def _step(env: Any, task: Any, action: str, report: Report) -> tuple[float, str, bool, dict[str, Any]] | None:
+    """Reset on ``task``, then take ``action``."""
     env.reset(options={"task_id": task.id})
     return _take(env, action, report)
 
