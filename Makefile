@@ -1,7 +1,7 @@
 # make demo   create .venv if needed, install, score the reference agents on every task
 # make test   create .venv if needed, install, run the test suite
 # make bench  create .venv if needed, install, run the benchmarks (numbers in benchmarks/results/)
-# make fuzz   10,000 mutated actions per env: exceptions, internal errors, 5xx, leaks, memory, the slowest action
+# make fuzz   10,000 generated and mutated actions per env and mode, 2,000 broken requests per served fake: exceptions, internal errors, 5xx, leaks, memory, the slowest action
 # make audit  every cheap policy on every env and mode, whole test splits, held to its ceiling (runs/audit)
 # make conformance   gspread's own test suite live against the Sheets emulator, and its 2,116 recorded requests replayed
 # make docker        the image toolbench-gym:latest (its base made from Debian's packages where it is missing)

@@ -212,8 +212,9 @@ class CriteriaApiEnv(ToolEnv):
         }
 
     def _set_backend_state(self, state: Any) -> None:
-        self._api = self.new_api()
+        self._api = None  # a snapshot from before the first reset has no backend, as a new env
         if state["api"] is not None:
+            self._api = self.new_api()
             self._api.restore(state["api"])
         self._variables = dict(state["variables"])
         self._searched = bool(state.get("searched", False))

@@ -335,13 +335,17 @@ class TabletopEnv(ToolEnv):
         return {"sim": self._sim.get_state() if self._sim is not None else None, "collisions": self._collisions}
 
     def _set_backend_state(self, state: Any) -> None:
+        self._collisions = state["collisions"]
+        if state["sim"] is None:  # a snapshot from before the first reset: no table yet, as in a new env
+            if self._sim is not None:
+                self._sim.close()
+            self._sim, self._layout = None, None
+            return
         if self._task is not None:
             self._layout = self.layout(self._task)
-        if state["sim"] is not None:
-            if self._sim is None:
-                self._sim = TabletopSim()
-            self._sim.set_state(state["sim"])
-        self._collisions = state["collisions"]
+        if self._sim is None:
+            self._sim = TabletopSim()
+        self._sim.set_state(state["sim"])
 
     def close(self) -> None:
         if self._sim is not None:

@@ -450,7 +450,9 @@ class WebShopEnv(ToolEnv):
         return self._session.snapshot() if self._session is not None else None
 
     def _set_backend_state(self, state: Any) -> None:
-        assert self.task is not None
+        if self.task is None:  # a snapshot from before the first reset: no session yet, as in a new env
+            self._session, self._page = None, None
+            return
         self._session, self._page = Session(goal=Goal.from_record(self.task.get("goal") or {})), None
         if state is not None:
             self._session.restore(state)

@@ -11,6 +11,7 @@ from typing import Any
 from flask import Flask, Response
 
 from toolbench.core.transport import read_body
+from toolbench.mock_services.errors import answer_unreadable_requests
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -34,24 +35,10 @@ def parse_int(text: str) -> int | None:
 
 
 def new_app(name: str) -> Flask:
-    """A Flask app for a fake: errors become responses even under FLASK_DEBUG, never exceptions.
-
-    A request that cannot be read is the client's error, a 400: a query string that is not UTF-8
-    (Werkzeug decodes it when a view first reads an argument) or a body whose chunked encoding is
-    broken (the server's reader raises ``OSError``)."""
+    """A Flask app for a fake: errors become responses even under FLASK_DEBUG, never exceptions."""
     app = Flask(name)
     app.config["PROPAGATE_EXCEPTIONS"] = False
-
-    @app.errorhandler(UnicodeDecodeError)
-    def not_utf8(error: UnicodeDecodeError) -> Response:
-        return json_response({"message": "Bad Request: the request is not valid UTF-8"}, 400)
-
-    @app.errorhandler(OSError)
-    def unreadable(error: OSError) -> Response:
-        if "chunk" not in str(error).lower():  # not the request's fault: a server error, as before
-            return json_response({"message": "Internal Server Error"}, 500)
-        return json_response({"message": f"Bad Request: the request body cannot be read ({error})"[:200]}, 400)
-
+    answer_unreadable_requests(app, lambda status, message: json_response({"message": message}, status))
     return app
 
 

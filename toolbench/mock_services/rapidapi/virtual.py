@@ -31,6 +31,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from toolbench.mock_services.errors import answer_unreadable_requests
 from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.functions import change_name, standardize
 from toolbench.mock_services.rapidapi.gateway import add_gateway
@@ -192,6 +193,7 @@ def create_app(cache_dir: str | Path | None = None) -> Flask:
         return _json({"error": "", "response": "session reset"})
 
     add_gateway(app, sessions, _json)
+    answer_unreadable_requests(app, lambda status, message: _json({"error": message, "response": ""}, status))
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:  # 404, 405, 413 ... as JSON, in the protocol's shape

@@ -17,9 +17,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from flask import Blueprint, Flask, abort, redirect, render_template, request, url_for
+from werkzeug.exceptions import default_exceptions
 from werkzeug.wrappers import Response
 
 from toolbench.core.seeding import stable_hash
+from toolbench.mock_services.errors import answer_unreadable_requests
 from toolbench.mock_services.webshop.reward import Goal
 from toolbench.mock_services.webshop.shop import MAX_QUERY_CHARS, SUB_PAGES, Session, Shop
 
@@ -33,6 +35,8 @@ def create_app(shop: Shop, goals: Sequence[Goal]) -> Flask:
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
     app.register_blueprint(_pages(shop, list(goals)))
+    # Flask's own HTML error page, as WebShop's Flask site answers its other client errors
+    answer_unreadable_requests(app, lambda status, message: default_exceptions[status](message).get_response())
     return app
 
 
