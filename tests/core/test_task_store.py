@@ -131,3 +131,36 @@ def test_task_files_share_only_the_same_content_and_are_freed_with_their_envs(tm
     del edited
     gc.collect()
     assert store._held.get(key) is None
+
+
+@pytest.mark.parametrize("task", ["HomeSearch", "CatAPI"])
+def test_envs_playing_the_same_tasks_share_their_references_results_and_score_alike(task):
+    first, second = gym.make(f"toolbench/{task}-v0"), gym.make(f"toolbench/{task}-v0")
+    played = first.unwrapped.tasks[0]
+    oracle = first.unwrapped.oracle_actions(played)
+    first.reset(seed=0, options={"task_id": played.id})
+    expected = first.step(oracle[0])
+    cache = first.unwrapped._task_set.derived((type(first.unwrapped), "references"))
+    if task == "HomeSearch":
+        cache = first.unwrapped._task_set.derived((type(first.unwrapped), "reference criteria"))
+    assert (played.id, 0) in cache
+    second.reset(seed=0, options={"task_id": played.id})
+    assert repr(second.step(oracle[0])) == repr(expected)  # found in the cache: the same result
+
+
+def test_references_of_different_task_files_are_not_shared(tmp_path):
+    one, two = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path, city in ((one, "Austin"), (two, "Boston")):
+        record = {
+            "id": "t0",
+            "prompt": "Find a house.",
+            "completion": [f'API.set_location("{city}")\nAPI.set_buy_or_rent("buy")\nAPI.search()'],
+        }
+        path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    answer = 'API.set_location("Austin")\nAPI.set_buy_or_rent("buy")\nAPI.search()'
+    scores = []
+    for path in (one, two):
+        env = gym.make("toolbench/HomeSearch-v0", task_file=path)
+        env.reset(seed=0)
+        scores.append(env.step(answer)[4]["score"])
+    assert scores[0] > scores[1]  # the same task id, another reference: scored against its own

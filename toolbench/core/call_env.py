@@ -18,6 +18,7 @@ import ast
 import inspect
 import reprlib
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
@@ -47,7 +48,11 @@ class CriteriaApiEnv(ToolEnv):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._specs = {spec.name: spec for spec in self.functions}
-        self._reference_criteria: dict[tuple[str, int], dict[str, Any] | None] = {}
+        # Each reference runs on a new API, so the criteria it sets are the same for every env of this
+        # class that plays these tasks: the envs of a vector env's worker share them (read-only).
+        self._reference_criteria: dict[tuple[str, int], Mapping[str, Any] | None] = self._task_set.derived(
+            (type(self), "reference criteria")
+        )
         self._api: Any = None
         self._variables: dict[str, Any] = {}
         self._searched = False  # whether the finishing call ran and passed its checks
@@ -171,7 +176,7 @@ class CriteriaApiEnv(ToolEnv):
                 scores.append(dict_f1(criteria, reference))
         return best_prf(scores)[1] if scores else ZERO
 
-    def _reference(self, task: Task, index: int) -> dict[str, Any] | None:
+    def _reference(self, task: Task, index: int) -> Mapping[str, Any] | None:
         key = (task.id, index)
         if key not in self._reference_criteria:
             api = self.new_api()
@@ -179,7 +184,7 @@ class CriteriaApiEnv(ToolEnv):
                 calls = parse_program(task.references[index], self._specs, self.constructors)
                 for call in calls:
                     getattr(api, call.function)(*call.args, **call.kwargs)
-                self._reference_criteria[key] = dict(api.criteria)
+                self._reference_criteria[key] = MappingProxyType(dict(api.criteria))
             except (ProgramError, RuleError, TypeError):
                 self._reference_criteria[key] = None  # an unusable reference (e.g. in a user's file)
         return self._reference_criteria[key]

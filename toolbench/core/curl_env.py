@@ -122,7 +122,11 @@ class CurlProgramEnv(ToolEnv):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._reference_cache: dict[tuple[str, int], Execution | str] = {}
+        # Every reference runs on a fresh back end, so its result is the same for every env of this
+        # class that plays these tasks: the envs of a vector env's worker share one cache.
+        self._reference_cache: dict[tuple[str, int], Execution | str] = self._task_set.derived(
+            (type(self), "references")
+        )
 
     # ----------------------------------------------------------------- backend hooks
     def _episode_router(self) -> Router:

@@ -8,7 +8,7 @@ the same loader reads our fixtures and a user's copy of the original ``test.json
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -55,11 +55,18 @@ class TaskSet:
     """The tasks an env plays, in order and by id; read-only, as every env of a process that plays
     the same split or file shares one."""
 
-    __slots__ = ("__weakref__", "by_id", "tasks")
+    __slots__ = ("__weakref__", "_derived", "by_id", "tasks")
 
     def __init__(self, tasks: tuple[Task, ...]) -> None:
         self.tasks = tasks
         self.by_id: Mapping[str, Task] = MappingProxyType({task.id: task for task in tasks})
+        self._derived: dict[Hashable, dict[Any, Any]] = {}
+
+    def derived(self, key: Hashable) -> dict[Any, Any]:
+        """A cache of what ``key`` (an env class and what it works out) derives from these tasks,
+        such as its references' results: filled by whichever env of the process gets there first
+        and shared, like the tasks, by every env that plays them. What it holds is read-only."""
+        return self._derived.setdefault(key, {})
 
     @classmethod
     def of(cls, tasks: Iterable[Task]) -> TaskSet:
