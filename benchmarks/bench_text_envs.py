@@ -25,7 +25,7 @@ with each process kept on its own CPU (``pin_workers=True``, and the two process
 Google Sheets is measured too, for contrast: a step of a few milliseconds against the vector env's
 fixed cost per step (a round trip through pipes and the merging of infos in the main process).
 
-``python benchmarks/bench_text_envs.py [--seconds S]``
+``python benchmarks/bench_text_envs.py [--seconds S] [--batch N] [--floors-only]``
 """
 
 from __future__ import annotations
@@ -39,12 +39,17 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
+from bench_appbench import backend_floor
+from bench_rapidapi import hub_floor
+from bench_webshop import shop_floor
 from profile_env import play_all
 
 import toolbench
 from toolbench.core.curl import find_curl_command
 
 TEXT_ENVS = ("OpenWeather", "CatAPI", "HomeSearch", "TripBooking")
+#: Every text env measured beside its floor (VirtualHome has its own benchmark).
+FLOOR_ENVS = (*TEXT_ENVS, "RapidAPI", "AppBench", "WebShop")
 #: With a code task for contrast: its steps take milliseconds, far more than a vector env's round trip.
 VECTOR_ENVS = (*TEXT_ENVS, "GoogleSheets")
 PASSES = 5
@@ -85,6 +90,16 @@ def _call_floor(env: Any, tasks: list[Any]) -> Callable[[], None]:
     return floor
 
 
+def _floor(name: str, env: Any, tasks: list[Any]) -> Callable[[], None]:
+    if name == "RapidAPI":
+        return hub_floor(tasks)
+    if name == "AppBench":
+        return backend_floor(tasks)
+    if name == "WebShop":
+        return shop_floor(env, tasks)
+    return _curl_floor(env, tasks) if hasattr(env, "parse_action") else _call_floor(env, tasks)
+
+
 def _rate(run: Callable[[], None], count: int) -> float:
     start = time.perf_counter()
     run()
@@ -96,7 +111,7 @@ def env_versus_floor(name: str, mode: str) -> dict[str, float]:
     env = gym.make(env_id, mode=mode).unwrapped
     tasks = env.tasks
     actions = {task.id: env.oracle_actions(task) for task in tasks}
-    floor = _curl_floor(env, tasks) if hasattr(env, "parse_action") else _call_floor(env, tasks)
+    floor = _floor(name, env, tasks)
     play_all(env, tasks, actions)  # warm: references scored, caches filled, as in any longer run
     floor()
     env_rates, floor_rates = [], []
@@ -211,18 +226,24 @@ def batched_vector_env(env_id: str, mode: str, seconds: float, num_envs: int, pi
         envs.close()
 
 
-def main(seconds: float = 4.0, batch: int = 128) -> dict[str, Any]:
-    results: dict[str, Any] = {"episodes_and_floor": {}, "vector_env": {}}
+def floor_table() -> dict[str, dict[str, float]]:
+    """Every text env and mode beside its floor, printed as one table."""
+    rows = {}
     print(f"{'env':12} {'mode':11} {'episodes/s':>11} {'floor/s':>9} {'cost/floor':>10}")
-    for name in TEXT_ENVS:
+    for name in FLOOR_ENVS:
         for mode in toolbench.find_task(name).modes:
             row = env_versus_floor(name, mode)
-            results["episodes_and_floor"][f"{name}/{mode}"] = row
+            rows[f"{name}/{mode}"] = row
             print(
                 f"{name:12} {mode:11} {row['episodes_per_s']:11.1f} {row['floor_per_s']:9.1f} "
                 f"{row['cost_over_floor']:9.2f}x",
                 flush=True,
             )
+    return rows
+
+
+def main(seconds: float = 4.0, batch: int = 128) -> dict[str, Any]:
+    results: dict[str, Any] = {"episodes_and_floor": floor_table(), "vector_env": {}}
     print(f"\n{'env (program)':22} {'make_vec 2 async':>17} {'2 processes':>12} {'ratio':>6}")
     for name in VECTOR_ENVS:
         for info_docs in (True, False) if name in TEXT_ENVS else (True,):
@@ -258,5 +279,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="wall time of each vector-env measurement")
     parser.add_argument("--batch", type=int, default=128, help="num_envs of the batched vector env (2 workers)")
+    parser.add_argument("--floors-only", action="store_true", help="only the table of episodes beside their floor")
     arguments = parser.parse_args()
-    main(arguments.seconds, arguments.batch)
+    if arguments.floors_only:
+        floor_table()
+    else:
+        main(arguments.seconds, arguments.batch)

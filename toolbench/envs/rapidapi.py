@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,18 @@ def _task(record: dict[str, Any], default_id: str) -> Task:
         record.get("category"),
         extra,
     )
+
+
+@dataclass(frozen=True)
+class _EpisodePlan:
+    """What an episode of one task is offered, the same at every reset of it (built once per task)."""
+
+    apis: list[dict[str, Any]]
+    functions: dict[str, tuple[str, str, str]]  # function -> (category, tool, api)
+    hub_apis: dict[str, tuple[Any, Any]]  # function -> the hub's (tool, api)
+    functions_key: dict[str, str]  # function -> what its API does ("weather.current")
+    docs: str
+    tools: list[dict[str, Any]]
 
 
 class RapidAPIEnv(ToolEnv):
@@ -204,6 +217,8 @@ class RapidAPIEnv(ToolEnv):
         self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
         self._hub_apis: dict[str, tuple[Any, Any]] = {}
+        self._plans: dict[str, _EpisodePlan] = {}  # task id -> what its episodes are offered
+        self._plan_now: _EpisodePlan | None = None
 
     # ------------------------------------------------------------------ tasks
     def clone_for(self, task: Task) -> RapidAPIEnv:
@@ -242,21 +257,45 @@ class RapidAPIEnv(ToolEnv):
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http = {}, [], [], []
         self._hub_calls, self._returned, self._sources = [], [], []
-        api_list = self._episode_apis = self._api_list(task)
-        self._functions = {}
+        plan = self._plans.get(task.id)
+        if plan is None:
+            plan = self._plans[task.id] = self._plan(task)
+        self._plan_now = plan
+        self._episode_apis, self._functions, self._hub_apis, self._functions_key = (
+            plan.apis, plan.functions, plan.hub_apis, plan.functions_key
+        )
+        self._backend = OriginalBackend(plan.apis, self._cache) if task.get("original") else None
+        return task.prompt
+
+    def _plan(self, task: Task) -> _EpisodePlan:
+        """What every episode of ``task`` is offered: its APIs, their functions, the hub's tool and API
+        behind each function, and the docs and tool schemas shown at reset."""
+        api_list = self._api_list(task)
+        functions: dict[str, tuple[str, str, str]] = {}  # function -> (category, tool, api)
         for entry in api_list:
             function = api_function({"name": entry["api_name"], **entry}, entry["tool_name"])["function"]["name"]
-            self._functions.setdefault(function, (entry["category_name"], entry["tool_name"], entry["api_name"]))
-        self._backend = OriginalBackend(api_list, self._cache) if task.get("original") else None
-        # Each function's hub tool and API, looked up once per episode (not at every call).
-        self._hub_apis = {}
-        for function, (category, tool_name, api_name) in self._functions.items():
+            functions.setdefault(function, (entry["category_name"], entry["tool_name"], entry["api_name"]))
+        hub_apis = {}
+        for function, (category, tool_name, api_name) in functions.items():
             tool = hub().tool(tool_name)
             api = tool.api(api_name) if tool is not None and tool.category == category else None
             if tool is not None and api is not None:
-                self._hub_apis[function] = (tool, api)
-        self._functions_key = {function: api.key for function, (_, api) in self._hub_apis.items()}
-        return task.prompt
+                hub_apis[function] = (tool, api)
+        functions_key = {function: api.key for function, (_, api) in hub_apis.items()}
+        schemas = [
+            api_function({"name": e["api_name"], "description": e.get("api_description", ""), **e}, e["tool_name"])
+            for e in api_list
+        ]
+        tools: dict[str, str] = {}
+        for entry in api_list:
+            tool = hub().tool(entry["tool_name"]) if not task.get("original") else None
+            tools.setdefault(entry["tool_name"], tool.description if tool else entry.get("tool_description", ""))
+        listed = "\n".join(f"{n}. {name}: {about}" for n, (name, about) in enumerate(tools.items(), start=1))
+        docs = (
+            "Call the functions to handle the user's request; end with Finish (give_answer with the whole "
+            f"answer, or give_up_and_restart). The tools:\n{listed}"
+        )
+        return _EpisodePlan(api_list, functions, hub_apis, functions_key, docs, [*schemas, finish_function()])
 
     def _act(self, action: str) -> Outcome:
         lines, codes, http = [], [], len(self._http)
@@ -396,26 +435,15 @@ class RapidAPIEnv(ToolEnv):
 
     # ------------------------------------------------------------------ contract hooks
     def tools(self) -> list[dict[str, Any]] | None:
-        if self.task is None:
+        """The episode's tool schemas; the same list at every reset of a task: treat it as read-only."""
+        if self.task is None or self._plan_now is None:
             return [finish_function()]
-        schemas = [
-            api_function({"name": e["api_name"], "description": e.get("api_description", ""), **e}, e["tool_name"])
-            for e in self._episode_apis
-        ]
-        return [*schemas, finish_function()]
+        return self._plan_now.tools
 
     def api_docs(self) -> str:
-        if self.task is None:
+        if self.task is None or self._plan_now is None:
             return ""
-        tools: dict[str, str] = {}
-        for entry in self._episode_apis:
-            tool = hub().tool(entry["tool_name"]) if not self.task.get("original") else None
-            tools.setdefault(entry["tool_name"], tool.description if tool else entry.get("tool_description", ""))
-        listed = "\n".join(f"{n}. {name}: {about}" for n, (name, about) in enumerate(tools.items(), start=1))
-        return (
-            "Call the functions to handle the user's request; end with Finish (give_answer with the whole "
-            f"answer, or give_up_and_restart). The tools:\n{listed}"
-        )
+        return self._plan_now.docs
 
     def oracle_actions(self, task: Task) -> list[str]:
         return list(task.references)
