@@ -74,6 +74,9 @@ def app_list(mode: str) -> str:
     return f"{SELECT_RULES[mode]}\n\n{listed}"
 
 
+_SELECT_APPS = re.compile(r"select_apps\(\s*\[(.*)\]\s*\)", flags=re.DOTALL)
+
+
 def selected_apps(text: str) -> list[str] | None:
     """The apps of a ``select_apps([...])`` action (or its JSON tool call), else None."""
     if is_json_action(text):
@@ -83,7 +86,7 @@ def selected_apps(text: str) -> list[str] | None:
             return None
         apps = call.arguments.get("apps")
         return [str(app) for app in apps] if call.name == "select_apps" and isinstance(apps, list) else None
-    match = re.fullmatch(r"select_apps\(\s*\[(.*)\]\s*\)", text, flags=re.DOTALL)
+    match = _SELECT_APPS.fullmatch(text)
     if match is None:
         return None
     return [name.strip().strip("'\"") for name in match.group(1).split(",") if name.strip()]

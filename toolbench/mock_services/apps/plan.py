@@ -33,6 +33,11 @@ _BARE = re.compile(r"[^,]*")
 _IDENT_ONLY = re.compile(_IDENT)
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?|True|False")
 _COMMA = re.compile(r"\s*,\s*")
+# Arguments whose values are all quoted, none holding its own quote character (most plans): read in
+# one pass, with the same result as the general reading below.
+_QUOTED = rf"""\s*#?\s*({_IDENT})\s*=\s*(?:'([^']*)'|"([^"]*)")"""
+_QUOTED_ARG = re.compile(_QUOTED)
+_ALL_QUOTED = re.compile(rf"{_QUOTED}(?:\s*,{_QUOTED})*")
 
 
 class PlanError(ValueError):
@@ -61,6 +66,15 @@ def parse_args(text: str, number: int) -> dict[str, str | Ref]:
     args: dict[str, str | Ref] = {}
     position = 0
     text = text.strip()
+    if _ALL_QUOTED.fullmatch(text):
+        given = 0
+        for match in _QUOTED_ARG.finditer(text):
+            name, single, double = match.groups()
+            args[name.lower()] = single if single is not None else double
+            given += 1
+        if len(args) == given:
+            return args
+        args = {}  # a name given twice: the general reading says where
     while position < len(text):
         match = _ARG_NAME.match(text, position)
         if match is None:
