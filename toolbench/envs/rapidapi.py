@@ -23,7 +23,7 @@ from toolbench.mock_services.rapidapi.original import (
     read_query_file,
     tally_sources,
 )
-from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls, shown_texts
+from toolbench.mock_services.rapidapi.passrule import NeededCalls, judge, shown_texts
 from toolbench.mock_services.rapidapi.steps import (
     ANSWERED_OBSERVATION,
     FINAL_ANSWER,
@@ -110,6 +110,11 @@ class _EpisodePlan:
     functions_key: dict[str, str]  # function -> what its API does ("weather.current")
     docs: str
     tools: list[dict[str, Any]]
+    needed: NeededCalls  # the calls of the task's solution an answer must rest on
+
+    def key_of(self, function: str) -> str:
+        """What a function does (its API's key), or its own name when the hub has no such API."""
+        return self.functions_key.get(function, function)
 
 
 class RapidAPIEnv(ToolEnv):
@@ -295,7 +300,8 @@ class RapidAPIEnv(ToolEnv):
             "Call the functions to handle the user's request; end with Finish (give_answer with the whole "
             f"answer, or give_up_and_restart). The tools:\n{listed}"
         )
-        return _EpisodePlan(api_list, functions, hub_apis, functions_key, docs, [*schemas, finish_function()])
+        needed = NeededCalls.of(list(task.get("solution") or []), lambda function: functions_key.get(function, function))
+        return _EpisodePlan(api_list, functions, hub_apis, functions_key, docs, [*schemas, finish_function()], needed)
 
     def _act(self, action: str) -> Outcome:
         lines, codes, http = [], [], len(self._http)
@@ -401,12 +407,11 @@ class RapidAPIEnv(ToolEnv):
         return Outcome(text, done=True, score=float(verdict.passed), success=verdict.passed, metrics=metrics)
 
     def _evidence(self, solvable: bool) -> bool:
-        assert self.task is not None
-        solution = list(self.task.get("solution") or [])
-        key_of = lambda function: self._functions_key.get(function, function)  # noqa: E731
+        assert self.task is not None and self._plan_now is not None
+        key_of = self._plan_now.key_of
         answered = [(function, arguments) for function, arguments, ok in self._hub_calls if ok]
         tried = [(function, arguments) for function, arguments, _ in self._hub_calls]
-        return made_the_calls(solution, answered, tried, key_of, solvable)
+        return self._plan_now.needed.made(answered, tried, key_of, solvable)
 
     @staticmethod
     def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
