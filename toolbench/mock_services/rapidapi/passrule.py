@@ -143,8 +143,19 @@ def _number_matches(fact: str, said: Said) -> bool:
 
 
 def _contains(haystack: list[str], needle: list[str]) -> bool:
+    """Whether ``needle`` is a run of ``haystack`` (compared only where its first word is)."""
     n = len(needle)
-    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+    if n == 0:
+        return False
+    first, start = needle[0], 0
+    while True:
+        try:
+            start = haystack.index(first, start)
+        except ValueError:
+            return False
+        if haystack[start : start + n] == needle:
+            return True
+        start += 1
 
 
 @dataclass(frozen=True)
