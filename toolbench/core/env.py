@@ -48,7 +48,10 @@ def _valid_text(value: Any) -> Any:
     if isinstance(value, str):
         return value if _unpaired_surrogate(value) is None else value.encode("utf-8", "backslashreplace").decode()
     if isinstance(value, list):
-        return [item if type(item) in _NOT_TEXT else _valid_text(item) for item in value]
+        return [
+            item if type(item) in _NOT_TEXT or (type(item) is str and item.isascii()) else _valid_text(item)
+            for item in value
+        ]
     return value
 
 

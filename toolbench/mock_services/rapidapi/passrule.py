@@ -60,11 +60,13 @@ NUMBER_WORDS = [
 ]
 _NUMBER_WORD_VALUES = {word: value for value, word in enumerate(NUMBER_WORDS)}
 _LETTERS = re.compile(r"[a-z]+")
+_DIGIT = re.compile(r"\d")
 _WORDS = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _GROUPED = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
 _MONTH = "(" + "|".join(m[:3] + f"(?:{m[3:]})?" for m in MONTHS) + r")\.?"
 _MONTH_DAY_YEAR = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})")
+_MONTH_START = re.compile("|".join(month[:3] for month in MONTHS))
 _DAY_MONTH_YEAR = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+(\d{4})")
 CANNOT = re.compile(
     r"\b(cannot|can ?not|can't|unable|not able|couldn't|could not|no (?:such|record|information|data|results?)|"
@@ -88,6 +90,8 @@ def _month(name: str) -> int:
 
 def with_iso_dates(text: str) -> str:
     """``text`` with every written-out date followed by its ISO form."""
+    if not _MONTH_START.search(text):  # both forms name a month: most texts have none
+        return text
     text = _MONTH_DAY_YEAR.sub(
         lambda m: f"{m.group(0)} {m.group(3)}-{_month(m.group(1)):02d}-{int(m.group(2)):02d}", text
     )
@@ -114,11 +118,14 @@ class Said:
 
 def numbers_in(text: str) -> list[Said]:
     """Every number ``text`` states (thousands separators, ``2.75 million`` and number words read)."""
-    text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
-    found = [Said(float(t), len(t.split(".")[1]) if "." in t else 0) for t in _STANDALONE.findall(text)]
-    for number, unit in _SCALED.findall(text):
-        decimals = len(number.split(".")[1]) if "." in number else 0
-        found.append(Said(float(number) * SCALES[unit], decimals, SCALES[unit]))
+    found = []
+    if _DIGIT.search(text):  # else only number words: the patterns below all need a digit
+        if "," in text:
+            text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
+        found = [Said(float(t), len(t.split(".")[1]) if "." in t else 0) for t in _STANDALONE.findall(text)]
+        for number, unit in _SCALED.findall(text):
+            decimals = len(number.split(".")[1]) if "." in number else 0
+            found.append(Said(float(number) * SCALES[unit], decimals, SCALES[unit]))
     found += [Said(float(_NUMBER_WORD_VALUES[w]), 0) for w in _LETTERS.findall(text) if w in _NUMBER_WORD_VALUES]
     return found
 
