@@ -67,12 +67,10 @@ def parse_args(text: str, number: int) -> dict[str, str | Ref]:
     position = 0
     text = text.strip()
     if _ALL_QUOTED.fullmatch(text):
-        given = 0
-        for match in _QUOTED_ARG.finditer(text):
-            name, single, double = match.groups()
-            args[name.lower()] = single if single is not None else double
-            given += 1
-        if len(args) == given:
+        found = _QUOTED_ARG.findall(text)
+        for name, single, double in found:
+            args[name.lower()] = single or double  # the group a value did not use is ""
+        if len(args) == len(found):
             return args
         args = {}  # a name given twice: the general reading says where
     while position < len(text):
@@ -131,7 +129,7 @@ def parse_plan(text: str) -> list[Call]:
         match = _LINE.match(line)
         if match is None:
             raise PlanError(f"line {number}: not a call of the form App: [r1, r2 = api(#arg='value', #arg2=r1)]")
-        returns = tuple(name.strip() for name in (match.group("returns") or "").split(",") if name.strip())
+        returns = tuple(_IDENT_ONLY.findall(match.group("returns") or ""))
         calls.append(
             Call(match.group("app"), match.group("api").lower(), returns, parse_args(match.group("args"), number), line)
         )
