@@ -23,7 +23,9 @@ ROUNDS = 3
 def hub_floor(tasks: list[Any]) -> Callable[[], None]:
     """One pass of the floor: each task's solution calls made on the hub's handlers alone (the tool
     looked up beforehand), on a fresh session per task, each answer written as JSON."""
-    plain = [[(hub().tool(s["tool_name"]), s["api_name"], s["arguments"]) for s in task.get("solution")] for task in tasks]
+    plain = [
+        [(hub().tool(s["tool_name"]), s["api_name"], s["arguments"]) for s in task.get("solution")] for task in tasks
+    ]
 
     def floor() -> None:
         for steps in plain:

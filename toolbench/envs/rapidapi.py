@@ -266,9 +266,8 @@ class RapidAPIEnv(ToolEnv):
         if plan is None:
             plan = self._plans[task.id] = self._plan(task)
         self._plan_now = plan
-        self._episode_apis, self._functions, self._hub_apis, self._functions_key = (
-            plan.apis, plan.functions, plan.hub_apis, plan.functions_key
-        )
+        self._episode_apis, self._functions = plan.apis, plan.functions
+        self._hub_apis, self._functions_key = plan.hub_apis, plan.functions_key
         self._backend = OriginalBackend(plan.apis, self._cache) if task.get("original") else None
         return task.prompt
 
@@ -300,7 +299,9 @@ class RapidAPIEnv(ToolEnv):
             "Call the functions to handle the user's request; end with Finish (give_answer with the whole "
             f"answer, or give_up_and_restart). The tools:\n{listed}"
         )
-        needed = NeededCalls.of(list(task.get("solution") or []), lambda function: functions_key.get(function, function))
+        needed = NeededCalls.of(
+            list(task.get("solution") or []), lambda function: functions_key.get(function, function)
+        )
         return _EpisodePlan(api_list, functions, hub_apis, functions_key, docs, [*schemas, finish_function()], needed)
 
     def _act(self, action: str) -> Outcome:

@@ -146,9 +146,7 @@ def resolve(calls: list[Call], said: Mapping[str, Any] | None = None, strict: bo
     return [resolve_call(calls[:index], call, said, strict) for index, call in enumerate(calls)]
 
 
-def resolve_call(
-    earlier: list[Call], call: Call, said: Mapping[str, Any] | None = None, strict: bool = True
-) -> Call:
+def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None = None, strict: bool = True) -> Call:
     """``call`` with each reference tied to the nearest of the ``earlier`` calls that returns its name
     (see ``resolve``): one more call of a plan whose earlier calls are resolved already."""
     index = len(earlier)
