@@ -356,7 +356,7 @@ class ToolEnv(gym.Env[str, str]):
             info[name] = outcome.metrics.get(name, 0.0)
         for name, value in outcome.metrics.items():
             if name not in info:
-                info[name] = _valid_text(value)
+                info[name] = value if type(value) in _NOT_TEXT else _valid_text(value)
         return info
 
     def render(self) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,11 @@ class _EpisodePlan:
     docs: str
     tools: list[dict[str, Any]]
     needed: NeededCalls  # the calls of the task's solution an answer must rest on
+
+    @cached_property
+    def function_names(self) -> tuple[str, ...]:
+        """The functions in the order calls are routed to them (ToolBench's first match)."""
+        return tuple(self.functions)
 
     def key_of(self, function: str) -> str:
         """What a function does (its API's key), or its own name when the hub has no such API."""
@@ -328,7 +334,7 @@ class RapidAPIEnv(ToolEnv):
         """One API call: its observation and ToolBench's status code. As in ToolBench, a call the
         service answered is status 0 even when the API refused it, except that an API's error answer
         comes as ``"Message error..."`` (status 11); its HTTP status is in ``info["http_status"]``."""
-        function = route(name, list(self._functions))
+        function = route(name, self._plan_now.function_names if self._plan_now else ())
         if function is None:
             self._failed.append(name[:80])
             return observation(f"No such function name: {name[:200]}", ""), NO_FUNCTION

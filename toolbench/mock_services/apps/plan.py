@@ -148,7 +148,10 @@ def resolve(calls: list[Call], said: Mapping[str, Any] | None = None, strict: bo
 
 def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None = None, strict: bool = True) -> Call:
     """``call`` with each reference tied to the nearest of the ``earlier`` calls that returns its name
-    (see ``resolve``): one more call of a plan whose earlier calls are resolved already."""
+    (see ``resolve``): one more call of a plan whose earlier calls are resolved already. A call without
+    references is returned as it is (calls are not changed once made)."""
+    if not any(isinstance(value, Ref) for value in call.args.values()):
+        return call
     index = len(earlier)
     args: dict[str, str | Ref] = {}
     for name, value in call.args.items():
