@@ -56,7 +56,7 @@ def _argument_matches(
 
 
 def _call_matches(mine: Call, theirs: Call, pairing: Mapping[int, int], said: Mapping[str, str]) -> bool:
-    if (mine.app, mine.api) != (theirs.app, theirs.api) or set(mine.args) != set(theirs.args):
+    if mine.api != theirs.api or mine.app != theirs.app or mine.args.keys() != theirs.args.keys():
         return False
     return all(_argument_matches(mine.args[k], theirs.args[k], k, pairing, said) for k in theirs.args)
 
