@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 import gymnasium as gym
-from bench_text_envs import ROUNDS, _oracle_by_task, _vector_rates, single_env_rate
+from bench_vector_envs import ROUNDS, VectorPlayer, oracle_by_task, single_env_rate
 
 import toolbench
 
@@ -32,7 +32,7 @@ SIZES = (2, 128, 512)
 def single_env(env_id: str, seconds: float) -> float:
     """Oracle episodes per second of one env in this process (after a warm-up window)."""
     env = gym.make(env_id, mode="program", info_docs=False)
-    oracle = _oracle_by_task(env_id, "program")
+    oracle = oracle_by_task(env_id, mode="program")
     rates, seed = [], 0
     for _ in range(1 + ROUNDS):
         rate, seed = single_env_rate(env, oracle, seconds, seed)
@@ -44,7 +44,8 @@ def single_env(env_id: str, seconds: float) -> float:
 def vector(kind: type, env_id: str, num_envs: int, seconds: float) -> float:
     envs = kind(env_id, num_envs=num_envs, workers=2, autoreset_mode="SameStep", mode="program", info_docs=False)
     try:
-        return max(_vector_rates(envs, _oracle_by_task(env_id, "program"), seconds, 1 + ROUNDS)[1:])
+        player = VectorPlayer(envs, oracle_by_task(env_id, mode="program"))
+        return max([player.rate(seconds) for _ in range(1 + ROUNDS)][1:])
     finally:
         envs.close()
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import time
+from collections.abc import Callable
 
 import gymnasium as gym
 
@@ -24,6 +26,29 @@ def play_all(env: gym.Env, tasks: list, actions: dict) -> None:
         for action in actions[task.id]:
             if any(env.step(action)[2:4]):
                 break
+
+
+def versus_floor(play: Callable[[], None], floor: Callable[[], None], episodes: int, passes: int) -> dict[str, float]:
+    """Episodes per second of ``play`` and of ``floor`` (each plays ``episodes``) in alternating
+    passes, each side keeping its best, and how many times its floor an episode costs."""
+    play()  # warm: references scored, caches filled, as in any longer run
+    floor()
+    play_rates, floor_rates = [], []
+    for _ in range(passes):
+        play_rates.append(_rate(play, episodes))
+        floor_rates.append(_rate(floor, episodes))
+    play_rate, floor_rate = max(play_rates), max(floor_rates)
+    return {
+        "episodes_per_s": round(play_rate, 1),
+        "floor_per_s": round(floor_rate, 1),
+        "cost_over_floor": round(floor_rate / play_rate, 2),
+    }
+
+
+def _rate(run: Callable[[], None], count: int) -> float:
+    start = time.perf_counter()
+    run()
+    return count / (time.perf_counter() - start)
 
 
 def main() -> None:

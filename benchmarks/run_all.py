@@ -14,6 +14,7 @@ import bench_agent  # noqa: E402
 import bench_appbench  # noqa: E402
 import bench_code_tasks  # noqa: E402
 import bench_dfsdt  # noqa: E402
+import bench_env_instances  # noqa: E402
 import bench_episodes  # noqa: E402
 import bench_rapidapi  # noqa: E402
 import bench_rapidapi_serve  # noqa: E402
@@ -21,6 +22,7 @@ import bench_rest_tasks  # noqa: E402
 import bench_serve_env_load  # noqa: E402
 import bench_serve_load  # noqa: E402
 import bench_sheets_api  # noqa: E402
+import bench_sheets_sandbox  # noqa: E402
 import bench_tabletop  # noqa: E402
 import bench_text_envs  # noqa: E402
 import bench_virtualhome  # noqa: E402
@@ -35,7 +37,9 @@ BENCHMARKS = {
     "tabletop": bench_tabletop.main,
     "sheets_api": bench_sheets_api.main,
     "agent": bench_agent.main,
+    "env_instances": bench_env_instances.main,
     "code_tasks": bench_code_tasks.main,
+    "sheets_sandbox": lambda: bench_sheets_sandbox.main([]),
     "virtualhome": bench_virtualhome.main,
     "webshop": bench_webshop.main,
     "appbench": bench_appbench.main,

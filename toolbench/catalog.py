@@ -7,15 +7,16 @@ agrees with its env class."""
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import gymnasium as gym
-
-from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.rapidapi import TEST_SETS as RAPIDAPI_TEST_SETS
 
 if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+
     from toolbench.core.env import ToolEnv
 
 NAMESPACE = "toolbench"
@@ -44,6 +45,8 @@ class TaskSpec:
         parts = dict(self.composite).get(split)
         if parts:
             return sum(self.count(part) for part in parts)
+        from toolbench.core.tasks import fixture_file
+
         with open(fixture_file(self.fixture_slug, f"{split}.jsonl"), encoding="utf-8") as handle:
             return sum(1 for line in handle if line.strip())
 
@@ -90,9 +93,61 @@ REMOTE_ENV_ID = f"{NAMESPACE}/Remote-v0"
 
 
 def register_envs() -> None:
-    """Register every task's env id, and the remote env's, with Gymnasium (idempotent)."""
+    """Register every task's env id, and the remote env's, with Gymnasium (idempotent). Entry points
+    are strings: no env module is imported until ``gym.make`` needs it."""
+    from gymnasium.envs.registration import register, registry
+
     for spec in TASKS:
-        if spec.env_id not in gym.registry:
-            gym.register(id=spec.env_id, entry_point=spec.entry_point, disable_env_checker=False)
-    if REMOTE_ENV_ID not in gym.registry:
-        gym.register(id=REMOTE_ENV_ID, entry_point="toolbench.remote:RemoteEnv", disable_env_checker=False)
+        if spec.env_id not in registry:
+            register(id=spec.env_id, entry_point=spec.entry_point, disable_env_checker=False)
+    if REMOTE_ENV_ID not in registry:
+        register(id=REMOTE_ENV_ID, entry_point="toolbench.remote:RemoteEnv", disable_env_checker=False)
+
+
+def register_envs_with_gymnasium() -> None:
+    """Register the env ids now if Gymnasium is loaded, else the moment it is.
+
+    Gymnasium imports NumPy, which alone takes several times an empty interpreter's start; a
+    process that imports toolbench for its command line or its task records need not pay that.
+    Code that calls ``gym.make`` has imported Gymnasium, and then finds every id registered."""
+    if "gymnasium" in sys.modules:
+        register_envs()
+    elif not any(isinstance(finder, _RegisterOnGymnasiumImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterOnGymnasiumImport())
+
+
+class _RegisterOnGymnasiumImport:
+    """An import hook that runs ``register_envs`` right after the ``gymnasium`` package has loaded,
+    before the import statement that loaded it returns. It finds nothing itself: it asks the other
+    finders for Gymnasium's spec and wraps its loader, once."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> ModuleSpec | None:
+        if name != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            find_spec = getattr(finder, "find_spec", None)
+            spec = find_spec(name, path, target) if find_spec is not None else None
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _RegisteringLoader(spec.loader)
+                return spec
+        return None
+
+
+class _RegisteringLoader:
+    """Gymnasium's own loader, then ``register_envs``."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        # Gymnasium sees its own loader (for its resources), as if no hook had been there.
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        self.loader.exec_module(module)
+        register_envs()

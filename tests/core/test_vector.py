@@ -224,3 +224,44 @@ def test_the_vector_api_details_gymnasium_has():
         assert all(text.startswith("=== toolbench/HomeSearch-v0") for text in envs.render())
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize("autoreset_mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_program_episodes_with_docs_in_infos_are_those_of_the_envs_one_by_one(autoreset_mode):
+    # Every step ends every episode (program mode) and the reset infos carry api_docs: the columns of
+    # infos that all envs share, nested final infos, and a mix of oracle and broken actions.
+    env_id, num_envs = "toolbench/OpenWeather-v0", 5
+    references = {task.id: task.references[0] for task in toolbench.load_tasks("OpenWeather")}
+
+    def play(envs: Any) -> list[Any]:
+        observations, infos = envs.reset(seed=11)
+        record: list[Any] = [(observations, infos)]
+        task_ids = list(infos["task_id"])
+        for step in range(6):
+            actions = [
+                "curl 'https://example.com/'" if (index + step) % 3 == 0 else references[task_ids[index]]
+                for index in range(num_envs)
+            ]
+            result = envs.step(actions)
+            record.append(result)
+            task_ids = [
+                new if mask else old for old, new, mask in zip(task_ids, result[4]["task_id"], result[4]["_task_id"])
+            ]
+        return record
+
+    vector_kwargs = {"autoreset_mode": autoreset_mode}
+    sync = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", vector_kwargs=vector_kwargs)
+    expected = play(sync)
+    sync.close()
+    batched = BatchedVectorEnv(env_id, num_envs=num_envs, workers=2, autoreset_mode=autoreset_mode)
+    try:
+        got = play(batched)
+    finally:
+        batched.close()
+    assert got[0][1]["_api_docs"].all()
+    rewards = np.concatenate([result[1] for result in got[1:]])
+    assert rewards.max() == 1.0 and rewards.min() == 0.0  # oracle and broken actions both played
+    for ours, theirs in zip(got, expected):
+        assert tuple(ours[0]) == tuple(theirs[0])
+        for mine, gyms in zip(ours[1:], theirs[1:]):
+            assert _same(mine, gyms, ordered=False) if isinstance(mine, dict) else np.array_equal(mine, gyms)

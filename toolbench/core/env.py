@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 import gymnasium as gym
 
+from toolbench.core import store
 from toolbench.core.spaces import UnicodeText
-from toolbench.core.tasks import Task, TaskFileError, fixture_file, read_task_file, record_place
+from toolbench.core.tasks import Task, TaskFileError, TaskSet, fixture_file, read_task_file, record_place
 
 logger = logging.getLogger("toolbench")
 
@@ -116,7 +117,7 @@ class ToolEnv(gym.Env[str, str]):
         render_mode: str | None = None,
         max_steps: int | None = None,
         task_file: str | Path | None = None,
-        tasks: Sequence[Task] | None = None,
+        tasks: Sequence[Task] | TaskSet | None = None,
         diagnostics: bool = False,
         info_docs: bool = True,
     ) -> None:
@@ -125,18 +126,26 @@ class ToolEnv(gym.Env[str, str]):
             raise ValueError(f"{self.task_name} has modes {list(self.modes)}, not {mode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
-        if tasks is not None:
-            self.tasks = [self.complete_task(task) for task in tasks]
+        cls = type(self)
+        if isinstance(tasks, TaskSet):  # completed and shared already (a store's task set)
+            task_set = tasks
+        elif tasks is not None:
+            task_set = TaskSet.of(self.complete_task(task) for task in tasks)
         elif task_file is not None:
             split = Path(task_file).stem
-            self.tasks = self.tasks_from_file(task_file)
+            # Held while an env plays them; an edited file is another key.
+            key = ("tasks", cls, *store.file_key(task_file))
+            task_set = store.held(key, lambda: TaskSet.of(cls.tasks_from_file(task_file)))
         else:
             if split not in self.splits:
                 raise ValueError(f"{self.task_name} has splits {list(self.splits)}, not {split!r}")
-            self.tasks = [self.complete_task(task) for task in self.load_split(split)]
-        if not self.tasks:
+            task_set = cls.shared_split(split)
+        if not task_set.tasks:
             raise ValueError(f"{self.task_name}: no tasks to play")
-        self._tasks_by_id = {task.id: task for task in self.tasks}
+        # Shared by every env of the process that plays the same split or file: read-only.
+        self._task_set = task_set
+        self.tasks: Sequence[Task] = task_set.tasks
+        self._tasks_by_id: Mapping[str, Task] = task_set.by_id
         self.split = split
         self.mode = mode
         # Expected values in info (say, Sheets' expected cells) only when asked: an RL agent that
@@ -249,6 +258,13 @@ class ToolEnv(gym.Env[str, str]):
                 raise TaskFileError(f"{record_place(path, index)}: the {cls.task_name} record has no {keys}")
             completed.append(task)
         return completed
+
+    @classmethod
+    def shared_split(cls, split: str) -> TaskSet:
+        """A shipped split's completed tasks, read once per process and shared by its envs."""
+        return store.shared(
+            ("split", cls, split), lambda: TaskSet.of(cls.complete_task(task) for task in cls.load_split(split))
+        )
 
     @classmethod
     def load_split(cls, split: str) -> list[Task]:

@@ -2,9 +2,11 @@
 
 ``WorkerServer`` (``core.worker``) starts it with ``python -I -m toolbench.core.fork_server`` before
 any task reaches the env's process, and never sends it one. It imports the libraries the code
-uses (numpy, pandas, gspread, the task modules' code-side helpers), keeps two children forked
-ahead of need, already behind their kernel layers, and forks new ones while no request waits;
-each request hands it one end of a socket pair, which it passes to a waiting child.
+uses (numpy, pandas, gspread, the task modules' code-side helpers) and forks children ahead of
+need, each already behind its kernel layers. It hands each child's link to the env (with the
+child's pid and a pidfd) as soon as the child is forked, and forks a replacement for each child
+the env takes: a run then starts without a round trip to this process, and this process forks
+while the run goes on.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import select
 import signal
 import socket
 import sys
@@ -20,6 +21,7 @@ import sys
 from toolbench.core import kernel, sandbox
 from toolbench.core.worker import LENGTH
 
+#: Children the env holds ready: two runs in a row (an answer, then its reference) both find one.
 READY_CHILDREN = 2
 # The libraries agent code uses, imported once so that every child has them (a child behind
 # Landlock could not read them).
@@ -27,7 +29,7 @@ PRELOAD = ("numpy", "pandas", "gspread", "gspread_dataframe", "RestrictedPython"
 
 
 def serve(control_fd: int) -> None:
-    """The server's loop: for each request on the control socket, fork a child for the run."""
+    """The server's loop: offer READY_CHILDREN children, then one more for each the env takes."""
     control = socket.socket(fileno=control_fd)
     for module in (*PRELOAD, *sandbox.WORKER_PRELOAD):
         __import__(module)
@@ -41,8 +43,8 @@ def serve(control_fd: int) -> None:
     gc.collect()
     gc.freeze()
 
-    def fork_ready() -> tuple[int, socket.socket]:
-        """A child forked ahead of need, already behind its kernel layers, waiting for a channel."""
+    def offer() -> None:
+        """Fork a child ahead of need, already behind its kernel layers, and hand its link to the env."""
         ours, theirs = socket.socketpair()
         pid = kernel.fork()
         if pid == 0:
@@ -54,29 +56,34 @@ def serve(control_fd: int) -> None:
             finally:
                 os._exit(1)
         theirs.close()
-        return pid, ours
-
-    # Children forked ahead of need. A fork takes milliseconds, so new ones are forked only while
-    # no request waits: two runs in a row (an answer, then its reference) both find one ready.
-    ready = [fork_ready()]
-    control.sendall(b"R")  # ready
-    while True:
-        while len(ready) < READY_CHILDREN and not select.select([control], [], [], 0)[0]:
-            ready.append(fork_ready())
+        # A pidfd names the child for good, whenever the env ends it (the pid alone could be reused
+        # by then); the child is alive now: it spends milliseconds behind its layers before it waits.
+        pidfd = _pidfd(pid)
         try:
-            message, fds, _, _ = socket.recv_fds(control, 16, 1)
+            socket.send_fds(control, [LENGTH.pack(pid)], [ours.fileno()] + ([pidfd] if pidfd is not None else []))
+        finally:
+            ours.close()
+            if pidfd is not None:
+                os.close(pidfd)
+
+    taken = READY_CHILDREN
+    while True:
+        try:
+            for _ in range(taken):
+                offer()
+            message = control.recv(64)
         except OSError:
             return
-        if not message or not fds:
+        if not message:
             return  # the env's process closed the socket: it has gone
-        pid, link = ready.pop(0) if ready else fork_ready()
-        try:
-            socket.send_fds(link, [b"C"], [fds[0]])
-        except OSError:
-            pid = 0  # the ready child died: the env sees the run fail and goes on
-        link.close()
-        os.close(fds[0])
-        control.sendall(LENGTH.pack(pid))
+        taken = len(message)  # one byte for each child the env took
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+    except OSError:
+        return None
 
 
 if __name__ == "__main__":

@@ -387,9 +387,54 @@ def _seccomp_filter():  # type: ignore[no-untyped-def]
     return rules
 
 
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_BPF_INSTRUCTION_BYTES = 8
+
+
+@functools.cache
+def _seccomp_program() -> ctypes.Array[ctypes.c_char] | None:
+    """The filter as the kernel's BPF program, generated once: libseccomp's load generates it again
+    in every child (a millisecond each), and loading the same program is the same filter."""
+    rules = _seccomp_filter()
+    if rules is None:
+        return None
+    read_end, write_end = os.pipe()  # a program is at most 4,096 instructions: it fits a pipe's buffer
+    try:
+        with os.fdopen(write_end, "wb", closefd=True) as sink:
+            rules.export_bpf(sink)
+        with os.fdopen(read_end, "rb", closefd=False) as source:
+            program = source.read()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    finally:
+        os.close(read_end)
+    if not program or len(program) % _BPF_INSTRUCTION_BYTES:
+        return None
+    return ctypes.create_string_buffer(program, len(program))
+
+
+def _load_seccomp() -> bool:
+    """Load the filter (no_new_privs is set already); False where there is none."""
+    program = _seccomp_program()
+    if program is None:
+        rules = _seccomp_filter()
+        if rules is None:
+            return False
+        rules.load()
+        return True
+    fprog = _SockFprog(len(program) // _BPF_INSTRUCTION_BYTES, ctypes.addressof(program))
+    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise KernelLayerError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
+    return True
+
+
 def prepare() -> None:
     """Do the costly part once, before forking children that ``apply``."""
-    _seccomp_filter()
+    _seccomp_program()
     landlock_abi_cached()
 
 
@@ -428,9 +473,7 @@ def apply(plan: Plan) -> Applied:
         applied.layers.append(f"landlock (ABI {abi})")
     elif plan.landlock:
         applied.missing["landlock"] = "the kernel has no Landlock"
-    rules = _seccomp_filter() if plan.seccomp else None
-    if rules is not None:
-        rules.load()
+    if plan.seccomp and _load_seccomp():
         applied.layers.append("seccomp")
     elif plan.seccomp:
         applied.missing["seccomp"] = "pyseccomp or libseccomp.so.2 is missing"

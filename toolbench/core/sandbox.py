@@ -62,6 +62,7 @@ from toolbench.core.worker import (
     ChannelClosed,
     ChannelTimeout,
     MessageRefused,
+    RunDeadline,
     WorkerServer,
     WorkerUnavailable,
     too_many_items,
@@ -1043,7 +1044,9 @@ _ERROR_TYPES = {"ValueError": ValueError, "KeyError": KeyError, "TypeError": Typ
 
 def ready_child(link: socket.socket) -> None:
     """A child the worker forks ahead of need: it closes what it inherited, applies the kernel
-    layers, then waits for the channel of its run (so a run does not wait for a fork). Never returns."""
+    layers, then waits on ``link`` for its run's job (so a run does not wait for a fork). The
+    worker hands the other end of ``link`` to the env, which sends the job straight to it.
+    Never returns."""
     _close_inherited_descriptors(link.fileno())
     _quiet_stdio()
     os.environ.clear()
@@ -1055,14 +1058,7 @@ def ready_child(link: socket.socket) -> None:
     for warm_up in CHILD_WARM_UPS:
         with contextlib.suppress(Exception):
             import_dotted(warm_up)()
-    try:
-        _, fds, _, _ = socket.recv_fds(link, 16, 1)
-    except OSError:
-        fds = []
-    if not fds:
-        os._exit(0)  # the worker has gone: so has the need for this child
-    link.close()
-    worker_child(fds[0], pages)
+    worker_child(link.detach(), pages)  # the end of its link (the env or the worker gone) ends it
 
 
 def _die_with_the_worker() -> None:
@@ -1073,7 +1069,7 @@ def _die_with_the_worker() -> None:
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
         # The server was already gone. In a PID namespace of its own the child sees no parent (0);
-        # there the end of file on its link to the server ends it.
+        # there the end of file on its link ends it (the worker, gone, never handed the link on).
         if os.getppid() == 1:
             os._exit(0)
 
@@ -1090,7 +1086,10 @@ def _limit_cpu(seconds: float) -> None:
 def worker_child(channel_fd: int, pages: int | None) -> None:
     """A run in a ready child: read the job, build the names, run, reply; never returns."""
     channel = Channel(socket.socket(fileno=channel_fd))
-    job = channel.receive()
+    try:
+        job = channel.receive()
+    except (ChannelClosed, OSError):
+        os._exit(0)  # no run came: the env (or the worker, before handing the link on) has gone
     limits = Limits(**job["limits"])
     _limit_memory(limits.memory_mb, pages)
     _limit_cpu(limits.seconds)
@@ -1131,6 +1130,23 @@ def worker_child(channel_fd: int, pages: int | None) -> None:
         os._exit(0)
 
 
+#: Programs up to this long keep their compiled form: agents (and references) send the same
+#: program again and again, and checking and compiling it costs more than its run's hand-over.
+CACHED_CODE_CHARS = 16_384
+
+
+@functools.lru_cache(maxsize=256)
+def _marshalled_cached(code: str, echo_last_expression: bool) -> str:
+    return base64.b64encode(marshal.dumps(compile_code(code, echo_last_expression))).decode("ascii")
+
+
+def _marshalled(code: str, echo_last_expression: bool) -> str:
+    """The checked, compiled code as the child receives it (raises ``CodeError``; refusals are not kept)."""
+    if len(code) <= CACHED_CODE_CHARS:
+        return _marshalled_cached(code, echo_last_expression)
+    return _marshalled_cached.__wrapped__(code, echo_last_expression)
+
+
 def run_in_worker(
     code: str,
     names: str,
@@ -1150,7 +1166,7 @@ def run_in_worker(
     compiled = ""
     try:
         if not UNGUARDED_FOR_TESTS:  # refused code never reaches a child
-            compiled = base64.b64encode(marshal.dumps(compile_code(code, echo_last_expression))).decode("ascii")
+            compiled = _marshalled(code, echo_last_expression)
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
     try:
@@ -1158,8 +1174,9 @@ def run_in_worker(
     except (WorkerUnavailable, OSError) as exc:
         return SandboxResult(False, "", f"the sandbox could not start a run ({exc}); try the step again")
     # From here: starting the clean worker (seconds, the first time, on a loaded machine) is not the
-    # code's time, and took envs made at once past their budget.
-    deadline = time.monotonic() + limits.seconds
+    # code's time, and took envs made at once past their budget. Nor is waiting for a core: the
+    # budget counts the child's CPU time and the env's time serving it (``RunDeadline``).
+    deadline = RunDeadline(limits.seconds, child.pid)
     try:
         channel.send(
             {
@@ -1188,8 +1205,9 @@ def run_in_worker(
                 return _reply_result(message.get("reply"))
             if message.get("type") != "call" or not isinstance(message.get("kind"), str):
                 return SandboxResult(False, "", "the code sent back a malformed result")
-            if time.monotonic() > deadline:
+            if deadline.remaining() <= 0:
                 raise ChannelTimeout()
+            serving = time.monotonic()
             try:
                 answer: dict[str, Any] = {"result": serve(message["kind"], message.get("payload"))}
             except (ValueError, KeyError, TypeError) as exc:
@@ -1200,6 +1218,7 @@ def run_in_worker(
             except (ArithmeticError, IndexError, RecursionError, MemoryError) as exc:
                 # Arguments a backend did not foresee (10**400 as a coordinate): the code's error.
                 answer = {"error": {"type": "ValueError", "message": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}}
+            deadline.served += time.monotonic() - serving
             channel.send(answer, deadline)
     except ChannelTimeout:
         return SandboxResult(

@@ -51,6 +51,21 @@ class Task:
         return (Task, (self.id, self.prompt, self.references, self.category, dict(self.extra)))
 
 
+class TaskSet:
+    """The tasks an env plays, in order and by id; read-only, as every env of a process that plays
+    the same split or file shares one."""
+
+    __slots__ = ("__weakref__", "by_id", "tasks")
+
+    def __init__(self, tasks: tuple[Task, ...]) -> None:
+        self.tasks = tasks
+        self.by_id: Mapping[str, Task] = MappingProxyType({task.id: task for task in tasks})
+
+    @classmethod
+    def of(cls, tasks: Iterable[Task]) -> TaskSet:
+        return cls(tuple(tasks))
+
+
 class TaskFileError(ValueError):
     """A task file or record is not in the expected shape."""
 

@@ -21,7 +21,8 @@ import os
 import socket
 import traceback
 from collections.abc import Sequence
-from multiprocessing.connection import Connection
+from itertools import chain
+from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, NamedTuple
 
@@ -261,20 +262,24 @@ class BatchedVectorEnv(gym.vector.VectorEnv):
                 self._unread[worker] -= 1
 
     def _gather(self) -> list[Any]:
-        """Every worker's answer to the command just sent, in worker order."""
-        answers, failures = [], []
-        for worker, pipe in enumerate(self._pipes):
-            try:
-                ok, payload = pipe.recv()
-                self._unread[worker] -= 1
-            except (EOFError, OSError):
-                self._unread[worker] = 0
-                ok, payload = False, f"worker {worker}: the worker process ended"
-            answers.append(payload)
-            if not ok:
-                failures.append(payload)
+        """Every worker's answer to the command just sent, in worker order. Answers are read as they
+        come, so the main process unpickles one worker's answer while the others still step."""
+        answers: list[Any] = [None] * len(self._pipes)
+        failures: dict[int, str] = {}
+        waiting = {pipe: worker for worker, pipe in enumerate(self._pipes)}
+        while waiting:
+            for pipe in wait(list(waiting)):
+                worker = waiting.pop(pipe)
+                try:
+                    ok, answers[worker] = pipe.recv()
+                    self._unread[worker] -= 1
+                except (EOFError, OSError):
+                    self._unread[worker] = 0
+                    ok, answers[worker] = False, f"worker {worker}: the worker process ended"
+                if not ok:
+                    failures[worker] = answers[worker]
         if failures:
-            raise WorkerError("an env raised in a worker process:\n" + "\n".join(failures))
+            raise WorkerError("an env raised in a worker process:\n" + "\n".join(failures[w] for w in sorted(failures)))
         return answers
 
 
@@ -410,21 +415,37 @@ _SCALARS = {str, int, float, bool, type(None)}
 
 
 def _columns(indexed_infos: Any) -> dict[str, Column]:
-    """Infos by key instead of by env, built in the worker, in parallel with the other workers."""
-    present: dict[str, tuple[list[int], list[Any]]] = {}
-    for index, info in indexed_infos:
-        for key, value in info.items():
-            indices, values = present.setdefault(key, ([], []))
-            indices.append(index)
-            values.append(value)
+    """Infos by key instead of by env, built in the worker, in parallel with the other workers.
+
+    Key by key rather than env by env: the envs' infos mostly share their keys, so each column is
+    one pass over the infos, and the keys (in the order they first appear, as Gymnasium adds them)
+    come from one pass too."""
+    pairs = list(indexed_infos)
+    if not pairs:
+        return {}
+    indices = [index for index, _ in pairs]
+    infos = [info for _, info in pairs]
+    key_tuples = list(map(tuple, infos))
+    if key_tuples.count(key_tuples[0]) == len(key_tuples):  # every env has the same keys (the usual case)
+        return {
+            key: _column(key, indices, list(values))
+            for key, values in zip(key_tuples[0], zip(*map(dict.values, infos)))
+        }
     columns: dict[str, Column] = {}
-    for key, (indices, values) in present.items():
-        dicts = 0 if key == "final_obs" else sum(isinstance(value, dict) for value in values)
-        if dicts == len(values):
-            columns[key] = Column(indices, [], _columns(zip(indices, values)), False)
-        else:
-            columns[key] = Column(indices, values, None, dicts > 0)
+    for key in dict.fromkeys(chain.from_iterable(key_tuples)):
+        holders = [(index, info[key]) for index, info in pairs if key in info]
+        columns[key] = _column(key, [index for index, _ in holders], [value for _, value in holders])
     return columns
+
+
+def _column(key: str, indices: list[int], values: list[Any]) -> Column:
+    """One key's column; its values' own keys become columns in turn where every value is a dict."""
+    kinds = set(map(type, values))
+    if key == "final_obs" or not any(issubclass(kind, dict) for kind in kinds):
+        return Column(indices, values, None, False)
+    if all(issubclass(kind, dict) for kind in kinds):
+        return Column(indices, [], _columns(zip(indices, values)), False)
+    return Column(indices, values, None, True)  # some values only are dicts
 
 
 def _joined(parts: list[dict[str, Column]]) -> dict[str, Column]:

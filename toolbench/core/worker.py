@@ -3,11 +3,11 @@
 The env's process holds tasks, references and expected states; a fork of it would carry them
 into the code's memory. So agent code runs in children of a separate server process
 (``core.fork_server``), started from a fresh interpreter before any task reaches it and never
-sent one. For each run the env makes a socket pair and hands one end to the server, which passes
-it to a waiting child; the child reads its job (the code and the names it may use) from that
-socket and runs the code. The names are proxies: each call goes back over the socket to the env,
-whose backend answers it, so the world changes once, in the env's process, and nothing is
-replayed.
+sent one. The server forks children ahead of need and hands the env one end of each child's
+socket pair; for a run the env takes a waiting child and sends its job (the code and the names it
+may use) on that socket, and the child runs the code. The names are proxies: each call goes back
+over the socket to the env, whose backend answers it, so the world changes once, in the env's
+process, and nothing is replayed.
 
 Messages are JSON with a 4-byte length in front; the env refuses a message longer than
 ``MAX_MESSAGE`` before reading it and counts its items before parsing it (see ``sandbox``).
@@ -58,17 +58,80 @@ def too_many_items(data: bytes) -> bool:
     return sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_ITEMS
 
 
+#: However little CPU time a run gets on a loaded machine, it ends this many times its budget after it began.
+WALL_CLOCK_FACTOR = 2
+
+
+class RunDeadline:
+    """When a run's time is up: once the child's own CPU time and the time the env spent serving its
+    calls reach ``seconds``. The child's waits for a core do not count, so a loaded machine does not
+    fail an honest run; a run still ends at ``WALL_CLOCK_FACTOR`` times ``seconds`` of wall-clock
+    time whatever it was charged. Without the child's CPU time (no ``/proc``), wall-clock time counts."""
+
+    def __init__(self, seconds: float, pid: int | None = None) -> None:
+        self.seconds = seconds
+        self.pid = pid
+        self.served = 0.0  # the env's time answering the child's calls
+        started = time.monotonic()
+        self.backstop = started + WALL_CLOCK_FACTOR * seconds
+        self.check_at = started + seconds  # charged time can grow no faster than wall-clock time
+        self._ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self._before = self._child_cpu()  # what the child spent getting ready is not the run's
+
+    def _child_cpu(self) -> float | None:
+        if self.pid is None:
+            return None
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / self._ticks  # utime and stime
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def charged(self) -> float | None:
+        """The child's CPU time in this run plus the env's serving time; None where the child's is unknown."""
+        spent = self._child_cpu()
+        if spent is None or self._before is None:
+            return None
+        return spent - self._before + self.served
+
+    def remaining(self) -> float:
+        """Seconds to wait before looking again; 0 once the run's time is up."""
+        now = time.monotonic()
+        if now < self.check_at:
+            return self.check_at - now
+        charged = self.charged()
+        left = 0.0 if charged is None else self.seconds - charged
+        if left <= 0 or now >= self.backstop:
+            return 0.0
+        self.check_at = min(now + left, self.backstop)
+        return self.check_at - now
+
+
+def _wait_until_ready(
+    readable: list[socket.socket], writable: list[socket.socket], deadline: float | RunDeadline
+) -> None:
+    """Wait until a socket is ready; ``ChannelTimeout`` once the deadline has passed."""
+    while True:
+        remaining = deadline.remaining() if isinstance(deadline, RunDeadline) else deadline - time.monotonic()
+        if remaining <= 0:
+            raise ChannelTimeout()
+        if any(select.select(readable, writable, [], remaining)[:2]):
+            return
+
+
 class Channel:
-    """Length-prefixed JSON messages over a stream socket."""
+    """Length-prefixed JSON messages over a stream socket. A deadline is a ``time.monotonic()``
+    time or a ``RunDeadline``."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
 
-    def send(self, message: Any, deadline: float | None = None) -> None:
+    def send(self, message: Any, deadline: float | RunDeadline | None = None) -> None:
         """Send one message; with a deadline, a peer that stops reading cannot hold the sender."""
         self.send_json_text(json.dumps(message, ensure_ascii=False, allow_nan=False), deadline)
 
-    def send_json_text(self, text: str, deadline: float | None = None) -> None:
+    def send_json_text(self, text: str, deadline: float | RunDeadline | None = None) -> None:
         """Send a message already encoded as JSON text."""
         body = text.encode("utf-8")
         data = LENGTH.pack(len(body)) + body
@@ -77,21 +140,17 @@ class Channel:
             return
         view = memoryview(data)
         while view:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([], [self.sock], [], remaining)[1]:
-                raise ChannelTimeout()
+            _wait_until_ready([], [self.sock], deadline)
             try:  # never blocking: a blocking send waits until the whole message is taken
                 view = view[self.sock.send(view, socket.MSG_DONTWAIT) :]
             except BlockingIOError:
                 continue
 
-    def _read(self, size: int, deadline: float | None) -> bytes:
+    def _read(self, size: int, deadline: float | RunDeadline | None) -> bytes:
         chunks, left = [], size
         while left:
             if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not select.select([self.sock], [], [], remaining)[0]:
-                    raise ChannelTimeout()
+                _wait_until_ready([self.sock], [], deadline)
             chunk = self.sock.recv(min(left, 1 << 20))
             if not chunk:
                 raise ChannelClosed()
@@ -99,7 +158,7 @@ class Channel:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def receive(self, deadline: float | None = None, limit: int = MAX_MESSAGE) -> Any:
+    def receive(self, deadline: float | RunDeadline | None = None, limit: int = MAX_MESSAGE) -> Any:
         """The next message; its length is checked before its body is read, its items before it is parsed."""
         (size,) = LENGTH.unpack(self._read(LENGTH.size, deadline))
         if size > limit:
@@ -125,7 +184,8 @@ class WorkerServer:
     _lock = threading.Lock()
 
     def __init__(self) -> None:
-        ours, theirs = socket.socketpair()
+        # Packets: each child the server offers (its pid, its link and pidfd) arrives whole.
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         environment = {name: os.environ[name] for name in _PASSED_ENVIRONMENT if name in os.environ}
         # One thread in numpy's and OpenMP's pools: children may not start threads where
         # RLIMIT_NPROC binds, and one thread keeps results the same on every machine.
@@ -144,45 +204,65 @@ class WorkerServer:
         )
         theirs.close()
         self.control = ours
-        self.control.settimeout(120)
-        if self.control.recv(1) != b"R":
-            raise RuntimeError("the worker for agent code did not start")
-        self.control.settimeout(30)
+        self.ready: list[tuple[int, int | None, socket.socket]] = []  # children offered, not yet taken
+        try:
+            self.ready.append(self._receive_offer(timeout=120))
+        except WorkerUnavailable:
+            self.close()
+            raise RuntimeError("the worker for agent code did not start") from None
 
     @classmethod
     def get(cls) -> WorkerServer:
         """This process's server, started (again) if it is missing or belongs to a parent process."""
         with cls._lock:
             server = cls._instance
-            if server is None or server.pid_owner != os.getpid() or server.process.poll() is not None:
+            if server is not None and server.pid_owner == os.getpid() and server.process.poll() is not None:
+                server.close()  # it has stopped: the descriptors of the children it offered go too
+                server = None
+            if server is None or server.pid_owner != os.getpid():
                 cls._instance = server = WorkerServer()
             return server
 
     def fork(self) -> tuple[RunHandle, Channel]:
-        """A new child for one run: a handle to kill it by, and the channel to it."""
-        ours, theirs = socket.socketpair()
+        """A new child for one run: a handle to kill it by, and the channel to it. The server has
+        offered it already (forked ahead, behind its kernel layers): taking it is no round trip."""
+        with self._lock:  # envs in several threads share the server
+            while True:
+                while select.select([self.control], [], [], 0)[0]:  # offers that came meanwhile
+                    self.ready.append(self._receive_offer(timeout=30))
+                pid, pidfd, link = self.ready.pop(0) if self.ready else self._receive_offer(timeout=30)
+                child, channel = RunHandle(pid, pidfd), Channel(link)
+                try:
+                    self.control.send(b"T")  # a replacement, forked while this run goes on
+                except OSError:
+                    child.kill()
+                    channel.close()
+                    raise WorkerUnavailable("the worker for agent code stopped") from None
+                # A child waiting for its job never writes: a readable link is one that ended.
+                if not select.select([link], [], [], 0)[0]:
+                    return child, channel
+                child.kill()
+                channel.close()
+
+    def _receive_offer(self, timeout: float) -> tuple[int, int | None, socket.socket]:
+        """The next child the server offers: its pid, a pidfd where the kernel has them, its link."""
+        self.control.settimeout(timeout)
         try:
-            with self._lock:  # envs in several threads share the server: one request and answer at a time
-                socket.send_fds(self.control, [b"F"], [theirs.fileno()])
-                data = self.control.recv(LENGTH.size)
-        finally:
-            theirs.close()
-        if len(data) != LENGTH.size:
-            ours.close()
+            data, fds, _, _ = socket.recv_fds(self.control, LENGTH.size, 2)
+        except OSError:
+            raise WorkerUnavailable("the worker for agent code stopped") from None
+        pid = LENGTH.unpack(data)[0] if len(data) == LENGTH.size else 0
+        if pid <= 0 or not fds:
+            for fd in fds:
+                os.close(fd)
             raise WorkerUnavailable("the worker for agent code stopped")
-        (pid,) = LENGTH.unpack(data)
-        # The child waits for its job, so it is alive: a pidfd now names it for good, and the kill
-        # at the end cannot reach another process that got its pid after it exited.
-        try:
-            if pid <= 0:
-                raise ProcessLookupError
-            pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
-        except ProcessLookupError:
-            ours.close()
-            raise WorkerUnavailable("the worker's child for this run had stopped") from None
-        return RunHandle(pid, pidfd), Channel(ours)
+        return pid, (fds[1] if len(fds) > 1 else None), socket.socket(fileno=fds[0])
 
     def close(self) -> None:
+        for pid, pidfd, link in self.ready:
+            RunHandle(pid, pidfd).kill()
+            link.close()
+        self.ready.clear()
         with contextlib.suppress(OSError):
             self.control.close()
         with contextlib.suppress(ProcessLookupError):

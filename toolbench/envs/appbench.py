@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,12 @@ def api_doc(api: Api) -> str:
 
 
 def docs_for(apps: list[str]) -> str:
+    return _docs_text(tuple(apps))
+
+
+@cache
+def _docs_text(apps: tuple[str, ...]) -> str:
+    """The docs of ``apps``, built once per process (every env of it shows the same text)."""
     rules = (
         "# Write one call per line: App: [r1, r2 = api(#arg='value', #arg2=r1)]. Quote every value you "
         f"know ('2', 'True', '{TODAY}', '19:00'); write a name a call returned, unquoted, to use its value. "

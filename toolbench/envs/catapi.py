@@ -8,7 +8,8 @@ from typing import Any
 from toolbench.core.curl_env import CurlProgramEnv, Execution, fields_f1
 from toolbench.core.scoring import PRF, dict_f1
 from toolbench.core.transport import HttpRequest, Router
-from toolbench.mock_services.catapi import DEMO_API_KEY, HOST, Catalogue, CatStore, create_app
+from toolbench.mock_services.catapi import DEMO_API_KEY, HOST, Catalogue, CatStore, create_app, load_initial_account
+from toolbench.mock_services.http import with_state
 
 API_DOCS = """# List the pictures saved in your favourites
 curl -X GET 'https://api.thecatapi.com/v1/favourites'
@@ -70,6 +71,18 @@ def _catalogue() -> Catalogue:
     return Catalogue()
 
 
+@cache
+def _initial_account() -> dict[str, Any]:
+    """Read once; every store deep-copies it, so no episode changes it."""
+    return load_initial_account()
+
+
+@cache
+def _shared_app() -> Any:
+    """One app per process; each env's requests name its own store (``with_state``)."""
+    return create_app(None, _catalogue())
+
+
 class CatAPIEnv(CurlProgramEnv):
     """Carry out a request about favourite cat pictures and votes with one call to a local The Cat API.
 
@@ -115,12 +128,11 @@ class CatAPIEnv(CurlProgramEnv):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        catalogue = _catalogue()
-        self._store = CatStore.with_account(DEMO_API_KEY)
+        self._store = CatStore.with_account(DEMO_API_KEY, _initial_account())
         self._initial = self._store.snapshot()
-        self._scratch = CatStore.with_account(DEMO_API_KEY)
-        self._router = Router({HOST: create_app(self._store, catalogue)})
-        self._scratch_router = Router({HOST: create_app(self._scratch, catalogue)})
+        self._scratch = CatStore.with_account(DEMO_API_KEY, _initial_account())
+        self._router = Router({HOST: with_state(_shared_app(), self._store)})
+        self._scratch_router = Router({HOST: with_state(_shared_app(), self._scratch)})
 
     def _begin(self, task: Any) -> str:
         self._store.restore(self._initial)

@@ -9,8 +9,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from toolbench.core import store
 from toolbench.core.env import ActionError, Outcome, ToolEnv
-from toolbench.core.tasks import Task, fixture_file, read_records
+from toolbench.core.tasks import Task, TaskSet, fixture_file, read_records
 from toolbench.mock_services.rapidapi import TEST_SETS
 from toolbench.mock_services.rapidapi.catalog import api_record, hub
 from toolbench.mock_services.rapidapi.functions import FINISH, api_function, finish_function, observation
@@ -210,10 +211,16 @@ class RapidAPIEnv(ToolEnv):
         self.response_format = response_format
         if query_file is not None:
             split = Path(query_file).stem
-            records = read_query_file(query_file, ids_file)
-            kwargs["tasks"] = [
-                _task({**r, "category": split, "original": True}, f"{split}-{n}") for n, r in enumerate(records)
-            ]
+
+            def read() -> TaskSet:
+                records = read_query_file(query_file, ids_file)
+                return TaskSet.of(
+                    _task({**r, "category": split, "original": True}, f"{split}-{n}") for n, r in enumerate(records)
+                )
+
+            # Read once for every env of the process made with the same files, while one plays them.
+            key = ("rapidapi-queries", store.file_key(query_file), ids_file and store.file_key(ids_file))
+            kwargs["tasks"] = store.held(key, read)
             kwargs["split"] = split
         super().__init__(**kwargs)
         self._functions: dict[str, tuple[str, str, str]] = {}  # function -> (category, tool, api)

@@ -31,6 +31,7 @@ from toolbench.core.transport import (
     request_from_data,
     response_to_data,
 )
+from toolbench.mock_services.http import with_state
 from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm, work
 
 SPREADSHEET_TITLE = "ToolBench Sheets"
@@ -73,6 +74,12 @@ worksheet.format(ranges, format)
 # Send Sheets API batchUpdate requests (e.g. a pivot table through updateCells).
 sheet.batch_update(body)
 """
+
+
+@cache
+def _shared_app() -> Any:
+    """One Sheets app per process; each env's requests name its own store (``with_state``)."""
+    return create_app(None)
 
 
 @cache
@@ -383,8 +390,8 @@ class GoogleSheetsEnv(ToolEnv):
         self.limits = budgets(self.limits, time_limit, memory_limit)
         warm()  # the formula engine's one-time start-up, paid here rather than in every sandboxed run
         self._store = SheetsStore(seed=0)
-        self._app = create_app(self._store)
-        self._router = Router({host: self._app for host in HOSTS})
+        app = with_state(_shared_app(), self._store)
+        self._router = Router({host: app for host in HOSTS})
         self._initial: dict[str, tuple[dict[str, Any], str]] = {}
         self._book_id = ""
         self._carried: dict[str, Any] = {}
@@ -451,27 +458,30 @@ class GoogleSheetsEnv(ToolEnv):
                     f"the code sent more than {MAX_EPISODE_BODY_BYTES // 2**20} MB of request bodies in one episode"
                 )
             try:
-                response = self._router.send(request)
+                with work.clock(running=True):
+                    response = self._router.send(request)
             except HostNotServed as exc:
                 return {"unserved": str(exc)}
             return response_to_data(response)
 
-        # What the emulator does for this code, in this process: bounded in work and by the step's deadline.
+        # What the emulator does for this code, in this process: bounded in work and by the step's
+        # deadline. Its clock runs while it works; while the code runs, the sandbox counts the time.
         with work.budget(MAX_STEP_WORK, self.limits.seconds):
             url = metadata_url(self._book_id)
             metadata = response_to_data(self._router.send(HttpRequest("GET", url)))
-            result = run_in_worker(
-                code,
-                names="toolbench.envs.sheets:code_names",
-                collect="toolbench.envs.sheets:code_collect",
-                serve=serve,
-                limits=self.limits,
-                echo_last_expression=interactive,
-                seed=seed,
-                names_args={"book_id": self._book_id, "sheet_name": self.task.get("question_sheet_name"),
-                            "carried": self._carried, "ahead": {f"GET {url}": metadata}},
-                collect_args={"interactive": interactive},
-            )  # fmt: skip
+            with work.clock(running=False):
+                result = run_in_worker(
+                    code,
+                    names="toolbench.envs.sheets:code_names",
+                    collect="toolbench.envs.sheets:code_collect",
+                    serve=serve,
+                    limits=self.limits,
+                    echo_last_expression=interactive,
+                    seed=seed,
+                    names_args={"book_id": self._book_id, "sheet_name": self.task.get("question_sheet_name"),
+                                "carried": self._carried, "ahead": {f"GET {url}": metadata}},
+                    collect_args={"interactive": interactive},
+                )  # fmt: skip
         payload = result.payload if isinstance(result.payload, dict) else {}
         if interactive and isinstance(payload.get("carried"), dict):
             self._carried = payload["carried"]

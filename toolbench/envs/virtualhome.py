@@ -18,6 +18,7 @@ from toolbench.mock_services.virtualhome import (
     clean_lines,
     fact,
     parse_program,
+    start_world,
 )
 from toolbench.mock_services.virtualhome.original import goal_sets, read_original_examples, record_from_original
 from toolbench.mock_services.virtualhome.program import CHECKS, best_lcs, ground, paper_vocabulary
@@ -162,7 +163,9 @@ class VirtualHomeEnv(ToolEnv):
         return observation, info
 
     def _begin(self, task: Task) -> str:
-        self._world = World(build_home(int(task.get("home", 0))), task.get("start", ()), task.get("rules", "ours"))
+        self._world = start_world(
+            build_home(int(task.get("home", 0))), task.get("start", ()), task.get("rules", "ours")
+        )
         self._lines, self._failed, self._all_known = [], None, True
         self._carried_out = 0  # actions that ran (failed and unknown calls are not among them)
         return task.prompt

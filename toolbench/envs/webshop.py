@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import warnings
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
+from toolbench.core import store
 from toolbench.core.env import ActionError, Outcome, ToolEnv
-from toolbench.core.tasks import Task, fixture_file, read_records
+from toolbench.core.tasks import Task, TaskSet, fixture_file, read_records
 from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.app import create_app, render_page
@@ -78,11 +79,20 @@ def _generated_products(count: int) -> tuple[Product, ...]:
     return tuple(generate.products(count))
 
 
-@cache
 def _shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str, reviews: bool) -> Shop:
+    """The shop of a catalog, built once per process for every env that uses it. A user's product
+    files are named by their store keys (resolved path, modification time, size), so an edited
+    file makes a new shop, and that shop is kept while an env uses it."""
+    key = ("webshop-shop", source, show_attrs, noun_tagger, reviews)
+    build = partial(_build_shop, source, show_attrs, noun_tagger, reviews)
+    return store.held(key, build) if source[0] == "files" else store.shared(key, build)
+
+
+def _build_shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str, reviews: bool) -> Shop:
     kind, *args = source
     if kind == "files":
-        products: Any = read_product_files(*args)
+        products_key, attributes_key, limit = args
+        products: Any = read_product_files(products_key[0], attributes_key and attributes_key[0], limit)
     elif kind == "generated":
         products = _generated_products(args[0])
     else:
@@ -119,9 +129,11 @@ def human_goal_tasks(shop: Shop, path: str | Path) -> tuple[list[Task], HumanGoa
     """Tasks from a WebShop human goal file (``items_human_ins.json`` or ``human_goals.json``) over ``shop``'s
     products (session = place in the goal list), and what became of each instruction."""
     goals, report = human_goals_from(shop.products, read_human_goal_file(path))
-    if report.not_matched:  # counted, never dropped unsaid
-        warnings.warn(f"{path}: {report.summary()}", stacklevel=3)
     return goal_tasks(goals, "human"), report
+
+
+def _goal_task_set(tasks: list[Task], report: HumanGoalReport) -> tuple[TaskSet, HumanGoalReport]:
+    return TaskSet.of(tasks), report
 
 
 def tool_call(action: str) -> tuple[str, str] | None:
@@ -250,19 +262,28 @@ class WebShopEnv(ToolEnv):
                 f"num_products must be an integer from 1 to {generate.MAX_PRODUCTS:,}, not {num_products!r}"
             )
         if products_file is not None:
-            source: tuple[Any, ...] = ("files", str(products_file), attributes_file and str(attributes_file))
-            source += (num_products,)
+            attributes_key = attributes_file and store.file_key(attributes_file)
+            source: tuple[Any, ...] = ("files", store.file_key(products_file), attributes_key, num_products)
         elif num_products is not None and num_products > SHIPPED_PRODUCTS:
             source = ("generated", int(num_products))
         else:
             source = ("shipped", num_products)
-        self.shop = _shop(source, bool(show_attrs), noun_tagger, bool(reviews))
+        shop_options = (source, bool(show_attrs), noun_tagger, bool(reviews))
+        self.shop = _shop(*shop_options)
         own_tasks = kwargs.get("tasks") is not None or kwargs.get("task_file") is not None
         #: What became of a human goal file's instructions (None without one).
         self.goal_report: HumanGoalReport | None = None
         if human_goals_file is not None:  # WebShop's human goals: its goals are the tasks
-            kwargs["tasks"], self.goal_report = human_goal_tasks(self.shop, human_goals_file)
-            if not kwargs["tasks"]:
+            # Read once per shop and file content while an env plays them.
+            key = ("webshop-human-goals", shop_options, store.file_key(human_goals_file))
+            shop = self.shop
+            self._human_goals = store.held(
+                key, lambda: store.Holder(_goal_task_set(*human_goal_tasks(shop, human_goals_file)))
+            )
+            kwargs["tasks"], self.goal_report = self._human_goals.value
+            if self.goal_report.not_matched:  # counted, never dropped unsaid (by every env made with them)
+                warnings.warn(f"{human_goals_file}: {self.goal_report.summary()}", stacklevel=2)
+            if not kwargs["tasks"].tasks:
                 raise ValueError(f"{human_goals_file}: no goals over these products ({self.goal_report.summary()})")
         elif products_file is not None and not own_tasks:  # a user's catalog: WebShop's goals over it
             kwargs["tasks"] = goal_tasks(synthetic_goals(self.shop.products), "synthetic")

@@ -104,13 +104,30 @@ class ResponseCache:
         return [body]
 
 
-def serialized(app: Callable[..., Iterable[bytes]], lock: Any) -> Callable[..., Iterable[bytes]]:
-    """WSGI middleware answering one request at a time under ``lock``: for a fake whose state is
-    plain Python data, served by several threads (``toolbench serve``), so a check and the change it
-    guards (no duplicate favourite; the next id) happen together."""
+#: The WSGI environ key that names the state a request works on, for an app shared by many envs of
+#: a process (building a Flask app costs milliseconds; each env keeps only its own state).
+STATE_KEY = "toolbench.state"
+
+
+def with_state(app: Callable[..., Iterable[bytes]], state: Any) -> Callable[..., Iterable[bytes]]:
+    """``app`` answering every request on ``state`` (an app that reads ``STATE_KEY``)."""
+
+    def app_on_state(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        environ[STATE_KEY] = state
+        return app(environ, start_response)
+
+    return app_on_state
+
+
+def serialized(
+    app: Callable[..., Iterable[bytes]], lock_of: Callable[[dict[str, Any]], Any]
+) -> Callable[..., Iterable[bytes]]:
+    """WSGI middleware answering one request at a time under the lock ``lock_of(environ)`` gives:
+    for a fake whose state is plain Python data, served by several threads (``toolbench serve``), so
+    a check and the change it guards (no duplicate favourite; the next id) happen together."""
 
     def serialized_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        with lock:
+        with lock_of(environ):
             return [read_body(app(environ, start_response))]
 
     return serialized_app

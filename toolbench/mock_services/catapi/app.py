@@ -8,6 +8,7 @@ and Joi-style validation messages (``"image_id" is required``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -17,7 +18,7 @@ from werkzeug.exceptions import HTTPException
 from toolbench.core.seeding import stable_uniform
 from toolbench.mock_services.catapi.store import CatStore
 from toolbench.mock_services.catapi.world import Catalogue
-from toolbench.mock_services.http import json_response, new_app, parse_int, serialized, text_response
+from toolbench.mock_services.http import STATE_KEY, json_response, new_app, parse_int, serialized, text_response
 
 HOST = "api.thecatapi.com"
 #: The key the envs and ``toolbench serve catapi`` accept by default (shaped like a real "live_" key).
@@ -37,9 +38,18 @@ class ApiError(Exception):
         self.message = message
 
 
-def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
-    """A Cat API-compatible app over ``store`` (mutable state) and ``catalogue`` (read-only data)."""
+def create_app(store: CatStore | None = None, catalogue: Catalogue | None = None) -> Flask:
+    """A Cat API-compatible app over ``store`` (mutable state) and ``catalogue`` (read-only data).
+    A request that names a store under ``STATE_KEY`` (``with_state``) works on that store instead,
+    so one app serves the stores of every env in a process."""
     catalogue = catalogue or Catalogue()
+
+    def current_store() -> CatStore:
+        found = request.environ.get(STATE_KEY, store)
+        if found is None:
+            raise ApiError(500, "no store to answer from")
+        return found
+
     app = new_app(__name__)
     app.url_map.strict_slashes = False  # "/v1/votes/" is "/v1/votes", as with Express's default routing
 
@@ -55,7 +65,7 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
         return request.headers.get("x-api-key") or request.args.get("api_key")
 
     def account() -> dict[str, Any]:
-        found = store.account(api_key())
+        found = current_store().account(api_key())
         if found is None:
             raise ApiError(401, AUTH_ERROR)
         return found
@@ -107,7 +117,7 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
     # ------------------------------------------------------------------ images, breeds, categories
     @app.get("/v1/images/search")
     def search_images() -> Response:
-        has_key = store.account(api_key()) is not None
+        has_key = current_store().account(api_key()) is not None
         images = list(catalogue.images)
         if request.args.get("has_breeds", "").lower() in ("1", "true"):
             images = [image for image in images if image.breed_ids]
@@ -130,8 +140,8 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             raise ApiError(400, '"size" must be one of [thumb, small, med, full]')
         sort = order()
         if sort == "RAND":
-            call = store.next_rand_call()
-            seed = store.state["seed"]
+            call = current_store().next_rand_call()
+            seed = current_store().state["seed"]
             images.sort(key=lambda image: stable_uniform("rand", seed, call, image.id))
         elif sort == "DESC":
             images.reverse()
@@ -229,7 +239,7 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
         image_id, sub_id = required_image_id(data), optional_sub_id(data)
         if any(f["image_id"] == image_id and f.get("sub_id") == sub_id for f in owner["favourites"]):
             raise ApiError(400, DUPLICATE_FAVOURITE)
-        favourite = store.add_favourite(owner, image_id, sub_id)
+        favourite = current_store().add_favourite(owner, image_id, sub_id)
         return json_response({"message": "SUCCESS", "id": favourite["id"]})
 
     @app.delete("/v1/favourites/<favourite_id>")
@@ -268,7 +278,7 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
             raise ApiError(400, '"value" must be an integer')
         if isinstance(value, bool) or not isinstance(value, int):
             raise ApiError(400, '"value" must be a number')
-        vote = store.add_vote(owner, image_id, sub_id, value, COUNTRY_CODE)
+        vote = current_store().add_vote(owner, image_id, sub_id, value, COUNTRY_CODE)
         fields = ("id", "image_id", "sub_id", "value", "country_code")
         return json_response({"message": "SUCCESS", **{key: vote[key] for key in fields}}, 201)
 
@@ -281,5 +291,9 @@ def create_app(store: CatStore, catalogue: Catalogue | None = None) -> Flask:
         owner["votes"].remove(vote)
         return json_response({"message": "SUCCESS"})
 
-    app.wsgi_app = serialized(app.wsgi_app, store.lock)  # type: ignore[method-assign]
+    def lock_of(environ: dict[str, Any]) -> Any:
+        found = environ.get(STATE_KEY, store)
+        return found.lock if found is not None else contextlib.nullcontext()  # no store: the view answers 500
+
+    app.wsgi_app = serialized(app.wsgi_app, lock_of)  # type: ignore[method-assign]
     return app

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from toolbench.mock_services.http import json_response, new_app, parse_int
+from toolbench.mock_services.http import STATE_KEY, json_response, new_app, parse_int
 from toolbench.mock_services.sheets import batch, drive, drive_v2, values_api, work
 from toolbench.mock_services.sheets.body import Obj, bad_value, parse_json_body, snake
 from toolbench.mock_services.sheets.errors import DriveError, SheetsError, invalid, not_found
@@ -433,11 +433,12 @@ def _url_not_found() -> SheetsError:
     return SheetsError(404, f"The requested URL {request.path} was not found on this server.")
 
 
-def create_app(store: SheetsStore, max_body_bytes: int = MAX_BODY_BYTES) -> Flask:
-    """One Flask app answering for both sheets.googleapis.com and www.googleapis.com paths."""
+def create_app(store: SheetsStore | None = None, max_body_bytes: int = MAX_BODY_BYTES) -> Flask:
+    """One Flask app answering for both sheets.googleapis.com and www.googleapis.com paths. A request
+    that names a store under ``STATE_KEY`` (``with_state``) works on that store instead of ``store``,
+    so one app serves the stores of every env in a process."""
     app = new_app(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
-    api = _Api(store)
 
     @app.errorhandler(SheetsError)
     def api_error(error: SheetsError) -> Response:
@@ -468,18 +469,21 @@ def create_app(store: SheetsStore, max_body_bytes: int = MAX_BODY_BYTES) -> Flas
             length = request.content_length
             if length is not None and length > max_body_bytes:
                 raise RequestEntityTooLarge()
-            with store.lock:
+            current = request.environ.get(STATE_KEY, store)
+            if current is None:
+                raise RuntimeError("no store to answer from")
+            with current.lock:
                 if work.active():  # the caller's budget (an env's step) holds
-                    return handler(*args, **kwargs)
+                    return handler(_Api(current), *args, **kwargs)
                 with work.budget(work.PER_REQUEST):
-                    return handler(*args, **kwargs)
+                    return handler(_Api(current), *args, **kwargs)
 
         run.__name__ = handler.__name__
         return run
 
-    app.add_url_rule("/v4/spreadsheets", "create_spreadsheet", locked(api.create_spreadsheet), methods=["POST"])
-    app.add_url_rule("/v4/spreadsheets/<path:rest>", "sheets", locked(api.sheets), methods=ALL_METHODS)
-    app.add_url_rule("/drive/v3/files", "files", locked(api.files), methods=["GET", "POST"])
-    app.add_url_rule("/drive/v3/files/<path:rest>", "file_routes", locked(api.file_routes), methods=ALL_METHODS)
-    app.add_url_rule("/upload/drive/v2/files/<file_id>", "upload", locked(api.upload), methods=["PUT", "POST"])
+    app.add_url_rule("/v4/spreadsheets", "create_spreadsheet", locked(_Api.create_spreadsheet), methods=["POST"])
+    app.add_url_rule("/v4/spreadsheets/<path:rest>", "sheets", locked(_Api.sheets), methods=ALL_METHODS)
+    app.add_url_rule("/drive/v3/files", "files", locked(_Api.files), methods=["GET", "POST"])
+    app.add_url_rule("/drive/v3/files/<path:rest>", "file_routes", locked(_Api.file_routes), methods=ALL_METHODS)
+    app.add_url_rule("/upload/drive/v2/files/<file_id>", "upload", locked(_Api.upload), methods=["PUT", "POST"])
     return app

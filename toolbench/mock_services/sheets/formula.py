@@ -30,6 +30,7 @@ import numpy as np
 from toolbench.core.seeding import stable_uniform
 from toolbench.mock_services.sheets import bounded_functions, refs, work
 from toolbench.mock_services.sheets.a1 import Rect, parse_bounds, split_sheet
+from toolbench.mock_services.sheets.pivot import pivot_output
 from toolbench.mock_services.sheets.values import CIRCULAR_MESSAGE, ErrorValue, error
 
 if TYPE_CHECKING:
@@ -373,8 +374,6 @@ class Calculator:
         if not anchors or sheet.sheet_id in self._overlay_busy:
             found = {}
         else:
-            from toolbench.mock_services.sheets.pivot import pivot_output
-
             self._overlay_busy.add(sheet.sheet_id)
             try:
                 found = {}
@@ -664,8 +663,9 @@ def _result_key(compiled: Compiled, now_serial: float, arguments: list[np.ndarra
 
 
 def calculator(book: Spreadsheet, now_serial: float) -> Calculator:
-    """The calculator of the book's current version (created on first use after each change)."""
-    _load_engine()
+    """The calculator of the book's current version (created on first use after each change). The
+    engine loads on the first formula compiled: a book without formulas never needs it (the clean
+    worker's warm-up writes none, so its children are forked without the engine's memory)."""
     if book.calc is None or book.calc.book is not book:
         book.calc = Calculator(book, now_serial)
     return book.calc

@@ -4,7 +4,7 @@ The output is what the product shows in the grid: a header row (row group labels
 ``SUM of Sales``-style value labels), one row per group in sort order with outer labels shown on the
 first row of their block, ``East Total`` subtotal rows and a ``Grand Total`` row when the group
 asks for totals, and, with column groups, one column per column key plus a ``Grand Total`` column.
-It is an overlay over the sheet (``Calculator.overlay``), so it follows every change of the source.
+It is an overlay over the sheet (``formula.Calculator.overlay``), so it follows every change of the source.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from toolbench.mock_services.sheets.a1 import Rect
 from toolbench.mock_services.sheets.values import ErrorValue, error, formatted
 
 if TYPE_CHECKING:
-    from toolbench.mock_services.sheets.formula import Calculator
+    from toolbench.mock_services.sheets.computed import ComputedValues
     from toolbench.mock_services.sheets.model import Sheet
 
 Output = dict[tuple[int, int], tuple[Any, dict[str, Any] | None]]
@@ -103,7 +103,7 @@ def summarize(function: str, items: Iterable[Any]) -> Any:
 
 
 class _Pivot:
-    def __init__(self, calc: Calculator, source: Sheet, rect: Rect, definition: dict[str, Any]):
+    def __init__(self, calc: ComputedValues, source: Sheet, rect: Rect, definition: dict[str, Any]):
         self.calc = calc
         self.source = source
         self.rect = rect
@@ -206,7 +206,7 @@ def _first_rows(pivot: _Pivot, offset: int) -> dict[Any, int]:
     return cache[offset]
 
 
-def pivot_output(calc: Calculator, sheet: Sheet, row: int, col: int, definition: dict[str, Any]) -> Output:
+def pivot_output(calc: ComputedValues, sheet: Sheet, row: int, col: int, definition: dict[str, Any]) -> Output:
     """The cells the pivot table anchored at (row, col) of ``sheet`` displays."""
     source_range = definition.get("source")
     if not isinstance(source_range, dict):

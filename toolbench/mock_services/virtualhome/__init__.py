@@ -18,7 +18,7 @@ from toolbench.mock_services.virtualhome.program import (
     parse_program,
     step_text,
 )
-from toolbench.mock_services.virtualhome.world import Result, World, fact
+from toolbench.mock_services.virtualhome.world import Result, World, fact, start_world
 
 __all__ = [
     "ACTIONS",
@@ -38,5 +38,6 @@ __all__ = [
     "fact",
     "lcs_score",
     "parse_program",
+    "start_world",
     "step_text",
 ]

@@ -34,6 +34,15 @@ from typing import Any
 
 from toolbench.mock_services.virtualhome.homes import Home, with_extras
 from toolbench.mock_services.virtualhome.objects import ACTIONS_BY_NAME, PROPERTIES, SQUEEZABLE
+from toolbench.mock_services.virtualhome.scene import (
+    CARRIED,
+    View,
+    add_below,
+    build_view,
+    describe_scene,
+    room_nodes,
+    word_for,
+)
 
 _FACT = re.compile(r"^(\w+)\(([^()]*)\)$")
 
@@ -103,6 +112,20 @@ def _extra(text: str) -> tuple[str, ...]:
     return args[0], EXTRA_KINDS[kind], *args[1:]
 
 
+def start_world(home: Home, start: Iterable[str] = (), rules: str = "ours") -> World:
+    """A world in a task's start state: a copy of one prepared once per home, start and rules
+    (copying its maps is cheaper than applying the start facts to a fresh home)."""
+    return _prepared(home, tuple(start), rules).copy()
+
+
+@functools.lru_cache(maxsize=128)  # about 50 kB each; the train split has 117 starts
+def _prepared(home: Home, start: tuple[str, ...], rules: str) -> World:
+    world = World(home, start, rules)
+    for root in {*(world._room(room) for room in room_nodes(world.home)), CARRIED}:
+        world.view(root)  # every room's view, kept in every copy
+    return world
+
+
 class World:
     """The state of one home during an episode."""
 
@@ -131,9 +154,20 @@ class World:
         # (the object whose room the character last went to, the room it left): where a program
         # presumed that object beside what it left behind, starting it there would have helped
         self.came_from: tuple[int, int] | None = None
+        self.views: dict[int, View] = {}  # root (a room, or CARRIED) -> what is in view under it
         for text in start:
             if fact(text)[0] not in EXTRA_KINDS:
                 self._set_start(text)
+        self._index()
+
+    def _index(self) -> None:
+        """What each object holds (from ``place``), and no views kept: after the start or a restore."""
+        children: dict[int, frozenset[int]] = {}
+        for node, (_, parent) in self.place.items():
+            children[parent] = children.get(parent, frozenset()) | {node}
+        self.children = children
+        self.rooms_placed = any(room in self.place for room in room_nodes(self.home))
+        self.views = {}
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> dict[str, Any]:
@@ -176,12 +210,15 @@ class World:
         self.done = frozenset(snapshot["done"])
         self.bound = dict(snapshot.get("bound", {}))
         self.came_from = snapshot.get("came_from")
+        self._index()
 
     def copy(self) -> World:
+        """An independent world in the same state (the kept views too: they are never changed in place)."""
         other = World.__new__(World)
-        other.home, other.names, other.rules = self.home, self.names, self.rules
-        other.base, other.extras = self.base, self.extras
-        other.restore(self.snapshot())
+        other.__dict__.update(self.__dict__)  # the rest is immutable: tuples, frozensets, the home
+        other.place, other.states, other.hands = dict(self.place), dict(self.states), list(self.hands)
+        other.taken_from, other.bound = dict(self.taken_from), dict(self.bound)
+        other.children, other.views = dict(self.children), dict(self.views)
         return other
 
     # ------------------------------------------------------------------ queries
@@ -199,13 +236,18 @@ class World:
 
     def room_of(self, node: int) -> int:
         """The room an object is in (the character's, for what it holds, wears or is)."""
+        root = self._root(node)
+        return self.room if root == CARRIED else root
+
+    def _root(self, node: int) -> int:
+        """The room an object is in, or CARRIED for what the character holds, wears or is."""
         current = node
         for _ in range(len(self.names)):
             if "room" in PROPERTIES[self.names[current]]:
                 return self._room(current)
             where = self.place.get(current)
             if where is None:
-                return self.room
+                return CARRIED
             current = where[1]
         raise RuntimeError("objects placed in a loop")
 
@@ -438,7 +480,74 @@ class World:
             raise failure(f"{self._n(node)} {reason}", f"{instead}({self._n(node)})")
 
     def _set_state(self, node: int, remove: str, add: str) -> None:
-        self.states[node] = (self.states[node] - {remove}) | {add}
+        self._restate(node, (self.states[node] - {remove}) | {add})
+
+    # Every change of where an object is or of its states goes through these three, which take what
+    # it moves out of the kept views before the change and put it back in after.
+    def _restate(self, node: int, states: frozenset[str]) -> None:
+        self._hide(node)
+        self.states[node] = states
+        self._show(node)
+
+    def _place_at(self, node: int, where: tuple[str, int]) -> None:
+        self._hide(node)
+        self._unlink(node)
+        self.place[node] = where
+        self.children[where[1]] = self.children.get(where[1], frozenset()) | {node}
+        self._show(node)
+
+    def _unplace(self, node: int) -> tuple[str, int]:
+        self._hide(node)
+        self._unlink(node)
+        where = self.place.pop(node)
+        self._show(node)  # what is on or in it goes with the character now
+        return where
+
+    def _unlink(self, node: int) -> None:
+        where = self.place.get(node)
+        if where is not None:
+            self.children[where[1]] = self.children[where[1]] - {node}
+
+    def _hide(self, node: int) -> None:
+        """Take ``node`` and what is in view in or on it out of its root's kept view."""
+        kept = self._kept_view(node)
+        if kept is None:
+            return
+        root, words = kept
+        below = [node]
+        while below:
+            current = below.pop()
+            words.pop(current, None)
+            below.extend(child for child in self.children.get(current, ()) if child in words)
+        self.views[root] = View(words)
+
+    def _show(self, node: int) -> None:
+        """Put ``node`` and what is in view in or on it into its root's kept view, if it is in view."""
+        kept = self._kept_view(node)
+        if kept is None:
+            return
+        root, words = kept
+        where = self.place.get(node)
+        if where is not None:  # in view if what it is in or on is (or is the room), and not shut in it
+            relation, parent = where
+            if (parent in self.place and parent not in words) or (relation == "in" and "closed" in self.states[parent]):
+                return
+            words[node] = word_for(self, node, relation, parent, root)
+        add_below(self, [node], root, words)
+        self.views[root] = View(words)
+
+    def _kept_view(self, node: int) -> tuple[int, dict[int, str]] | None:
+        """``node``'s root and a copy of the words of its kept view, to change (none kept: None)."""
+        root = self._root(node)
+        view = self.views.get(root)
+        return None if view is None else (root, dict(view.words))
+
+    def view(self, root: int) -> View:
+        """What is in view under ``root`` (a room, or CARRIED): kept until something under it changes."""
+        view = self.views.get(root)
+        if view is None:
+            view = self.views[root] = build_view(self, root)
+        return view
 
     def _record(self, verb: str, *nodes: int) -> None:
         self.done = self.done | {f"did({', '.join([verb, *(self._n(n) for n in nodes)])})"}
@@ -529,7 +638,7 @@ class World:
         self._need_close(node)
         self._need_reachable(node)
         self._need_free_hand()
-        where = self.place.pop(node)
+        where = self._unplace(node)
         self.taken_from[node] = where
         self.hands[self.hands.index(None)] = node
         return f"You grab the {self._n(node)}."
@@ -569,7 +678,7 @@ class World:
         self._need_reachable(target)
         self._need(not self._within(target, node), f"{self._n(target)} is in or on the {self._n(node)}")
         self._release(node)
-        self.place[node] = (relation, target)
+        self._place_at(node, (relation, target))
         self.taken_from.pop(node, None)
 
     def _do_put(self, node: int, target: int) -> str:
@@ -597,7 +706,7 @@ class World:
         here = f"inside({self._n(node)}, {self._n(self.room)})" if first else None  # taken from this room
         self._need(self.room_of(target) == self.room, f"{self._n(target)} is not in this room", here)
         self._release(node)
-        self.place[node] = (relation, target)
+        self._place_at(node, (relation, target))
         del self.taken_from[node]
         return f"You put the {self._n(node)} back {relation} the {self._n(target)}."
 
@@ -605,7 +714,7 @@ class World:
         self._need_awake()
         self._need_holding(node)
         self._release(node)
-        self.place[node] = ("in", self.room)
+        self._place_at(node, ("in", self.room))
         self.taken_from.pop(node, None)
         return f"You drop the {self._n(node)}."
 
@@ -622,7 +731,7 @@ class World:
         self._need_awake()
         self._need(node in self.worn, f"the character is not wearing {self._n(node)}", f"worn({self._n(node)})")
         self.worn = tuple(n for n in self.worn if n != node)
-        self.place[node] = ("in", self.room)  # put down beside the character, ready to be picked up
+        self._place_at(node, ("in", self.room))  # put down beside the character, ready to be picked up
         self.close = self.close | {node}
         return f"You take off the {self._n(node)}."
 
@@ -782,7 +891,7 @@ class World:
         self._need_close(node)
         self._need_reachable(node)
         if "dirty" in self.states[node] or "clean" not in self.states[node]:
-            self.states[node] = (self.states[node] - {"dirty"}) | {"clean"}
+            self._restate(node, (self.states[node] - {"dirty"}) | {"clean"})
         self._record(verb, node)
         return f"You {verb} the {self._n(node)}."
 
@@ -829,7 +938,7 @@ class World:
         self._record("pour", node, target)
         if self.rules == "original" and self._n(node) == "water":  # poured out, as VirtualHome releases it
             self._release(node)
-            self.place[node] = ("in", target)
+            self._place_at(node, ("in", target))
             self.taken_from.pop(node, None)
         return f"You pour the {self._n(node)} into the {self._n(target)}."
 
@@ -878,24 +987,4 @@ class World:
     # ------------------------------------------------------------------ what the character sees
     def describe(self) -> str:
         """Where the character is, what it is close to, holds and wears, and what it sees."""
-        posture = self.posture if self.seat is None else f"{self.posture} on the {self._n(self.seat)}"
-        lines = [f"You are in the {self._n(self.room)}, {posture}{', asleep' if self.asleep else ''}."]
-        held = [self._n(n) for n in self.held()]
-        lines.append(f"Holding: {', '.join(held) if held else 'nothing'}.")
-        if self.worn:
-            lines.append(f"Wearing: {', '.join(self._n(n) for n in self.worn)}.")
-        # Within reach as the preconditions see it: what the character went to and what is on or in
-        # it, less what a closed container hides (gathered in the same pass as what it sees).
-        close = {self._n(n) for n in self.close if "body_part" in self.props(n)}
-        seen = []
-        for node, (relation, parent) in sorted(self.place.items()):
-            if self.room_of(node) != self.room or self.in_closed(node) is not None or "room" in self.props(node):
-                continue
-            if node in self.close or parent in self.close:
-                close.add(self._n(node))
-            states = sorted(self.states[node] & {"open", "closed", "on", "off", "dirty", "plugged_out"})
-            where = "" if parent == self.room else f" ({relation} {self._n(parent)})"
-            seen.append(self._n(node) + where + (f" [{', '.join(states)}]" if states else ""))
-        lines.append(f"Close to: {', '.join(sorted(close)) if close else 'nothing'}.")
-        lines.append(f"You see: {'; '.join(seen) if seen else 'nothing'}.")
-        return "\n".join(lines)
+        return describe_scene(self)
