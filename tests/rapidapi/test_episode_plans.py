@@ -9,6 +9,7 @@ import random
 import gymnasium as gym
 
 import toolbench  # noqa: F401  (registers the env ids)
+from toolbench.envs import rapidapi as rapidapi_env
 from toolbench.mock_services.rapidapi import passrule
 from toolbench.mock_services.rapidapi.passrule import NeededCalls, made_the_calls
 
@@ -82,3 +83,13 @@ def test_a_run_of_words_is_found_as_a_scan_of_every_position_finds_it():
             haystack[i : i + len(needle)] == needle for i in range(len(haystack) - len(needle) + 1)
         )
         assert passrule._contains(haystack, needle) == scanned
+
+
+def test_an_env_keeps_a_bounded_number_of_plans_and_a_dropped_one_is_built_again_alike():
+    env = gym.make("toolbench/RapidAPI-v0").unwrapped
+    infos = {}
+    for task in env.tasks[:150]:
+        infos[task.id] = env.reset(options={"task_id": task.id})[1]
+    assert len(env._plans) <= rapidapi_env.MAX_PLANS_KEPT and env.tasks[0].id not in env._plans
+    _, info = env.reset(options={"task_id": env.tasks[0].id})
+    assert info["tools"] == infos[env.tasks[0].id]["tools"] and info["api_docs"] == infos[env.tasks[0].id]["api_docs"]

@@ -44,6 +44,8 @@ TOOLBENCH_RESPONSE_LIMIT = 2048
 RESPONSE_FORMATS = ("json", "toolbench")
 MAX_CALLS_PER_ACTION = 8
 PARSE_ERROR = {"error": "Tool input parse error...\n", "response": ""}
+#: Tasks whose episode plans an env keeps (a plan is about 20 kB: its tool schemas and docs).
+MAX_PLANS_KEPT = 64
 
 
 def calls_of(action: str) -> list[tuple[str, Any]]:
@@ -277,6 +279,8 @@ class RapidAPIEnv(ToolEnv):
         self._hub_calls, self._returned, self._sources = [], [], []
         plan = self._plans.get(task.id)
         if plan is None:
+            if len(self._plans) >= MAX_PLANS_KEPT:  # the oldest goes: an env's memory stays small
+                del self._plans[next(iter(self._plans))]
             plan = self._plans[task.id] = self._plan(task)
         self._plan_now = plan
         self._episode_apis, self._functions = plan.apis, plan.functions
