@@ -1,5 +1,5 @@
-"""What an episode of a task is offered is built once per task and kept; it must stay what a fresh
-env builds, across resets to other tasks, set_state and played episodes."""
+"""What an episode of a task is offered is built once per task and kept (for the process's envs); it
+must stay what a fresh env builds, across resets to other tasks, set_state and played episodes."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_kept_plans_equal_freshly_built_ones_after_every_test_task_is_played():
             if any(env.step(action)[2:4]):
                 break
     for task in tasks:
-        assert env._plans[task.id] == env._plan(task)
+        assert rapidapi_env._PLANS[(id(task), None, env.top_k)][1] == env._plan(task)
 
 
 def test_needed_calls_read_once_decide_as_made_the_calls_reads_them_each_time():
@@ -85,11 +85,12 @@ def test_a_run_of_words_is_found_as_a_scan_of_every_position_finds_it():
         assert passrule._contains(haystack, needle) == scanned
 
 
-def test_an_env_keeps_a_bounded_number_of_plans_and_a_dropped_one_is_built_again_alike():
+def test_a_process_keeps_a_bounded_number_of_plans_and_a_dropped_one_is_built_again_alike(monkeypatch):
+    monkeypatch.setattr(rapidapi_env, "MAX_PLANS_KEPT", 64)
     env = gym.make("toolbench/RapidAPI-v0").unwrapped
     infos = {}
     for task in env.tasks[:150]:
         infos[task.id] = env.reset(options={"task_id": task.id})[1]
-    assert len(env._plans) <= rapidapi_env.MAX_PLANS_KEPT and env.tasks[0].id not in env._plans
+    assert len(rapidapi_env._PLANS) <= 64 and (id(env.tasks[0]), None, env.top_k) not in rapidapi_env._PLANS
     _, info = env.reset(options={"task_id": env.tasks[0].id})
     assert info["tools"] == infos[env.tasks[0].id]["tools"] and info["api_docs"] == infos[env.tasks[0].id]["api_docs"]

@@ -44,8 +44,8 @@ TOOLBENCH_RESPONSE_LIMIT = 2048
 RESPONSE_FORMATS = ("json", "toolbench")
 MAX_CALLS_PER_ACTION = 8
 PARSE_ERROR = {"error": "Tool input parse error...\n", "response": ""}
-#: Tasks whose episode plans an env keeps (a plan is about 20 kB: its tool schemas and docs).
-MAX_PLANS_KEPT = 64
+#: Tasks whose episode plans a process keeps (a plan is about 20 kB: its tool schemas and docs).
+MAX_PLANS_KEPT = 1024
 
 
 def calls_of(action: str) -> list[tuple[str, Any]]:
@@ -124,6 +124,11 @@ class _EpisodePlan:
     def key_of(self, function: str) -> str:
         """What a function does (its API's key), or its own name when the hub has no such API."""
         return self.functions_key.get(function, function)
+
+
+#: Episode plans shared by the envs of a process (their tasks are shared too, read-only): by the task
+#: object (kept alive here, so its id stays its own) and the retriever settings that choose its APIs.
+_PLANS: dict[tuple[int, str | None, int], tuple[Task, _EpisodePlan]] = {}
 
 
 class RapidAPIEnv(ToolEnv):
@@ -237,7 +242,6 @@ class RapidAPIEnv(ToolEnv):
         self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
         self._hub_apis: dict[str, tuple[Any, Any]] = {}
-        self._plans: dict[str, _EpisodePlan] = {}  # task id -> what its episodes are offered
         self._plan_now: _EpisodePlan | None = None
 
     # ------------------------------------------------------------------ tasks
@@ -277,12 +281,13 @@ class RapidAPIEnv(ToolEnv):
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http = {}, [], [], []
         self._hub_calls, self._returned, self._sources = [], [], []
-        plan = self._plans.get(task.id)
-        if plan is None:
-            if len(self._plans) >= MAX_PLANS_KEPT:  # the oldest goes: an env's memory stays small
-                del self._plans[next(iter(self._plans))]
-            plan = self._plans[task.id] = self._plan(task)
-        self._plan_now = plan
+        key = (id(task), self.retriever_name, self.top_k)
+        kept = _PLANS.get(key)
+        if kept is None or kept[0] is not task:
+            while len(_PLANS) >= MAX_PLANS_KEPT:  # the oldest go: the process's memory stays bounded
+                del _PLANS[next(iter(_PLANS))]
+            kept = _PLANS[key] = (task, self._plan(task))
+        plan = self._plan_now = kept[1]
         self._episode_apis, self._functions = plan.apis, plan.functions
         self._hub_apis, self._functions_key = plan.hub_apis, plan.functions_key
         self._backend = OriginalBackend(plan.apis, self._cache) if task.get("original") else None
