@@ -8,6 +8,7 @@ Target: at least 2,000 episodes per second on one core.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -17,6 +18,23 @@ from toolbench.mock_services.apps.plan import Ref
 from toolbench.mock_services.apps.records import gold_calls
 
 ROUNDS = 3
+
+
+def backend_floor(tasks: list[Any]) -> Callable[[], None]:
+    """One pass of the floor: each task's gold calls made on the back-ends directly, after a reset,
+    with their references to earlier results already resolved."""
+    plans = [gold_calls(task.get("output")) for task in tasks]
+    apps = Apps()
+
+    def floor() -> None:
+        for calls in plans:
+            apps.reset()
+            results: list[dict[str, str]] = []
+            for call in calls:
+                args = {k: results[v.source][v.name] if isinstance(v, Ref) else v for k, v in call.args.items()}
+                results.append(apps.call(call.app, call.api, args))
+
+    return floor
 
 
 def episodes() -> dict[str, Any]:
@@ -30,16 +48,10 @@ def episodes() -> dict[str, Any]:
             assert reward == 1.0, task.id
     count = ROUNDS * len(tasks)
     env_rate = count / (time.perf_counter() - started)
-    plans = [gold_calls(task.get("output")) for task in tasks]
-    apps = Apps()
+    floor = backend_floor(tasks)
     started = time.perf_counter()
     for _ in range(ROUNDS):
-        for calls in plans:  # the floor: the back-end calls alone
-            apps.reset()
-            results: list[dict[str, str]] = []
-            for call in calls:
-                args = {k: results[v.source][v.name] if isinstance(v, Ref) else v for k, v in call.args.items()}
-                results.append(apps.call(call.app, call.api, args))
+        floor()
     floor_rate = count / (time.perf_counter() - started)
     return {"episodes": count, "env_per_s": round(env_rate), "calls_only_per_s": round(floor_rate)}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -17,6 +18,22 @@ from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.hub import call
 
 ROUNDS = 3
+
+
+def hub_floor(tasks: list[Any]) -> Callable[[], None]:
+    """One pass of the floor: each task's solution calls made on the hub's handlers alone (the tool
+    looked up beforehand), on a fresh session per task, each answer written as JSON."""
+    plain = [
+        [(hub().tool(s["tool_name"]), s["api_name"], s["arguments"]) for s in task.get("solution")] for task in tasks
+    ]
+
+    def floor() -> None:
+        for steps in plain:
+            state: dict[str, Any] = {}
+            for tool, name, arguments in steps:
+                json.dumps(call(tool, tool.api(name), arguments, state.setdefault(tool.standard_name, {})))
+
+    return floor
 
 
 def calls() -> dict[str, Any]:
@@ -39,15 +56,10 @@ def calls() -> dict[str, Any]:
                 env.step(action)
             episodes += 1
     episode_rate = episodes / (time.perf_counter() - started)
-    plain = [
-        [(hub().tool(s["tool_name"]), s["api_name"], s["arguments"]) for s in task.get("solution")] for task, _ in tasks
-    ]
+    floor = hub_floor(env.tasks)
     started = time.perf_counter()
     for _ in range(ROUNDS):
-        for steps in plain:  # the floor: the handlers alone, on a fresh session per task
-            state: dict[str, Any] = {}
-            for tool, name, arguments in steps:
-                json.dumps(call(tool, tool.api(name), arguments, state.setdefault(tool.standard_name, {})))
+        floor()
     floor_rate = count / (time.perf_counter() - started)
     return {
         "calls": count,

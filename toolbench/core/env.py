@@ -39,13 +39,20 @@ def _unpaired_surrogate(text: str) -> int | None:
     return None
 
 
+#: Types ``_valid_text`` passes through as they are (checked first: most info values are these).
+_NOT_TEXT = frozenset({int, float, bool, type(None), dict, tuple})
+
+
 def _valid_text(value: Any) -> Any:
     """``value`` with lone surrogates (say, from code that printed "\\ud800") written as escapes, so
-    observations, info and saved trajectories always encode as UTF-8."""
+    observations, info and saved trajectories always encode as UTF-8. A list comes back as a copy."""
     if isinstance(value, str):
         return value if _unpaired_surrogate(value) is None else value.encode("utf-8", "backslashreplace").decode()
     if isinstance(value, list):
-        return [_valid_text(item) for item in value]
+        return [
+            item if type(item) in _NOT_TEXT or (type(item) is str and item.isascii()) else _valid_text(item)
+            for item in value
+        ]
     return value
 
 
@@ -364,7 +371,8 @@ class ToolEnv(gym.Env[str, str]):
         for name in self.metric_names:
             info[name] = outcome.metrics.get(name, 0.0)
         for name, value in outcome.metrics.items():
-            info.setdefault(name, _valid_text(value))
+            if name not in info:
+                info[name] = value if type(value) in _NOT_TEXT else _valid_text(value)
         return info
 
     def render(self) -> str | None:

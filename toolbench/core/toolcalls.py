@@ -68,6 +68,9 @@ def is_json_action(text: str) -> bool:
 
     Code tasks use this to tell a tool call from a code cell: a cell that is only a dict or list
     display would do nothing, so JSON there is always meant as a call."""
+    first = text.lstrip()[:1]
+    if not first or first not in "{[`":  # unfenced text starts with the first line's first character
+        return False
     stripped = unfenced(text)
     if not stripped.startswith(("{", "[")):
         return False

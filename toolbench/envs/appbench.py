@@ -14,7 +14,16 @@ from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_c
 from toolbench.mock_services.apps.backend import AppError, Apps
 from toolbench.mock_services.apps.extend import grown_world
 from toolbench.mock_services.apps.paper import PaperTally
-from toolbench.mock_services.apps.plan import MAX_LINE_CHARS, Call, PlanError, Ref, format_call, parse_plan, resolve
+from toolbench.mock_services.apps.plan import (
+    MAX_LINE_CHARS,
+    Call,
+    PlanError,
+    Ref,
+    format_call,
+    parse_plan,
+    resolve,
+    resolve_call,
+)
 from toolbench.mock_services.apps.records import gold_calls, gold_plan_text
 from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, Api, apis, by_app
 from toolbench.mock_services.apps.scoring import f1, score_plan
@@ -24,6 +33,8 @@ METRICS = ("f1_app", "f1_api", "succ", "executed")
 PROMPTINGS = ("hierarchical", "flat")
 SCORERS = ("ours", "paper")
 TODAY = "2019-03-01"
+#: Selections of apps whose docs and tools an env keeps built (there are few in practice).
+MAX_SELECTIONS_KEPT = 256
 
 
 def api_doc(api: Api) -> str:
@@ -70,6 +81,9 @@ def app_list(mode: str) -> str:
     return f"{SELECT_RULES[mode]}\n\n{listed}"
 
 
+_SELECT_APPS = re.compile(r"select_apps\(\s*\[(.*)\]\s*\)", flags=re.DOTALL)
+
+
 def selected_apps(text: str) -> list[str] | None:
     """The apps of a ``select_apps([...])`` action (or its JSON tool call), else None."""
     if is_json_action(text):
@@ -79,7 +93,7 @@ def selected_apps(text: str) -> list[str] | None:
             return None
         apps = call.arguments.get("apps")
         return [str(app) for app in apps] if call.name == "select_apps" and isinstance(apps, list) else None
-    match = re.fullmatch(r"select_apps\(\s*\[(.*)\]\s*\)", text, flags=re.DOTALL)
+    match = _SELECT_APPS.fullmatch(text)
     if match is None:
         return None
     return [name.strip().strip("'\"") for name in match.group(1).split(",") if name.strip()]
@@ -223,6 +237,7 @@ class AppBenchEnv(ToolEnv):
         self.apps = Apps(grown_world([dict(t.get("output") or {}) for t in self.tasks]) if original else None)
         self._selected: list[str] = []
         self._gold: dict[str, list[Call]] = {}  # each task's gold plan, parsed once
+        self._shown: dict[tuple[str, ...], tuple[str, list[dict[str, Any]]]] = {}  # apps selected -> docs, tools
         self._calls: list[Call] = []
         self._results: list[dict[str, str] | None] = []
 
@@ -294,8 +309,19 @@ class AppBenchEnv(ToolEnv):
             why = f"unknown apps {unknown}; the apps are {', '.join(APP_DESCRIPTIONS)}" if unknown else "no apps"
             raise ActionError(f"select_apps: {why}")
         self._selected = list(dict.fromkeys(chosen))
-        metrics = {"tools": self._tools_for(self._selected)} if self.mode == "interactive" else {}
-        return Outcome(docs_for(self._selected), done=False, metrics=metrics)
+        docs, tools = self._shown_for(tuple(self._selected))
+        metrics = {"tools": tools} if self.mode == "interactive" else {}
+        return Outcome(docs, done=False, metrics=metrics)
+
+    def _shown_for(self, apps: tuple[str, ...]) -> tuple[str, list[dict[str, Any]]]:
+        """The docs and tool schemas of a selection of apps, built once per selection (they depend on
+        nothing else): the same objects at every step that selects them, to be treated as read-only."""
+        shown = self._shown.get(apps)
+        if shown is None:
+            if len(self._shown) >= MAX_SELECTIONS_KEPT:  # bounded whatever selections an agent sends
+                self._shown.clear()
+            shown = self._shown[apps] = (docs_for(list(apps)), self._tools_for(list(apps)))
+        return shown
 
     def _interactive_call(self, text: str) -> Call:
         """One call from a JSON tool call or a plan line, its references tied to earlier calls."""
@@ -313,7 +339,7 @@ class AppBenchEnv(ToolEnv):
             if len(calls) != 1:
                 raise PlanError(f"send one call per step (got {len(calls)}); {FINISH} ends the episode")
             call = calls[0]
-        return resolve([*self._calls, call])[-1]
+        return resolve_call(self._calls, call)
 
     def _run(self, call: Call) -> str:
         """Run one call on the back-ends (references replaced by the values earlier calls returned)."""

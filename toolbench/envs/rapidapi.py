@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ from toolbench.mock_services.rapidapi.original import (
     read_query_file,
     tally_sources,
 )
-from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls, shown_texts
+from toolbench.mock_services.rapidapi.passrule import NeededCalls, judge, shown_texts
 from toolbench.mock_services.rapidapi.steps import (
     ANSWERED_OBSERVATION,
     FINAL_ANSWER,
@@ -42,6 +44,8 @@ TOOLBENCH_RESPONSE_LIMIT = 2048
 RESPONSE_FORMATS = ("json", "toolbench")
 MAX_CALLS_PER_ACTION = 8
 PARSE_ERROR = {"error": "Tool input parse error...\n", "response": ""}
+#: Tasks whose episode plans a process keeps (a plan is about 20 kB: its tool schemas and docs).
+MAX_PLANS_KEPT = 1024
 
 
 def calls_of(action: str) -> list[tuple[str, Any]]:
@@ -98,6 +102,33 @@ def _task(record: dict[str, Any], default_id: str) -> Task:
         record.get("category"),
         extra,
     )
+
+
+@dataclass(frozen=True)
+class _EpisodePlan:
+    """What an episode of one task is offered, the same at every reset of it (built once per task)."""
+
+    apis: list[dict[str, Any]]
+    functions: dict[str, tuple[str, str, str]]  # function -> (category, tool, api)
+    hub_apis: dict[str, tuple[Any, Any]]  # function -> the hub's (tool, api)
+    functions_key: dict[str, str]  # function -> what its API does ("weather.current")
+    docs: str
+    tools: list[dict[str, Any]]
+    needed: NeededCalls  # the calls of the task's solution an answer must rest on
+
+    @cached_property
+    def function_names(self) -> tuple[str, ...]:
+        """The functions in the order calls are routed to them (ToolBench's first match)."""
+        return tuple(self.functions)
+
+    def key_of(self, function: str) -> str:
+        """What a function does (its API's key), or its own name when the hub has no such API."""
+        return self.functions_key.get(function, function)
+
+
+#: Episode plans shared by the envs of a process (their tasks are shared too, read-only): by the task
+#: object (kept alive here, so its id stays its own) and the retriever settings that choose its APIs.
+_PLANS: dict[tuple[int, str | None, int], tuple[Task, _EpisodePlan]] = {}
 
 
 class RapidAPIEnv(ToolEnv):
@@ -211,6 +242,7 @@ class RapidAPIEnv(ToolEnv):
         self._episode_apis: list[dict[str, Any]] = []  # the APIs offered this episode
         self._functions_key: dict[str, str] = {}
         self._hub_apis: dict[str, tuple[Any, Any]] = {}
+        self._plan_now: _EpisodePlan | None = None
 
     # ------------------------------------------------------------------ tasks
     def clone_for(self, task: Task) -> RapidAPIEnv:
@@ -249,21 +281,50 @@ class RapidAPIEnv(ToolEnv):
     def _begin(self, task: Task) -> str:
         self._state, self._called, self._failed, self._http = {}, [], [], []
         self._hub_calls, self._returned, self._sources = [], [], []
-        api_list = self._episode_apis = self._api_list(task)
-        self._functions = {}
+        key = (id(task), self.retriever_name, self.top_k)
+        kept = _PLANS.get(key)
+        if kept is None or kept[0] is not task:
+            while len(_PLANS) >= MAX_PLANS_KEPT:  # the oldest go: the process's memory stays bounded
+                del _PLANS[next(iter(_PLANS))]
+            kept = _PLANS[key] = (task, self._plan(task))
+        plan = self._plan_now = kept[1]
+        self._episode_apis, self._functions = plan.apis, plan.functions
+        self._hub_apis, self._functions_key = plan.hub_apis, plan.functions_key
+        self._backend = OriginalBackend(plan.apis, self._cache) if task.get("original") else None
+        return task.prompt
+
+    def _plan(self, task: Task) -> _EpisodePlan:
+        """What every episode of ``task`` is offered: its APIs, their functions, the hub's tool and API
+        behind each function, and the docs and tool schemas shown at reset."""
+        api_list = self._api_list(task)
+        functions: dict[str, tuple[str, str, str]] = {}  # function -> (category, tool, api)
         for entry in api_list:
             function = api_function({"name": entry["api_name"], **entry}, entry["tool_name"])["function"]["name"]
-            self._functions.setdefault(function, (entry["category_name"], entry["tool_name"], entry["api_name"]))
-        self._backend = OriginalBackend(api_list, self._cache) if task.get("original") else None
-        # Each function's hub tool and API, looked up once per episode (not at every call).
-        self._hub_apis = {}
-        for function, (category, tool_name, api_name) in self._functions.items():
+            functions.setdefault(function, (entry["category_name"], entry["tool_name"], entry["api_name"]))
+        hub_apis = {}
+        for function, (category, tool_name, api_name) in functions.items():
             tool = hub().tool(tool_name)
             api = tool.api(api_name) if tool is not None and tool.category == category else None
             if tool is not None and api is not None:
-                self._hub_apis[function] = (tool, api)
-        self._functions_key = {function: api.key for function, (_, api) in self._hub_apis.items()}
-        return task.prompt
+                hub_apis[function] = (tool, api)
+        functions_key = {function: api.key for function, (_, api) in hub_apis.items()}
+        schemas = [
+            api_function({"name": e["api_name"], "description": e.get("api_description", ""), **e}, e["tool_name"])
+            for e in api_list
+        ]
+        tools: dict[str, str] = {}
+        for entry in api_list:
+            tool = hub().tool(entry["tool_name"]) if not task.get("original") else None
+            tools.setdefault(entry["tool_name"], tool.description if tool else entry.get("tool_description", ""))
+        listed = "\n".join(f"{n}. {name}: {about}" for n, (name, about) in enumerate(tools.items(), start=1))
+        docs = (
+            "Call the functions to handle the user's request; end with Finish (give_answer with the whole "
+            f"answer, or give_up_and_restart). The tools:\n{listed}"
+        )
+        needed = NeededCalls.of(
+            list(task.get("solution") or []), lambda function: functions_key.get(function, function)
+        )
+        return _EpisodePlan(api_list, functions, hub_apis, functions_key, docs, [*schemas, finish_function()], needed)
 
     def _act(self, action: str) -> Outcome:
         lines, codes, http = [], [], len(self._http)
@@ -289,7 +350,7 @@ class RapidAPIEnv(ToolEnv):
         """One API call: its observation and ToolBench's status code. As in ToolBench, a call the
         service answered is status 0 even when the API refused it, except that an API's error answer
         comes as ``"Message error..."`` (status 11); its HTTP status is in ``info["http_status"]``."""
-        function = route(name, list(self._functions))
+        function = route(name, self._plan_now.function_names if self._plan_now else ())
         if function is None:
             self._failed.append(name[:80])
             return observation(f"No such function name: {name[:200]}", ""), NO_FUNCTION
@@ -369,12 +430,11 @@ class RapidAPIEnv(ToolEnv):
         return Outcome(text, done=True, score=float(verdict.passed), success=verdict.passed, metrics=metrics)
 
     def _evidence(self, solvable: bool) -> bool:
-        assert self.task is not None
-        solution = list(self.task.get("solution") or [])
-        key_of = lambda function: self._functions_key.get(function, function)  # noqa: E731
+        assert self.task is not None and self._plan_now is not None
+        key_of = self._plan_now.key_of
         answered = [(function, arguments) for function, arguments, ok in self._hub_calls if ok]
         tried = [(function, arguments) for function, arguments, _ in self._hub_calls]
-        return made_the_calls(solution, answered, tried, key_of, solvable)
+        return self._plan_now.needed.made(answered, tried, key_of, solvable)
 
     @staticmethod
     def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
@@ -403,26 +463,15 @@ class RapidAPIEnv(ToolEnv):
 
     # ------------------------------------------------------------------ contract hooks
     def tools(self) -> list[dict[str, Any]] | None:
-        if self.task is None:
+        """The episode's tool schemas; the same list at every reset of a task: treat it as read-only."""
+        if self.task is None or self._plan_now is None:
             return [finish_function()]
-        schemas = [
-            api_function({"name": e["api_name"], "description": e.get("api_description", ""), **e}, e["tool_name"])
-            for e in self._episode_apis
-        ]
-        return [*schemas, finish_function()]
+        return self._plan_now.tools
 
     def api_docs(self) -> str:
-        if self.task is None:
+        if self.task is None or self._plan_now is None:
             return ""
-        tools: dict[str, str] = {}
-        for entry in self._episode_apis:
-            tool = hub().tool(entry["tool_name"]) if not self.task.get("original") else None
-            tools.setdefault(entry["tool_name"], tool.description if tool else entry.get("tool_description", ""))
-        listed = "\n".join(f"{n}. {name}: {about}" for n, (name, about) in enumerate(tools.items(), start=1))
-        return (
-            "Call the functions to handle the user's request; end with Finish (give_answer with the whole "
-            f"answer, or give_up_and_restart). The tools:\n{listed}"
-        )
+        return self._plan_now.docs
 
     def oracle_actions(self, task: Task) -> list[str]:
         return list(task.references)

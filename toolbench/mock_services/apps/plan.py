@@ -30,6 +30,14 @@ _LINE = re.compile(
 _ARG_NAME = re.compile(rf"\s*#?\s*(?P<name>{_IDENT})\s*=\s*")
 _QUOTE_END = re.compile(r"\s*(?:,\s*#?\s*[A-Za-z_][A-Za-z0-9_]*\s*=|$)")
 _BARE = re.compile(r"[^,]*")
+_IDENT_ONLY = re.compile(_IDENT)
+_LITERAL = re.compile(r"-?\d+(?:\.\d+)?|True|False")
+_COMMA = re.compile(r"\s*,\s*")
+# Arguments whose values are all quoted, none holding its own quote character (most plans): read in
+# one pass, with the same result as the general reading below.
+_QUOTED = rf"""\s*#?\s*({_IDENT})\s*=\s*(?:'([^']*)'|"([^"]*)")"""
+_QUOTED_ARG = re.compile(_QUOTED)
+_ALL_QUOTED = re.compile(rf"{_QUOTED}(?:\s*,{_QUOTED})*")
 
 
 class PlanError(ValueError):
@@ -58,6 +66,13 @@ def parse_args(text: str, number: int) -> dict[str, str | Ref]:
     args: dict[str, str | Ref] = {}
     position = 0
     text = text.strip()
+    if _ALL_QUOTED.fullmatch(text):
+        found = _QUOTED_ARG.findall(text)
+        for name, single, double in found:
+            args[name.lower()] = single or double  # the group a value did not use is ""
+        if len(args) == len(found):
+            return args
+        args = {}  # a name given twice: the general reading says where
     while position < len(text):
         match = _ARG_NAME.match(text, position)
         if match is None:
@@ -83,18 +98,18 @@ def parse_args(text: str, number: int) -> dict[str, str | Ref]:
             value = value.strip()
             if not value:
                 raise PlanError(f"line {number}: argument {name!r} has no value")
-            if re.fullmatch(_IDENT, value) and value not in ("True", "False"):
+            if _IDENT_ONLY.fullmatch(value) and value not in ("True", "False"):
                 args[name] = Ref(value)
-            elif re.fullmatch(r"-?\d+(?:\.\d+)?|True|False", value):
+            elif _LITERAL.fullmatch(value):
                 args[name] = value  # an unquoted number or boolean: a literal
             else:
                 raise PlanError(
                     f"line {number}: unexpected {value[:30]!r} as the value of {name!r} "
                     "(quote a literal value, or name a value an earlier call returns)"
                 )
-        rest = re.match(r"\s*,\s*", text[position:])
+        rest = _COMMA.match(text, position)
         if rest:
-            position += rest.end()
+            position = rest.end()
         elif text[position:].strip():
             raise PlanError(f"line {number}: unexpected {text[position : position + 30]!r} after {name!r}")
     return args
@@ -114,7 +129,7 @@ def parse_plan(text: str) -> list[Call]:
         match = _LINE.match(line)
         if match is None:
             raise PlanError(f"line {number}: not a call of the form App: [r1, r2 = api(#arg='value', #arg2=r1)]")
-        returns = tuple(name.strip() for name in (match.group("returns") or "").split(",") if name.strip())
+        returns = tuple(_IDENT_ONLY.findall(match.group("returns") or ""))
         calls.append(
             Call(match.group("app"), match.group("api").lower(), returns, parse_args(match.group("args"), number), line)
         )
@@ -128,23 +143,30 @@ def resolve(calls: list[Call], said: Mapping[str, Any] | None = None, strict: bo
     ``PlanError`` for a reference no earlier call returns. For gold plans only: with ``said`` (what
     the user stated, by argument name), such a reference becomes the user's value; not ``strict``,
     one the user never stated either is left unresolved."""
-    resolved = []
-    for index, call in enumerate(calls):
-        args: dict[str, str | Ref] = {}
-        for name, value in call.args.items():
-            if isinstance(value, Ref):
-                source = next((j for j in range(index - 1, -1, -1) if value.name in calls[j].returns), None)
-                if source is not None:
-                    value = Ref(value.name, source)
-                elif said is not None and (name in said or value.name in said):
-                    value = str(said.get(name, said.get(value.name)))
-                elif strict:
-                    raise PlanError(
-                        f"call {index + 1} ({call.api}): #{name}={value.name} names a value no earlier call returns"
-                    )
-            args[name] = value
-        resolved.append(Call(call.app, call.api, call.returns, args, call.line))
-    return resolved
+    return [resolve_call(calls[:index], call, said, strict) for index, call in enumerate(calls)]
+
+
+def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None = None, strict: bool = True) -> Call:
+    """``call`` with each reference tied to the nearest of the ``earlier`` calls that returns its name
+    (see ``resolve``): one more call of a plan whose earlier calls are resolved already. A call without
+    references is returned as it is (calls are not changed once made)."""
+    if not any(isinstance(value, Ref) for value in call.args.values()):
+        return call
+    index = len(earlier)
+    args: dict[str, str | Ref] = {}
+    for name, value in call.args.items():
+        if isinstance(value, Ref):
+            source = next((j for j in range(index - 1, -1, -1) if value.name in earlier[j].returns), None)
+            if source is not None:
+                value = Ref(value.name, source)
+            elif said is not None and (name in said or value.name in said):
+                value = str(said.get(name, said.get(value.name)))
+            elif strict:
+                raise PlanError(
+                    f"call {index + 1} ({call.api}): #{name}={value.name} names a value no earlier call returns"
+                )
+        args[name] = value
+    return Call(call.app, call.api, call.returns, args, call.line)
 
 
 def format_call(call: Call) -> str:

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -21,8 +20,17 @@ from toolbench.mock_services.apps.plan import Call, Ref
 
 def multiset_hits(predicted: Sequence[str], gold: Sequence[str]) -> int:
     """How many predicted items match a gold one, each gold item matched at most once."""
-    have, want = Counter(p.lower() for p in predicted), Counter(g.lower() for g in gold)
-    return sum(min(count, want[name]) for name, count in have.items())
+    unmatched: dict[str, int] = {}
+    for name in gold:
+        key = name.lower()
+        unmatched[key] = unmatched.get(key, 0) + 1
+    hits = 0
+    for name in predicted:
+        key = name.lower()
+        if unmatched.get(key, 0) > 0:
+            unmatched[key] -= 1
+            hits += 1
+    return hits
 
 
 def f1(hits: int, predicted: int, gold: int) -> float:
@@ -48,7 +56,7 @@ def _argument_matches(
 
 
 def _call_matches(mine: Call, theirs: Call, pairing: Mapping[int, int], said: Mapping[str, str]) -> bool:
-    if (mine.app, mine.api) != (theirs.app, theirs.api) or set(mine.args) != set(theirs.args):
+    if mine.api != theirs.api or mine.app != theirs.app or mine.args.keys() != theirs.args.keys():
         return False
     return all(_argument_matches(mine.args[k], theirs.args[k], k, pairing, said) for k in theirs.args)
 

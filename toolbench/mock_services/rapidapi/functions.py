@@ -41,11 +41,12 @@ STATUS = {
 }
 
 _NOT_KEPT = re.compile(r"[^\u4e00-\u9fa5^a-zA-Z0-9_]")
+_UNDERSCORES = re.compile(r"_+")
 
 
 def standardize(name: str) -> str:
     """A tool, API or parameter name as ToolBench standardizes it."""
-    text = re.sub(r"_+", "_", _NOT_KEPT.sub("_", name)).lower().strip("_")
+    text = _UNDERSCORES.sub("_", _NOT_KEPT.sub("_", name)).lower().strip("_")
     return "get_" + text if text[:1].isdigit() else text
 
 

@@ -76,6 +76,12 @@ class Api:
     def params(self) -> tuple[Param, ...]:
         return self.required + self.optional
 
+    @cached_property
+    def standard_params(self) -> tuple[tuple[Param, str, bool], ...]:
+        """Each parameter with its name as ToolBench standardizes it and whether it is required, worked
+        out once per API instead of at every call."""
+        return tuple((param, change_name(standardize(param.name)), param in self.required) for param in self.params())
+
 
 @dataclass
 class Tool:
@@ -93,10 +99,14 @@ class Tool:
     def function(self, api: Api) -> str:
         return function_name(api.name, self.name)
 
+    @cached_property
+    def _standard_api_names(self) -> list[tuple[Api, str]]:
+        return [(api, change_name(standardize(api.name))) for api in self.apis]
+
     def api(self, name: str) -> Api | None:
         """An API by its name, or by its name as ToolBench standardizes it."""
         wanted = change_name(standardize(name))
-        return next((a for a in self.apis if a.name == name or change_name(standardize(a.name)) == wanted), None)
+        return next((api for api, standard in self._standard_api_names if api.name == name or standard == wanted), None)
 
 
 # ---------------------------------------------------------------------- checking arguments
@@ -161,13 +171,17 @@ def checked_arguments(api: Api, arguments: Mapping[str, Any]) -> dict[str, Any]:
     as a RapidAPI back-end ignores an unknown query parameter."""
     if not isinstance(arguments, Mapping):
         raise ApiError(400, "The parameters must be a JSON object")
-    given = {change_name(standardize(str(name))): value for name, value in arguments.items()}
+    given: dict[str, Any] | None = None  # the arguments by standardized name, when a name is not found as given
     checked: dict[str, Any] = {}
-    for param in api.params():
-        key = change_name(standardize(param.name))
-        value = arguments.get(param.name, given.get(key))
+    for param, key, required in api.standard_params:
+        if param.name in arguments:
+            value = arguments[param.name]
+        else:
+            if given is None:
+                given = {change_name(standardize(str(name))): value for name, value in arguments.items()}
+            value = given.get(key)
         if value is None or value == "":
-            if param in api.required:
+            if required:
                 raise ApiError(400, f"Missing required parameter '{param.name}'")
             if param.default == "":
                 continue

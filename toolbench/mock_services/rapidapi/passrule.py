@@ -30,6 +30,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -57,10 +58,15 @@ NUMBER_WORDS = [
     "nineteen",
     "twenty",
 ]
+_NUMBER_WORD_VALUES = {word: value for value, word in enumerate(NUMBER_WORDS)}
+_LETTERS = re.compile(r"[a-z]+")
+_DIGIT = re.compile(r"\d")
+_WORDS = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _GROUPED = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
 _MONTH = "(" + "|".join(m[:3] + f"(?:{m[3:]})?" for m in MONTHS) + r")\.?"
 _MONTH_DAY_YEAR = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})")
+_MONTH_START = re.compile("|".join(month[:3] for month in MONTHS))
 _DAY_MONTH_YEAR = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+(\d{4})")
 CANNOT = re.compile(
     r"\b(cannot|can ?not|can't|unable|not able|couldn't|could not|no (?:such|record|information|data|results?)|"
@@ -72,6 +78,8 @@ CANNOT = re.compile(
 
 
 def _fold(text: str) -> str:
+    if text.isascii():  # nothing to decompose or drop
+        return text.lower()
     text = text.replace("\u2212", "-").replace("\u2019", "'")  # a typographic minus and apostrophe
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
@@ -82,6 +90,8 @@ def _month(name: str) -> int:
 
 def with_iso_dates(text: str) -> str:
     """``text`` with every written-out date followed by its ISO form."""
+    if not _MONTH_START.search(text):  # both forms name a month: most texts have none
+        return text
     text = _MONTH_DAY_YEAR.sub(
         lambda m: f"{m.group(0)} {m.group(3)}-{_month(m.group(1)):02d}-{int(m.group(2)):02d}", text
     )
@@ -108,17 +118,20 @@ class Said:
 
 def numbers_in(text: str) -> list[Said]:
     """Every number ``text`` states (thousands separators, ``2.75 million`` and number words read)."""
-    text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
-    found = [Said(float(t), len(t.split(".")[1]) if "." in t else 0) for t in _STANDALONE.findall(text)]
-    for number, unit in _SCALED.findall(text):
-        decimals = len(number.split(".")[1]) if "." in number else 0
-        found.append(Said(float(number) * SCALES[unit], decimals, SCALES[unit]))
-    found += [Said(float(NUMBER_WORDS.index(w)), 0) for w in re.findall(r"[a-z]+", text) if w in NUMBER_WORDS]
+    found = []
+    if _DIGIT.search(text):  # else only number words: the patterns below all need a digit
+        if "," in text:
+            text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
+        found = [Said(float(t), len(t.split(".")[1]) if "." in t else 0) for t in _STANDALONE.findall(text)]
+        for number, unit in _SCALED.findall(text):
+            decimals = len(number.split(".")[1]) if "." in number else 0
+            found.append(Said(float(number) * SCALES[unit], decimals, SCALES[unit]))
+    found += [Said(float(_NUMBER_WORD_VALUES[w]), 0) for w in _LETTERS.findall(text) if w in _NUMBER_WORD_VALUES]
     return found
 
 
 def tokens(text: str) -> list[str]:
-    return [str(int(t)) if t.isdigit() and len(t) < 19 else t for t in re.findall(r"[a-z0-9]+", text)]
+    return [str(int(t)) if t.isdigit() and len(t) < 19 else t for t in _WORDS.findall(text)]
 
 
 def _number_matches(fact: str, said: Said) -> bool:
@@ -137,8 +150,19 @@ def _number_matches(fact: str, said: Said) -> bool:
 
 
 def _contains(haystack: list[str], needle: list[str]) -> bool:
+    """Whether ``needle`` is a run of ``haystack`` (compared only where its first word is)."""
     n = len(needle)
-    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+    if n == 0:
+        return False
+    first, start = needle[0], 0
+    while True:
+        try:
+            start = haystack.index(first, start)
+        except ValueError:
+            return False
+        if haystack[start : start + n] == needle:
+            return True
+        start += 1
 
 
 @dataclass(frozen=True)
@@ -161,12 +185,21 @@ def states(answer: str | Reading, fact: str | list[str]) -> bool:
     reading = answer if isinstance(answer, Reading) else Reading.of(answer)
     if isinstance(fact, list):
         return any(states(reading, form) for form in fact)
-    if _NUMBER.fullmatch(fact.strip()):
+    number, wanted = _fact_form(fact)
+    if number:
         return any(_number_matches(fact.strip(), said) for said in reading.numbers)
-    wanted = tokens(with_iso_dates(_fold(fact)))
     if not wanted:  # a symbol (a currency sign): look for it as written
         return fact.strip() in reading.raw
-    return _contains(reading.words, wanted)
+    return _contains(reading.words, list(wanted))
+
+
+@lru_cache(maxsize=4096)
+def _fact_form(fact: str) -> tuple[bool, tuple[str, ...]]:
+    """Whether a fact is a number, else its words: read once per fact, not once per answer (facts
+    are the tasks' own text, a bounded set)."""
+    if _NUMBER.fullmatch(fact.strip()):
+        return True, ()
+    return False, tuple(tokens(with_iso_dates(_fold(fact))))
 
 
 def says_cannot(answer: str) -> bool:
@@ -254,22 +287,51 @@ def made_the_calls(
     aside; other arguments may be added). Solvable: every step whose response holds facts was
     answered. Unsolvable: one of them was tried (it shows the request cannot be done). A call of
     every offered API with made-up values shows neither."""
-    steps = [step for step in solution if step.get("holds_facts", True)]
-    if not solvable:
-        return not steps or any(_shows(step, call, key_of) for step in steps for call in tried)
-    return all(any(_shows(step, call, key_of) for call in answered) for step in steps)
+    return NeededCalls.of(solution, key_of).made(answered, tried, key_of, solvable)
 
 
-def _shows(step: Mapping[str, Any], call: tuple[str, Mapping[str, Any]], key_of: Callable[[str], str]) -> bool:
-    function, arguments = call
-    if key_of(function) != key_of(str(step.get("function", ""))):
+@dataclass(frozen=True)
+class NeededCalls:
+    """The steps of a solution an answer must rest on (those whose responses hold facts), each as
+    what its API does and the values it asks for as a comparison sees them: read once per task by
+    an env, then checked against each episode's calls (``made_the_calls``)."""
+
+    steps: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+
+    @classmethod
+    def of(cls, solution: list[dict[str, Any]], key_of: Callable[[str], str]) -> NeededCalls:
+        steps = [step for step in solution if step.get("holds_facts", True)]
+        return cls(
+            tuple(
+                (
+                    key_of(str(step.get("function", ""))),
+                    tuple((name, _plain(value)) for name, value in (step.get("arguments") or {}).items()),
+                )
+                for step in steps
+            )
+        )
+
+    def made(
+        self,
+        answered: Sequence[tuple[str, Mapping[str, Any]]],
+        tried: Sequence[tuple[str, Mapping[str, Any]]],
+        key_of: Callable[[str], str],
+        solvable: bool,
+    ) -> bool:
+        """``made_the_calls`` for these steps (``key_of`` as the steps were read with)."""
+        if not solvable:
+            calls = [(key_of(function), arguments) for function, arguments in tried]
+            return not self.steps or any(_shows(step, call) for step in self.steps for call in calls)
+        calls = [(key_of(function), arguments) for function, arguments in answered]
+        return all(any(_shows(step, call) for call in calls) for step in self.steps)
+
+
+def _shows(step: tuple[str, tuple[tuple[str, Any], ...]], call: tuple[str, Mapping[str, Any]]) -> bool:
+    key, wanted = step
+    function_key, arguments = call
+    if function_key != key:
         return False
-    wanted = step.get("arguments") or {}
-    return all(name in arguments and _same_value(arguments[name], value) for name, value in wanted.items())
-
-
-def _same_value(given: Any, wanted: Any) -> bool:
-    return _plain(given) == _plain(wanted)
+    return all(name in arguments and _plain(arguments[name]) == value for name, value in wanted)
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,96 @@
+"""Shortcuts in AppBench's plan reading and prompts: arguments that are all plainly quoted are read in
+one pass, with the same calls and errors as the general reading (apostrophes inside values,
+references, numbers); a selection's docs and tools are kept, and stay what a fresh build gives."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import gymnasium as gym
+import pytest
+
+import toolbench  # noqa: F401  (registers the env ids)
+from toolbench.envs import appbench
+from toolbench.mock_services.apps import plan
+
+ARGUMENTS = [
+    "",
+    "#category='Korean', #location='San Jose'",
+    "#a='', #b=\"\"",
+    "#a=\"it's\", #b='x'",
+    "#restaurant_name='Mcdonald's', #time='13:30'",
+    "#a='x', #A='y'",
+    "#a='x' , #b = 'y'",
+    "a='x',b='y'",
+    "#a='x', #b=ref",
+    "#a='x', #b=2",
+    "#a='x',",
+    "#a='x' #b='y'",
+    "#a='x=1', #b='y'",
+    "#a='one, #b='two'",
+]
+
+
+def _general(text: str, number: int = 1):
+    saved = plan._ALL_QUOTED
+    plan._ALL_QUOTED = re.compile(r"(?!)")  # never matches: the general reading only
+    try:
+        return plan.parse_args(text, number)
+    except plan.PlanError as exc:
+        return f"PlanError: {exc}"
+    finally:
+        plan._ALL_QUOTED = saved
+
+
+def _fast(text: str, number: int = 1):
+    try:
+        return plan.parse_args(text, number)
+    except plan.PlanError as exc:
+        return f"PlanError: {exc}"
+
+
+@pytest.mark.parametrize("text", ARGUMENTS)
+def test_quoted_arguments_read_in_one_pass_as_in_general(text):
+    assert _fast(text) == _general(text)
+
+
+def test_random_argument_lists_read_alike():
+    pieces = ["#", "a", "B", "_x", "=", " ", ",", "'", '"', "v", "1", "'s", "ref"]
+    rng = random.Random(11)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert _fast(text) == _general(text), repr(text)
+
+
+def test_random_quoted_argument_lists_read_alike_and_most_take_the_one_pass():
+    rng = random.Random(5)
+    names, value_chars = ["a", "b", "Cat", "_d"], ["x", " ", ",", "=", "'", '"', "#", "1"]
+    one_pass = 0
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randint(1, 4)):
+            quote = rng.choice("'\"")
+            value = "".join(rng.choice(value_chars) for _ in range(rng.randint(0, 4)))
+            parts.append(
+                f"{rng.choice(['#', '', ' # '])}{rng.choice(names)}{rng.choice(['=', ' = '])}{quote}{value}{quote}"
+            )
+        text = rng.choice([",", ", ", " ,"]).join(parts)
+        one_pass += bool(plan._ALL_QUOTED.fullmatch(text.strip()))
+        assert _fast(text) == _general(text), repr(text)
+    assert one_pass > 1000
+
+
+def test_kept_selection_docs_and_tools_equal_fresh_ones_and_stay_bounded(monkeypatch):
+    env = gym.make("toolbench/AppBench-v0", mode="interactive").unwrapped
+    fresh = gym.make("toolbench/AppBench-v0", mode="interactive").unwrapped
+    apps = list(appbench.APP_DESCRIPTIONS)
+    monkeypatch.setattr(appbench, "MAX_SELECTIONS_KEPT", 3)
+    rng = random.Random(2)
+    for _ in range(12):
+        chosen = rng.sample(apps, rng.randint(1, 3))
+        env.reset(options={"task_id": env.tasks[0].id})
+        observation, _, _, _, info = env.step(f"select_apps({chosen!r})")
+        assert observation == appbench.docs_for(chosen)
+        assert info["tools"] == fresh._tools_for(chosen)
+        assert len(env._shown) <= 3
