@@ -9,6 +9,7 @@ The served fakes get broken HTTP requests (``tests.fuzz_http``): no 5xx, and the
 ``python -m tests.fuzzing 10000`` (``make fuzz``) is the long run: per env and mode it reports
 exceptions, internal errors, 5xx answers, leaks, the process's memory growth after a warm-up and
 the slowest action, then per served app 2,000 requests' 5xx, unanswered requests and statuses.
+``python -m tests.fuzzing 10000 WebShop AppBench`` fuzzes those envs only, and no served app.
 ``tests/core/test_fuzz_references.py`` and ``tests/core/test_fuzz_served.py`` run a slice of both
 in ``make test`` (next to ``tests/core/test_fuzz.py``, which mutates characters and tries edge cases).
 """
@@ -238,11 +239,17 @@ def fuzz(
 SERVED_REQUESTS = 2000  # per served fake, in the long run
 
 
-def main(count: int, requests: int = SERVED_REQUESTS) -> int:
+def main(count: int, requests: int = SERVED_REQUESTS, tasks: tuple[str, ...] = ()) -> int:
+    """Fuzz every env and mode (or only ``tasks``' envs, and then no served app) and print the table."""
+    unknown = set(tasks) - {spec.name for spec in toolbench.TASKS}
+    if unknown:
+        raise SystemExit(f"unknown task(s): {', '.join(sorted(unknown))}")
     failed = False
     print(f"{'env':12} {'mode':11} {'actions':>7} {'exc':>4} {'int':>4} {'5xx':>4} {'leaks':>5} {'memory':>9}  "
           "slowest action; slowest of the longest actions")  # fmt: skip
     for spec in toolbench.TASKS:
+        if tasks and spec.name not in tasks:
+            continue
         for mode in spec.modes:
             n = count // 10 if spec.name in CODE_TASKS else count
             report = fuzz(spec.env_id, mode, n, long_actions=True)
@@ -254,6 +261,8 @@ def main(count: int, requests: int = SERVED_REQUESTS) -> int:
                   f"{'' if report.reference_still_works else '  REFERENCE FAILS'}", flush=True)  # fmt: skip
             for failure in report.failures[:5]:
                 print(f"    {failure}")
+    if tasks:
+        return 1 if failed else 0
     print(
         f"\n{'served app':12} {'requests':>8} {'5xx':>4} {'unanswered':>10} {'stopped':>7}  slowest request; statuses"
     )
@@ -269,4 +278,5 @@ def main(count: int, requests: int = SERVED_REQUESTS) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000))
+    # python -m tests.fuzzing [COUNT [TASK ...]]
+    raise SystemExit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000, tasks=tuple(sys.argv[2:])))
