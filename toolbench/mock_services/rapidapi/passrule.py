@@ -130,8 +130,15 @@ def numbers_in(text: str) -> list[Said]:
     return found
 
 
+# A word of digits that starts with a zero: the only kind ``tokens`` writes otherwise than it reads it.
+_LEADING_ZERO = re.compile(r"(?<![a-z0-9])0[0-9]")
+
+
 def tokens(text: str) -> list[str]:
-    return [str(int(t)) if t.isdigit() and len(t) < 19 else t for t in _WORDS.findall(text)]
+    words = _WORDS.findall(text)
+    if not _LEADING_ZERO.search(text):  # most texts: every word stays as it is
+        return words
+    return [str(int(t)) if t.isdigit() and len(t) < 19 else t for t in words]
 
 
 def _number_matches(fact: str, said: Said) -> bool:
@@ -165,19 +172,26 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
         start += 1
 
 
-@dataclass(frozen=True)
 class Reading:
-    """An answer read once for every fact: its folded text, words and numbers."""
+    """An answer read once for every fact: its folded text, its numbers and its words (read only when
+    a text fact asks: many tasks' facts are all numbers)."""
 
-    raw: str
-    text: str
-    words: list[str]
-    numbers: list[Said]
+    __slots__ = ("_words", "numbers", "raw", "text")
+
+    def __init__(self, raw: str, text: str, numbers: list[Said]) -> None:
+        self.raw, self.text, self.numbers = raw, text, numbers
+        self._words: list[str] | None = None
 
     @classmethod
     def of(cls, answer: str) -> Reading:
         text = with_iso_dates(_fold(answer))
-        return cls(answer, text, tokens(text), numbers_in(text))
+        return cls(answer, text, numbers_in(text))
+
+    @property
+    def words(self) -> list[str]:
+        if self._words is None:
+            self._words = tokens(self.text)
+        return self._words
 
 
 def states(answer: str | Reading, fact: str | list[str]) -> bool:
