@@ -307,10 +307,10 @@ def made_the_calls(
 @dataclass(frozen=True)
 class NeededCalls:
     """The steps of a solution an answer must rest on (those whose responses hold facts), each as
-    what its API does and the values it asks for as a comparison sees them: read once per task by
-    an env, then checked against each episode's calls (``made_the_calls``)."""
+    what its API does and the values it asks for, as written and as a comparison sees them: read once
+    per task by an env, then checked against each episode's calls (``made_the_calls``)."""
 
-    steps: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+    steps: tuple[tuple[str, tuple[tuple[str, Any, Any], ...]], ...]
 
     @classmethod
     def of(cls, solution: list[dict[str, Any]], key_of: Callable[[str], str]) -> NeededCalls:
@@ -319,7 +319,7 @@ class NeededCalls:
             tuple(
                 (
                     key_of(str(step.get("function", ""))),
-                    tuple((name, _plain(value)) for name, value in (step.get("arguments") or {}).items()),
+                    tuple((name, value, _plain(value)) for name, value in (step.get("arguments") or {}).items()),
                 )
                 for step in steps
             )
@@ -340,12 +340,16 @@ class NeededCalls:
         return all(any(_shows(step, call) for call in calls) for step in self.steps)
 
 
-def _shows(step: tuple[str, tuple[tuple[str, Any], ...]], call: tuple[str, Mapping[str, Any]]) -> bool:
+def _shows(step: tuple[str, tuple[tuple[str, Any, Any], ...]], call: tuple[str, Mapping[str, Any]]) -> bool:
     key, wanted = step
     function_key, arguments = call
     if function_key != key:
         return False
-    return all(name in arguments and _plain(arguments[name]) == value for name, value in wanted)
+    # A value equal to the step's as written is equal as a comparison sees it (most calls): no need to fold it.
+    return all(
+        name in arguments and (arguments[name] == written or _plain(arguments[name]) == plain)
+        for name, written, plain in wanted
+    )
 
 
 def _plain(value: Any) -> Any:
