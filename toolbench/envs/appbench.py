@@ -84,10 +84,10 @@ def app_list(mode: str) -> str:
 _SELECT_APPS = re.compile(r"select_apps\(\s*\[(.*)\]\s*\)", flags=re.DOTALL)
 
 
-def selected_apps(text: str, data: Any = NOT_JSON) -> list[str] | None:
-    """The apps of a ``select_apps([...])`` action (or its JSON tool call), else None. ``data``: the
-    action's JSON, when the caller has parsed it already (``json_action``)."""
-    if data is NOT_JSON:
+def selected_apps(text: str, data: Any = None) -> list[str] | None:
+    """The apps of a ``select_apps([...])`` action (or its JSON tool call), else None. ``data``: what
+    ``json_action`` read from the action, when the caller has read it already."""
+    if data is None:
         data = json_action(text)
     if data is not NOT_JSON:
         try:
@@ -366,7 +366,7 @@ class AppBenchEnv(ToolEnv):
             self._results.append(None)
             return f"{number}. {call.app}.{call.api}: error: {exc}"
         self._results.append(result)
-        shown = ", ".join(f"{key}={value!r}" for key, value in result.items())
+        shown = ", ".join([f"{key}={value!r}" for key, value in result.items()])
         return f"{number}. {call.app}.{call.api}: {shown}"
 
     # ------------------------------------------------------------------ scoring

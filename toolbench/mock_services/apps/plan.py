@@ -143,7 +143,10 @@ def resolve(calls: list[Call], said: Mapping[str, Any] | None = None, strict: bo
     ``PlanError`` for a reference no earlier call returns. For gold plans only: with ``said`` (what
     the user stated, by argument name), such a reference becomes the user's value; not ``strict``,
     one the user never stated either is left unresolved."""
-    return [resolve_call(calls[:index], call, said, strict) for index, call in enumerate(calls)]
+    resolved: list[Call] = []
+    for call in calls:  # the calls before this one, resolved (a reference only reads what they return)
+        resolved.append(resolve_call(resolved, call, said, strict))
+    return resolved
 
 
 def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None = None, strict: bool = True) -> Call:
