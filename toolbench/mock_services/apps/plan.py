@@ -33,11 +33,11 @@ _BARE = re.compile(r"[^,]*")
 _IDENT_ONLY = re.compile(_IDENT)
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?|True|False")
 _COMMA = re.compile(r"\s*,\s*")
-# Arguments whose values are all quoted, none holding its own quote character (most plans): read in
-# one pass, with the same result as the general reading below.
-_QUOTED = rf"""\s*#?\s*({_IDENT})\s*=\s*(?:'([^']*)'|"([^"]*)")"""
-_QUOTED_ARG = re.compile(_QUOTED)
-_ALL_QUOTED = re.compile(rf"{_QUOTED}(?:\s*,{_QUOTED})*")
+# Arguments whose values are each quoted (none holding its own quote character) or a bare name (most
+# plans): read in one pass, with the same result as the general reading below.
+_SIMPLE = rf"""\s*#?\s*({_IDENT})\s*=\s*(?:'([^']*)'|"([^"]*)"|({_IDENT}))"""
+_SIMPLE_ARG = re.compile(_SIMPLE)
+_ALL_SIMPLE = re.compile(rf"{_SIMPLE}(?:\s*,{_SIMPLE})*")
 
 
 class PlanError(ValueError):
@@ -66,10 +66,13 @@ def parse_args(text: str, number: int) -> dict[str, str | Ref]:
     args: dict[str, str | Ref] = {}
     position = 0
     text = text.strip()
-    if _ALL_QUOTED.fullmatch(text):
-        found = _QUOTED_ARG.findall(text)
-        for name, single, double in found:
-            args[name.lower()] = single or double  # the group a value did not use is ""
+    if _ALL_SIMPLE.fullmatch(text):
+        found = _SIMPLE_ARG.findall(text)
+        for name, single, double, bare in found:
+            if bare:  # a name: a reference, unless it is a boolean literal
+                args[name.lower()] = bare if bare in ("True", "False") else Ref(bare)
+            else:
+                args[name.lower()] = single or double  # the group a value did not use is ""
         if len(args) == len(found):
             return args
         args = {}  # a name given twice: the general reading says where
