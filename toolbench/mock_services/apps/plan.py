@@ -162,7 +162,7 @@ def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None
     args: dict[str, str | Ref] = {}
     for name, value in call.args.items():
         if isinstance(value, Ref):
-            source = next((j for j in range(index - 1, -1, -1) if value.name in earlier[j].returns), None)
+            source = _provider(earlier, value.name)
             if source is not None:
                 value = Ref(value.name, source)
             elif said is not None and (name in said or value.name in said):
@@ -173,6 +173,14 @@ def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None
                 )
         args[name] = value
     return Call(call.app, call.api, call.returns, args, call.line)
+
+
+def _provider(earlier: list[Call], name: str) -> int | None:
+    """The index of the nearest of the ``earlier`` calls that returns ``name``, else None."""
+    for index in range(len(earlier) - 1, -1, -1):
+        if name in earlier[index].returns:
+            return index
+    return None
 
 
 def format_call(call: Call) -> str:
