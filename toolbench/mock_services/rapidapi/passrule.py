@@ -357,7 +357,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int too large for a float (an agent's 10**400): compared as it is
+            return value
     if isinstance(value, str):
         text = " ".join(value.split()).casefold()
         return float(text) if _NUMBER.fullmatch(text) else text
