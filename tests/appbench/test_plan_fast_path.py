@@ -1,6 +1,6 @@
-"""Shortcuts in AppBench's plan reading and prompts: arguments that are all plainly quoted are read in
-one pass, with the same calls and errors as the general reading (apostrophes inside values,
-references, numbers); a selection's docs and tools are kept, and stay what a fresh build gives."""
+"""Shortcuts in AppBench's plan reading and prompts: arguments that are all plainly quoted or bare
+names are read in one pass, with the same calls and errors as the general reading (apostrophes inside
+values, references, booleans, numbers); a selection's docs and tools are kept, and stay what a fresh build gives."""
 
 from __future__ import annotations
 
@@ -29,18 +29,24 @@ ARGUMENTS = [
     "#a='x' #b='y'",
     "#a='x=1', #b='y'",
     "#a='one, #b='two'",
+    "#a=ref, #B=True, #c=False, #d='x'",
+    "#a = ref ,b=other",
+    "#a=ref other",
+    "#a=ref, #a='x'",
+    "#a=ref'x'",
+    "#a=True1, #b=_r2",
 ]
 
 
 def _general(text: str, number: int = 1):
-    saved = plan._ALL_QUOTED
-    plan._ALL_QUOTED = re.compile(r"(?!)")  # never matches: the general reading only
+    saved = plan._ALL_SIMPLE
+    plan._ALL_SIMPLE = re.compile(r"(?!)")  # never matches: the general reading only
     try:
         return plan.parse_args(text, number)
     except plan.PlanError as exc:
         return f"PlanError: {exc}"
     finally:
-        plan._ALL_QUOTED = saved
+        plan._ALL_SIMPLE = saved
 
 
 def _fast(text: str, number: int = 1):
@@ -56,27 +62,27 @@ def test_quoted_arguments_read_in_one_pass_as_in_general(text):
 
 
 def test_random_argument_lists_read_alike():
-    pieces = ["#", "a", "B", "_x", "=", " ", ",", "'", '"', "v", "1", "'s", "ref"]
+    pieces = ["#", "a", "B", "_x", "=", " ", ",", "'", '"', "v", "1", "'s", "ref", "True", "False"]
     rng = random.Random(11)
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         assert _fast(text) == _general(text), repr(text)
 
 
-def test_random_quoted_argument_lists_read_alike_and_most_take_the_one_pass():
+def test_random_quoted_and_named_argument_lists_read_alike_and_most_take_the_one_pass():
     rng = random.Random(5)
     names, value_chars = ["a", "b", "Cat", "_d"], ["x", " ", ",", "=", "'", '"', "#", "1"]
+    bare = ["ref", "True", "False", "r1", "x y", "2", "-1.5", "True1"]
     one_pass = 0
     for _ in range(3000):
         parts = []
         for _ in range(rng.randint(1, 4)):
             quote = rng.choice("'\"")
             value = "".join(rng.choice(value_chars) for _ in range(rng.randint(0, 4)))
-            parts.append(
-                f"{rng.choice(['#', '', ' # '])}{rng.choice(names)}{rng.choice(['=', ' = '])}{quote}{value}{quote}"
-            )
+            value = f"{quote}{value}{quote}" if rng.random() < 0.7 else rng.choice(bare)
+            parts.append(f"{rng.choice(['#', '', ' # '])}{rng.choice(names)}{rng.choice(['=', ' = '])}{value}")
         text = rng.choice([",", ", ", " ,"]).join(parts)
-        one_pass += bool(plan._ALL_QUOTED.fullmatch(text.strip()))
+        one_pass += bool(plan._ALL_SIMPLE.fullmatch(text.strip()))
         assert _fast(text) == _general(text), repr(text)
     assert one_pass > 1000
 

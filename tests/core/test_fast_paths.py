@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import random
 
+import gymnasium as gym
 import pytest
 
+import toolbench  # noqa: F401  (registers the env ids)
 from toolbench.core import env as core_env
-from toolbench.core.toolcalls import is_json_action, unfenced
+from toolbench.core.toolcalls import NOT_JSON, is_json_action, json_action, unfenced
 
 TEXTS = [
     "",
@@ -51,6 +53,36 @@ def test_is_json_action_on_random_texts_of_blanks_fences_and_brackets():
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
         assert is_json_action(text) == _is_json_action_in_full(text), repr(text)
+
+
+def test_json_action_gives_what_reading_the_unfenced_text_gives():
+    pieces = [" ", "\n", "```", "```json", "{", "}", "[", "]", '"a"', ":", "1", ",", "x"]
+    rng = random.Random(3)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 9)))
+        data = json_action(text)
+        assert (data is not NOT_JSON) == _is_json_action_in_full(text), repr(text)
+        if data is not NOT_JSON:
+            assert data == json.loads(unfenced(text)), repr(text)
+
+
+def test_zero_metrics_of_a_step_stay_zero_whatever_a_caller_did_to_an_earlier_info():
+    env = gym.make("toolbench/AppBench-v0", mode="interactive").unwrapped
+    first, second = env.tasks[0], env.tasks[1]
+    env.reset(options={"task_id": first.id})
+    actions = env.oracle_actions(first)
+    info = env.step(actions[1])[4]  # a call: no metric of its own yet
+    assert info["f1_app"] == 0.0
+    snapshot = env.get_state()
+    info.update(f1_app=99.0, succ=99.0)
+    assert env.step(actions[1])[4]["f1_app"] == 0.0
+    env.reset(options={"task_id": second.id})
+    info = env.step(env.oracle_actions(second)[1])[4]
+    assert {name: info[name] for name in env.metric_names} == dict.fromkeys(env.metric_names, 0.0)
+    info["executed"] = 7.0
+    env.set_state(snapshot)
+    info = env.step(actions[1])[4]
+    assert {name: info[name] for name in env.metric_names} == dict.fromkeys(env.metric_names, 0.0)
 
 
 def _valid_text_in_full(value):

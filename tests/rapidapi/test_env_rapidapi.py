@@ -16,7 +16,7 @@ from toolbench.agents.random_agent import RandomAgent
 from toolbench.envs.rapidapi import TEST_SETS, RapidAPIEnv
 from toolbench.mock_services.rapidapi.catalog import CATEGORIES, hub, tool_json
 from toolbench.mock_services.rapidapi.hub import call
-from toolbench.mock_services.rapidapi.passrule import judge, states
+from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls, states
 from toolbench.taskgen.rapidapi import held_out
 
 
@@ -438,3 +438,11 @@ def test_the_same_api_of_another_tool_of_the_task_is_evidence_too():
     other = json.dumps({"name": tools[1].function(apis[1]), "arguments": {"city": "Paris"}})
     *_, info = play(env, "mine", [other, finish(f"It is {body['current']['condition']}.")])
     assert status == 200 and info["passed"] is True
+
+
+def test_a_call_with_an_int_too_large_for_a_float_is_judged_not_raised():
+    solution = [{"function": "f", "arguments": {"q": 5}}]
+    same = lambda function: function  # noqa: E731
+    assert made_the_calls(solution, [], [("f", {"q": 10**400})], same, solvable=False) is False
+    assert made_the_calls(solution, [("f", {"q": 10**400})], [], same, solvable=True) is False
+    assert made_the_calls(solution, [], [("f", {"q": 5})], same, solvable=False) is True

@@ -9,6 +9,7 @@ subclasses it and implements ``_begin`` (start an episode on a task) and ``_act`
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,12 @@ def _valid_text(value: Any) -> Any:
             for item in value
         ]
     return value
+
+
+@functools.cache
+def _zeros(names: tuple[str, ...]) -> dict[str, float]:
+    """Every metric 0.0, built once per env class's names (read-only: ``dict.update`` copies it)."""
+    return dict.fromkeys(names, 0.0)
 
 
 class ActionError(Exception):
@@ -366,7 +373,7 @@ class ToolEnv(gym.Env[str, str]):
             "error": None if outcome.error is None else _valid_text(outcome.error),
         }
         if not outcome.metrics:  # most steps: every metric 0 until the episode is scored
-            info.update(dict.fromkeys(self.metric_names, 0.0))
+            info.update(_zeros(tuple(self.metric_names)))
             return info
         for name in self.metric_names:
             info[name] = outcome.metrics.get(name, 0.0)

@@ -39,7 +39,11 @@ def _loads(text: str, what: str) -> Any:
 
 def parse_tool_call(text: str) -> ToolCall:
     """The tool call that ``text`` (JSON) writes; raises ``ToolCallError`` naming what is wrong."""
-    data = _loads(text, "not valid JSON")
+    return tool_call_of(_loads(text, "not valid JSON"))
+
+
+def tool_call_of(data: Any) -> ToolCall:
+    """The tool call that parsed JSON ``data`` writes (see ``parse_tool_call``)."""
     if isinstance(data, list) and len(data) == 1:  # a list of tool calls holding one call
         data = data[0]
     elif isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
@@ -68,17 +72,26 @@ def is_json_action(text: str) -> bool:
 
     Code tasks use this to tell a tool call from a code cell: a cell that is only a dict or list
     display would do nothing, so JSON there is always meant as a call."""
+    return json_action(text) is not NOT_JSON
+
+
+#: What ``json_action`` returns for text that is not a JSON object or array.
+NOT_JSON: Any = object()
+
+
+def json_action(text: str) -> Any:
+    """The JSON object or array ``text`` (fences aside) holds, parsed, else ``NOT_JSON``: one parse
+    for an env that both tells a tool call from other text and reads it (``tool_call_of``)."""
     first = text.lstrip()[:1]
     if not first or first not in "{[`":  # unfenced text starts with the first line's first character
-        return False
+        return NOT_JSON
     stripped = unfenced(text)
     if not stripped.startswith(("{", "[")):
-        return False
+        return NOT_JSON
     try:
-        json.loads(stripped)
+        return json.loads(stripped)
     except (ValueError, RecursionError):
-        return False
-    return True
+        return NOT_JSON
 
 
 def tool_call_action(name: str, arguments: str | dict[str, Any] | None) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.tasks import Task, TaskFileError, read_task_file, record_place
-from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
+from toolbench.core.toolcalls import NOT_JSON, ToolCallError, json_action, tool_call_of
 from toolbench.mock_services.apps.backend import AppError, Apps
 from toolbench.mock_services.apps.extend import grown_world
 from toolbench.mock_services.apps.paper import PaperTally
@@ -84,11 +84,14 @@ def app_list(mode: str) -> str:
 _SELECT_APPS = re.compile(r"select_apps\(\s*\[(.*)\]\s*\)", flags=re.DOTALL)
 
 
-def selected_apps(text: str) -> list[str] | None:
-    """The apps of a ``select_apps([...])`` action (or its JSON tool call), else None."""
-    if is_json_action(text):
+def selected_apps(text: str, data: Any = None) -> list[str] | None:
+    """The apps of a ``select_apps([...])`` action (or its JSON tool call), else None. ``data``: what
+    ``json_action`` read from the action, when the caller has read it already."""
+    if data is None:
+        data = json_action(text)
+    if data is not NOT_JSON:
         try:
-            call = parse_tool_call(unfenced(text))
+            call = tool_call_of(data)
         except ToolCallError:
             return None
         apps = call.arguments.get("apps")
@@ -123,11 +126,12 @@ SELECT_TOOL = {
 }
 
 
-def _is_finish_call(text: str) -> bool:
-    if not is_json_action(text):
+def _is_finish_call(data: Any) -> bool:
+    """Whether an action's parsed JSON (``json_action``) is a call of finish."""
+    if data is NOT_JSON:
         return False
     try:
-        return parse_tool_call(unfenced(text)).name == "finish"
+        return tool_call_of(data).name == "finish"
     except ToolCallError:
         return False
 
@@ -286,13 +290,14 @@ class AppBenchEnv(ToolEnv):
             lines = [self._run(call) for call in calls]
             return self._scored("\n".join(lines))
         text = action.strip()
-        if text in (FINISH, "finish", "Finish()") or _is_finish_call(text):
+        data = json_action(text)  # read once: a finish, a selection or a call
+        if text in (FINISH, "finish", "Finish()") or _is_finish_call(data):
             return self._scored("Finished.")
-        chosen = selected_apps(text)
+        chosen = selected_apps(text, data)
         if chosen is not None:
             return self._select(chosen)
         try:
-            call = self._interactive_call(text)
+            call = self._interactive_call(text, data)
         except (PlanError, ToolCallError) as exc:
             raise ActionError(str(exc)) from None
         line = self._run(call)
@@ -323,10 +328,11 @@ class AppBenchEnv(ToolEnv):
             shown = self._shown[apps] = (docs_for(list(apps)), self._tools_for(list(apps)))
         return shown
 
-    def _interactive_call(self, text: str) -> Call:
-        """One call from a JSON tool call or a plan line, its references tied to earlier calls."""
-        if is_json_action(text):
-            tool = parse_tool_call(unfenced(text))
+    def _interactive_call(self, text: str, data: Any) -> Call:
+        """One call from a JSON tool call (``data``, the action's parsed JSON) or a plan line, its
+        references tied to earlier calls."""
+        if data is not NOT_JSON:
+            tool = tool_call_of(data)
             app, _, name = tool.name.partition("__")
             api = by_app().get(app, {}).get(name.lower())
             if api is None:
@@ -360,7 +366,7 @@ class AppBenchEnv(ToolEnv):
             self._results.append(None)
             return f"{number}. {call.app}.{call.api}: error: {exc}"
         self._results.append(result)
-        shown = ", ".join(f"{key}={value!r}" for key, value in result.items())
+        shown = ", ".join([f"{key}={value!r}" for key, value in result.items()])
         return f"{number}. {call.app}.{call.api}: {shown}"
 
     # ------------------------------------------------------------------ scoring

@@ -331,7 +331,7 @@ class RapidAPIEnv(ToolEnv):
         failed_before = len(self._failed)
         for name, raw in calls_of(action):
             if name == FINISH:
-                ending = read_finish(raw if isinstance(raw, str) else json.dumps(raw))
+                ending = read_finish(raw if isinstance(raw, (str, dict)) else json.dumps(raw))
                 if ending.status in (FINAL_ANSWER, GAVE_UP):
                     said = ANSWERED_OBSERVATION if ending.status == FINAL_ANSWER else GAVE_UP_OBSERVATION
                     return self._scored("\n".join([*lines, said]), ending.answer, ending.status)

@@ -33,11 +33,11 @@ _BARE = re.compile(r"[^,]*")
 _IDENT_ONLY = re.compile(_IDENT)
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?|True|False")
 _COMMA = re.compile(r"\s*,\s*")
-# Arguments whose values are all quoted, none holding its own quote character (most plans): read in
-# one pass, with the same result as the general reading below.
-_QUOTED = rf"""\s*#?\s*({_IDENT})\s*=\s*(?:'([^']*)'|"([^"]*)")"""
-_QUOTED_ARG = re.compile(_QUOTED)
-_ALL_QUOTED = re.compile(rf"{_QUOTED}(?:\s*,{_QUOTED})*")
+# Arguments whose values are each quoted (none holding its own quote character) or a bare name (most
+# plans): read in one pass, with the same result as the general reading below.
+_SIMPLE = rf"""\s*#?\s*({_IDENT})\s*=\s*(?:'([^']*)'|"([^"]*)"|({_IDENT}))"""
+_SIMPLE_ARG = re.compile(_SIMPLE)
+_ALL_SIMPLE = re.compile(rf"{_SIMPLE}(?:\s*,{_SIMPLE})*")
 
 
 class PlanError(ValueError):
@@ -66,10 +66,13 @@ def parse_args(text: str, number: int) -> dict[str, str | Ref]:
     args: dict[str, str | Ref] = {}
     position = 0
     text = text.strip()
-    if _ALL_QUOTED.fullmatch(text):
-        found = _QUOTED_ARG.findall(text)
-        for name, single, double in found:
-            args[name.lower()] = single or double  # the group a value did not use is ""
+    if _ALL_SIMPLE.fullmatch(text):
+        found = _SIMPLE_ARG.findall(text)
+        for name, single, double, bare in found:
+            if bare:  # a name: a reference, unless it is a boolean literal
+                args[name.lower()] = bare if bare in ("True", "False") else Ref(bare)
+            else:
+                args[name.lower()] = single or double  # the group a value did not use is ""
         if len(args) == len(found):
             return args
         args = {}  # a name given twice: the general reading says where
@@ -143,7 +146,10 @@ def resolve(calls: list[Call], said: Mapping[str, Any] | None = None, strict: bo
     ``PlanError`` for a reference no earlier call returns. For gold plans only: with ``said`` (what
     the user stated, by argument name), such a reference becomes the user's value; not ``strict``,
     one the user never stated either is left unresolved."""
-    return [resolve_call(calls[:index], call, said, strict) for index, call in enumerate(calls)]
+    resolved: list[Call] = []
+    for call in calls:  # the calls before this one, resolved (a reference only reads what they return)
+        resolved.append(resolve_call(resolved, call, said, strict))
+    return resolved
 
 
 def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None = None, strict: bool = True) -> Call:
@@ -156,7 +162,7 @@ def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None
     args: dict[str, str | Ref] = {}
     for name, value in call.args.items():
         if isinstance(value, Ref):
-            source = next((j for j in range(index - 1, -1, -1) if value.name in earlier[j].returns), None)
+            source = _provider(earlier, value.name)
             if source is not None:
                 value = Ref(value.name, source)
             elif said is not None and (name in said or value.name in said):
@@ -167,6 +173,14 @@ def resolve_call(earlier: list[Call], call: Call, said: Mapping[str, Any] | None
                 )
         args[name] = value
     return Call(call.app, call.api, call.returns, args, call.line)
+
+
+def _provider(earlier: list[Call], name: str) -> int | None:
+    """The index of the nearest of the ``earlier`` calls that returns ``name``, else None."""
+    for index in range(len(earlier) - 1, -1, -1):
+        if name in earlier[index].returns:
+            return index
+    return None
 
 
 def format_call(call: Call) -> str:

@@ -52,7 +52,8 @@ def _argument_matches(
             return mine.name == theirs.name and pairing.get(source) == theirs.source
         stated = said.get(name) if name in said else said.get(theirs.name)
         return stated is not None and _literal(mine) == _literal(str(stated))
-    return not isinstance(mine, Ref) and _literal(mine) == _literal(theirs)
+    # The same text is the same literal (most calls): fold only when they differ.
+    return not isinstance(mine, Ref) and (mine == theirs or _literal(mine) == _literal(theirs))
 
 
 def _call_matches(mine: Call, theirs: Call, pairing: Mapping[int, int], said: Mapping[str, str]) -> bool:

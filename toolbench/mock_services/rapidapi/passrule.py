@@ -130,8 +130,15 @@ def numbers_in(text: str) -> list[Said]:
     return found
 
 
+# A word of digits that starts with a zero: the only kind ``tokens`` writes otherwise than it reads it.
+_LEADING_ZERO = re.compile(r"(?<![a-z0-9])0[0-9]")
+
+
 def tokens(text: str) -> list[str]:
-    return [str(int(t)) if t.isdigit() and len(t) < 19 else t for t in _WORDS.findall(text)]
+    words = _WORDS.findall(text)
+    if not _LEADING_ZERO.search(text):  # most texts: every word stays as it is
+        return words
+    return [str(int(t)) if t.isdigit() and len(t) < 19 else t for t in words]
 
 
 def _number_matches(fact: str, said: Said) -> bool:
@@ -165,19 +172,26 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
         start += 1
 
 
-@dataclass(frozen=True)
 class Reading:
-    """An answer read once for every fact: its folded text, words and numbers."""
+    """An answer read once for every fact: its folded text, its numbers and its words (read only when
+    a text fact asks: many tasks' facts are all numbers)."""
 
-    raw: str
-    text: str
-    words: list[str]
-    numbers: list[Said]
+    __slots__ = ("_words", "numbers", "raw", "text")
+
+    def __init__(self, raw: str, text: str, numbers: list[Said]) -> None:
+        self.raw, self.text, self.numbers = raw, text, numbers
+        self._words: list[str] | None = None
 
     @classmethod
     def of(cls, answer: str) -> Reading:
         text = with_iso_dates(_fold(answer))
-        return cls(answer, text, tokens(text), numbers_in(text))
+        return cls(answer, text, numbers_in(text))
+
+    @property
+    def words(self) -> list[str]:
+        if self._words is None:
+            self._words = tokens(self.text)
+        return self._words
 
 
 def states(answer: str | Reading, fact: str | list[str]) -> bool:
@@ -293,10 +307,10 @@ def made_the_calls(
 @dataclass(frozen=True)
 class NeededCalls:
     """The steps of a solution an answer must rest on (those whose responses hold facts), each as
-    what its API does and the values it asks for as a comparison sees them: read once per task by
-    an env, then checked against each episode's calls (``made_the_calls``)."""
+    what its API does and the values it asks for, as written and as a comparison sees them: read once
+    per task by an env, then checked against each episode's calls (``made_the_calls``)."""
 
-    steps: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+    steps: tuple[tuple[str, tuple[tuple[str, Any, Any], ...]], ...]
 
     @classmethod
     def of(cls, solution: list[dict[str, Any]], key_of: Callable[[str], str]) -> NeededCalls:
@@ -305,7 +319,7 @@ class NeededCalls:
             tuple(
                 (
                     key_of(str(step.get("function", ""))),
-                    tuple((name, _plain(value)) for name, value in (step.get("arguments") or {}).items()),
+                    tuple((name, value, _plain(value)) for name, value in (step.get("arguments") or {}).items()),
                 )
                 for step in steps
             )
@@ -326,12 +340,16 @@ class NeededCalls:
         return all(any(_shows(step, call) for call in calls) for step in self.steps)
 
 
-def _shows(step: tuple[str, tuple[tuple[str, Any], ...]], call: tuple[str, Mapping[str, Any]]) -> bool:
+def _shows(step: tuple[str, tuple[tuple[str, Any, Any], ...]], call: tuple[str, Mapping[str, Any]]) -> bool:
     key, wanted = step
     function_key, arguments = call
     if function_key != key:
         return False
-    return all(name in arguments and _plain(arguments[name]) == value for name, value in wanted)
+    # A value equal to the step's as written is equal as a comparison sees it (most calls): no need to fold it.
+    return all(
+        name in arguments and (arguments[name] == written or _plain(arguments[name]) == plain)
+        for name, written, plain in wanted
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -339,7 +357,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int too large for a float (an agent's 10**400): compared as it is
+            return value
     if isinstance(value, str):
         text = " ".join(value.split()).casefold()
         return float(text) if _NUMBER.fullmatch(text) else text

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 NO_FUNCTION, INPUT_ERROR, FINAL_ANSWER, GAVE_UP = 1, 2, 3, 4
 _RETURN_TYPE, _FINAL_ANSWER = '"return_type": "', '"final_answer": "'
@@ -45,15 +46,19 @@ class Finish:
     error: str = ""
 
 
-def read_finish(arguments: str) -> Finish:
+def read_finish(arguments: str | dict[str, Any]) -> Finish:
     """The outcome of a ``Finish`` call with these (JSON text) arguments, read as ToolBench reads
     them: ``json.loads(strict=False)``; when that fails, the return type is looked up in the text
     (``give_answer`` first) and the answer is everything after ``"final_answer": "``, so an answer
-    with unescaped quotes in it keeps its words. A non-text answer counts as its JSON text."""
-    try:
-        data = json.loads(arguments, strict=False)
-    except (ValueError, RecursionError):
-        data = None
+    with unescaped quotes in it keeps its words. A non-text answer counts as its JSON text.
+    Arguments already parsed (an action's JSON object) are read as they are."""
+    if isinstance(arguments, dict):
+        data: Any = arguments
+    else:
+        try:
+            data = json.loads(arguments, strict=False)
+        except (ValueError, RecursionError):
+            data = None
     if isinstance(data, dict):
         kind, answer = data.get("return_type"), data.get("final_answer")
     else:
