@@ -1,12 +1,16 @@
 """AppBench: program-mode oracle episodes per second on the test split (parse, check, run every call on
-the apps' back-ends, score as a graph and by the paper's scorer), next to the floor: the same calls
-made on the back-ends directly, with their references already filled in.
+the apps' back-ends, score as a graph and by the paper's scorer), next to the floor: the answer read
+line by line as AppBench's released parser reads it (its two regular expressions per line, the
+arguments split at ", "), and the gold calls made on the back-ends directly, with their references
+already filled in. As the other text envs' floors read the action (``shlex.split``, ``exec``'s
+compile), this one reads it too; it neither checks nor scores.
 
 Target: at least 2,000 episodes per second on one core.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,16 +22,35 @@ from toolbench.mock_services.apps.plan import Ref
 from toolbench.mock_services.apps.records import gold_calls
 
 ROUNDS = 3
+# How AppBench's released parser reads an answer's line: "App: [call]", then "names = api(args)".
+APP_LINE = re.compile(r"(\w+):\s*\n*(\[.*\])")
+CALL = re.compile(r"(\w[\w\d_]*)\s*=\s*(\w[\w\d_]*)\(([^)]*)\)")
+
+
+def read_answer(text: str) -> list[tuple[str, str, list[list[str]]]]:
+    """Each line's app, API name and argument pairs, as the released parser splits them."""
+    calls = []
+    for line in text.splitlines():
+        matched = APP_LINE.match(line)
+        if matched is None:
+            continue
+        call = CALL.search(matched.group(2).replace("[", "").replace("]", ""))
+        pairs = [piece.split("=", 1) for piece in call.group(3).split(", ")] if call else []
+        calls.append((matched.group(1), call.group(2).lower() if call else "", pairs))
+    return calls
 
 
 def backend_floor(tasks: list[Any]) -> Callable[[], None]:
-    """One pass of the floor: each task's gold calls made on the back-ends directly, after a reset,
-    with their references to earlier results already resolved."""
+    """One pass of the floor: each task's answer read as the released parser reads it, and its gold
+    calls made on the back-ends directly, after a reset, with their references to earlier results
+    already resolved."""
+    answers = [task.references[0] for task in tasks]
     plans = [gold_calls(task.get("output")) for task in tasks]
     apps = Apps()
 
     def floor() -> None:
-        for calls in plans:
+        for answer, calls in zip(answers, plans):
+            read_answer(answer)
             apps.reset()
             results: list[dict[str, str]] = []
             for call in calls:

@@ -15,8 +15,9 @@ around it:
   does the same for each call;
 - RapidAPI: each task's solution calls on the hub's handlers alone, each answer written as JSON, on
   a fresh session per task (``bench_rapidapi.hub_floor``);
-- AppBench: each task's gold calls on the apps' back-ends alone, after a reset, their references
-  already resolved (``bench_appbench.backend_floor``); the same for both modes;
+- AppBench: each task's answer read as AppBench's released parser reads it (two regular
+  expressions per line), and its gold calls on the apps' back-ends alone, after a reset, their
+  references already resolved (``bench_appbench.backend_floor``); the same for both modes;
 - WebShop: each task's expert actions on the shop alone, with each page's text
   (``bench_webshop.shop_floor``); the same for both modes.
 
