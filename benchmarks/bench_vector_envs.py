@@ -15,7 +15,12 @@ each, ``ROUNDS`` rounds), and each keeps its best window, so they all see the sa
 side is warmed first: each env fills its own caches (scored references, parsed programs) in its
 first episodes of each task, and a batched env holds ``--batch`` of them.
 
-``python benchmarks/bench_vector_envs.py [--seconds S] [--batch N] [--envs OpenWeather HomeSearch ...]``
+Then the CPU split (``cpu_split``): for OpenWeather program, HomeSearch interactive and AppBench program,
+the batched env's CPU time per episode in the main process (inside ``step``: sending actions, reading and
+unpickling answers, building Gymnasium's info arrays) beside its workers' and beside one env's in this
+process, the workers' floor. CPU time, not wall time, so load on the machine moves it little.
+
+``python benchmarks/bench_vector_envs.py [--seconds S] [--batch N] [--envs OpenWeather HomeSearch ...] [--cpu-split]``
 """
 
 from __future__ import annotations
@@ -87,15 +92,26 @@ class VectorPlayer:
         self.queues = [list(self.oracle[task_id]) for task_id in infos["task_id"]]
 
     def rate(self, seconds: float) -> float:
+        began = time.perf_counter()
+        episodes, _, _ = self.play(seconds)
+        return episodes / (time.perf_counter() - began)
+
+    def play(self, seconds: float) -> tuple[int, int, float]:
+        """Steps for ``seconds``; the episodes ended, the steps taken and this process's CPU time in
+        ``step`` (the vector env's own work here, without the player's)."""
         envs, oracle, queues = self.envs, self.oracle, self.queues
-        episodes, began = 0, time.perf_counter()
+        episodes, steps, cpu, began = 0, 0, 0.0, time.perf_counter()
         while time.perf_counter() - began < seconds:
-            _, _, terminated, truncated, infos = envs.step([queue.pop(0) for queue in queues])
+            actions = [queue.pop(0) for queue in queues]
+            step_began = time.process_time()
+            _, _, terminated, truncated, infos = envs.step(actions)
+            cpu += time.process_time() - step_began
+            steps += 1
             task_ids = infos["task_id"]
             for index in (terminated | truncated).nonzero()[0].tolist():
                 episodes += 1
                 queues[index] = list(oracle[task_ids[index]])
-        return episodes / (time.perf_counter() - began)
+        return episodes, steps, cpu
 
 
 def _independent(pipe: Connection, env_id: str, kwargs: dict[str, Any]) -> None:
@@ -214,6 +230,67 @@ def measure(name: str, mode: str, seconds: float, batch: int) -> dict[str, float
     return row
 
 
+#: The CPU split's cases: a program-mode curl env, an interactive env (several steps an episode) and
+#: a program-mode API-program env.
+CPU_SPLIT_CASES = (("OpenWeather", "program"), ("HomeSearch", "interactive"), ("AppBench", "program"))
+#: Wall time of each case of the CPU split, over all its rounds.
+CPU_SPLIT_SECONDS = 3.0
+
+
+def cpu_split(name: str, mode: str, seconds: float = 2.0, batch: int = 128) -> dict[str, float]:
+    """Where a warm batched env's CPU time goes, per episode: the main process (sending actions,
+    reading answers, building Gymnasium's info arrays) beside the workers (stepping the envs, building
+    their slices' parts), and beside one env played in this process, the workers' floor. CPU time,
+    not wall time: other load on the machine does not move it. Windows alternate between the batched
+    env and the one env; each keeps its lowest."""
+    env_id = f"toolbench/{name}-v0"
+    kwargs = {"mode": mode, "info_docs": False, "split": SPLITS.get(name, "test")}
+    oracle = oracle_by_task(env_id, **kwargs)
+    one = gym.make(env_id, **kwargs)
+    batched = toolbench.BatchedVectorEnv(env_id, num_envs=batch, workers=2, autoreset_mode="SameStep", **kwargs)
+    best = {"main": float("inf"), "workers": float("inf"), "one_env": float("inf"), "main_per_step": float("inf")}
+    try:
+        for envs in (one, batched):
+            warm(envs, oracle)
+        player = VectorPlayer(batched, oracle)
+        seed = 0
+        for _ in range(ROUNDS):
+            began = time.process_time()
+            rate, seed = single_env_rate(one, oracle, seconds / ROUNDS, seed)
+            best["one_env"] = min(best["one_env"], (time.process_time() - began) / (rate * seconds / ROUNDS))
+            workers_began = sum(map(_cpu_seconds, batched._processes))
+            episodes, steps, main = player.play(seconds / ROUNDS)
+            workers = sum(map(_cpu_seconds, batched._processes)) - workers_began
+            best["main"] = min(best["main"], main / episodes)
+            best["main_per_step"] = min(best["main_per_step"], main / steps)
+            best["workers"] = min(best["workers"], workers / episodes)
+    finally:
+        one.close()
+        batched.close()
+    row = {f"{key}_us_per_episode": round(value * 1e6, 1) for key, value in best.items() if key != "main_per_step"}
+    row["main_us_per_step"] = round(best["main_per_step"] * 1e6, 1)
+    row["main_share"] = round(best["main"] / (best["main"] + best["workers"]), 3)
+    row["workers_over_one_env"] = round(best["workers"] / best["one_env"], 2)
+    return row
+
+
+def print_cpu_split(seconds: float, batch: int, cases: tuple[tuple[str, str], ...] = CPU_SPLIT_CASES) -> dict[str, Any]:
+    """The CPU split's table, one row per case."""
+    rows: dict[str, Any] = {}
+    print(
+        f"{'env':12} {'mode':11} {'main µs/ep':>10} {'workers µs/ep':>13} {'1 env µs/ep':>11} {'main µs/step':>12} "
+        f"{'main share':>10}"
+    )
+    for name, mode in cases:
+        row = rows[f"{name}/{mode}"] = cpu_split(name, mode, seconds, batch)
+        print(
+            f"{name:12} {mode:11} {row['main_us_per_episode']:10.1f} {row['workers_us_per_episode']:13.1f} "
+            f"{row['one_env_us_per_episode']:11.1f} {row['main_us_per_step']:12.1f} {row['main_share']:10.3f}",
+            flush=True,
+        )
+    return rows
+
+
 def main(seconds: float = 0.75, batch: int = 128, names: tuple[str, ...] = VECTOR_ENVS) -> dict[str, Any]:
     """Each text env and mode's row, printed as one table; ratios are vector env over two processes."""
     rows: dict[str, Any] = {"num_envs": batch, "seconds": seconds}
@@ -235,6 +312,7 @@ def main(seconds: float = 0.75, batch: int = 128, names: tuple[str, ...] = VECTO
                 f"{row['batched_cold_ratio']:7.2f} {row['batched_cpu_per_episode_over_one_env']:6.2f}",
                 flush=True,
             )
+    rows["cpu_split"] = print_cpu_split(CPU_SPLIT_SECONDS, batch)
     return rows
 
 
@@ -243,5 +321,9 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=0.75, help="wall time of each measured window")
     parser.add_argument("--batch", type=int, default=128, help="num_envs of the batched vector env (2 workers)")
     parser.add_argument("--envs", nargs="+", default=list(VECTOR_ENVS), help="the envs to measure")
+    parser.add_argument("--cpu-split", action="store_true", help="only the CPU split of the main process and workers")
     arguments = parser.parse_args()
-    main(arguments.seconds, arguments.batch, tuple(arguments.envs))
+    if arguments.cpu_split:
+        print_cpu_split(CPU_SPLIT_SECONDS, arguments.batch)
+    else:
+        main(arguments.seconds, arguments.batch, tuple(arguments.envs))
