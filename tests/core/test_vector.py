@@ -265,3 +265,13 @@ def test_program_episodes_with_docs_in_infos_are_those_of_the_envs_one_by_one(au
         assert tuple(ours[0]) == tuple(theirs[0])
         for mine, gyms in zip(ours[1:], theirs[1:]):
             assert _same(mine, gyms, ordered=False) if isinstance(mine, dict) else np.array_equal(mine, gyms)
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="SCHED_BATCH is Linux's")
+def test_workers_run_as_batch_work_so_their_wakeups_do_not_preempt_the_main_process():
+    envs = BatchedVectorEnv(ENV_ID, num_envs=2, workers=2)
+    try:
+        assert [os.sched_getscheduler(process.pid) for process in envs._processes] == [os.SCHED_BATCH] * 2
+        assert os.sched_getscheduler(0) != os.SCHED_BATCH  # the main process keeps its own policy
+    finally:
+        envs.close()

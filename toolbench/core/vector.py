@@ -365,6 +365,14 @@ class EnvSlice:
             env.close()
 
 
+def _as_batch_work() -> None:
+    """Schedule this worker as batch work (Linux's SCHED_BATCH): a worker woken by the main process's
+    actions then does not preempt the main process, which would otherwise lose its CPU after writing
+    to the first worker and hand the second its actions late, every step."""
+    with contextlib.suppress(AttributeError, OSError):  # elsewhere the default policy does the same work
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+
+
 def _worker(
     pipe: Connection,
     parent: Connection,
@@ -376,6 +384,7 @@ def _worker(
     cpu: int | None,
 ) -> None:
     parent.close()
+    _as_batch_work()
     if cpu is not None:
         with contextlib.suppress(OSError):  # pinning is a preference: a worker runs without it
             os.sched_setaffinity(0, {cpu})
