@@ -27,6 +27,7 @@ import bench_tabletop  # noqa: E402
 import bench_text_envs  # noqa: E402
 import bench_virtualhome  # noqa: E402
 import bench_webshop  # noqa: E402
+from summary import print_summary  # noqa: E402
 
 BENCHMARKS = {
     "episodes": bench_episodes.main,
@@ -66,6 +67,8 @@ def main() -> None:
     out.mkdir(exist_ok=True)
     (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
     print(f"saved {out / 'latest.json'}")
+    print("\n== summary")
+    print_summary(results)
 
 
 if __name__ == "__main__":

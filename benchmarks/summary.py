@@ -1,0 +1,66 @@
+"""The headline numbers of a ``make bench`` run, each beside its floor, as one table (``run_all.py``
+prints it last; ``python benchmarks/summary.py`` prints it again from ``results/latest.json``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _floor_rows(results: dict[str, Any]) -> list[tuple[str, float, float, float]]:
+    rows = []
+    for key, row in results.get("text_envs", {}).get("episodes_and_floor", {}).items():
+        rows.append((key, row["episodes_per_s"], row["floor_per_s"], row["cost_over_floor"]))
+    for mode, row in results.get("virtualhome", {}).items():
+        rows.append((f"VirtualHome/{mode}", row["episodes_per_s"], row["floor_per_s"], row["cost_over_floor"]))
+    return rows
+
+
+def print_summary(results: dict[str, Any]) -> None:
+    print(f"{'env/mode':26} {'episodes/s':>10} {'floor/s':>9} {'cost/floor':>10}  (target at most 2)")
+    for key, rate, floor, ratio in _floor_rows(results):
+        print(f"{key:26} {rate:10,.0f} {floor:9,.0f} {ratio:9.2f}x{'' if ratio <= 2 else '  OVER'}")
+    sheets = results.get("sheets_sandbox")
+    if sheets:
+        old = sheets.get("pre_sandbox", {})
+        versus = (
+            f"; pre-sandbox code {old['warm']}/s warm, {old['cold']}/s cold: now {sheets['speedup_warm']}x warm, "
+            f"{sheets['speedup_cold']}x cold"
+            if "speedup_warm" in sheets
+            else f"; pre-sandbox code not measured ({old.get('skipped', 'absent')})"
+        )
+        print(
+            f"GoogleSheets/program      {sheets['env_warm_per_s']:10,.1f} warm, empty sandbox run "
+            f"{sheets['empty_run_per_s']}/s{versus}"
+        )
+    instances = {k: v for k, v in results.get("env_instances", {}).items() if "marginal_ms" in v}
+    if instances:
+        print(f"\n{'task':13} {'next env ms':>11} {'next env MB':>11} {'64 envs MB':>10}  (targets < 5 ms, < 1 MB, < 300 MB)")
+        for task, row in instances.items():
+            if task == "pybullet_client_floor":
+                continue
+            print(f"{task:13} {row['marginal_ms']:11.2f} {row['marginal_mb']:11.3f} {row['total_mb']:10.1f}")
+        floor = results["env_instances"].get("pybullet_client_floor")
+        if floor:
+            print(f"{'(a PyBullet client alone)':25} {floor['marginal_ms']:.2f} ms {floor['marginal_mb']:.3f} MB")
+    cli = results.get("agent", {}).get("cli", {})
+    if "import_toolbench_ratio" in cli:
+        print(
+            f"\nimport toolbench {cli['import_toolbench_s']:.3f} s, empty interpreter {cli['empty_interpreter_s']:.3f} s: "
+            f"{cli['import_toolbench_ratio']}x (target at most 3)"
+        )
+    vectors = {k: v for k, v in results.get("text_envs", {}).get("vector_envs", {}).items() if "batched_ratio" in v}
+    if vectors:
+        print(f"\n{'vector env (128 on 2)':26} {'batch/2 procs':>13} {'pinned/2 pinned':>15} {'best/1 env':>10}")
+        for key, row in vectors.items():
+            print(
+                f"{key:26} {row['batched_ratio']:13.2f} {row['batched_pinned_ratio']:15.2f} "
+                f"{row['batched_over_one_env']:10.2f}"
+            )
+
+
+if __name__ == "__main__":
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "results" / "latest.json"
+    print_summary(json.loads(path.read_text()))
