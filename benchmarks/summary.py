@@ -37,7 +37,8 @@ def print_summary(results: dict[str, Any]) -> None:
         )
     instances = {k: v for k, v in results.get("env_instances", {}).items() if "marginal_ms" in v}
     if instances:
-        print(f"\n{'task':13} {'next env ms':>11} {'next env MB':>11} {'64 envs MB':>10}  (targets < 5 ms, < 1 MB, < 300 MB)")
+        targets = "(targets < 5 ms, < 1 MB, < 300 MB)"
+        print(f"\n{'task':13} {'next env ms':>11} {'next env MB':>11} {'64 envs MB':>10}  {targets}")
         for task, row in instances.items():
             if task == "pybullet_client_floor":
                 continue
@@ -48,7 +49,8 @@ def print_summary(results: dict[str, Any]) -> None:
     cli = results.get("agent", {}).get("cli", {})
     if "import_toolbench_ratio" in cli:
         print(
-            f"\nimport toolbench {cli['import_toolbench_s']:.3f} s, empty interpreter {cli['empty_interpreter_s']:.3f} s: "
+            f"\nimport toolbench {cli['import_toolbench_s']:.3f} s, "
+            f"empty interpreter {cli['empty_interpreter_s']:.3f} s: "
             f"{cli['import_toolbench_ratio']}x (target at most 3)"
         )
     vectors = {k: v for k, v in results.get("text_envs", {}).get("vector_envs", {}).items() if "batched_ratio" in v}
