@@ -35,7 +35,8 @@ def print_summary(results: dict[str, Any]) -> None:
             f"GoogleSheets/program      {sheets['env_warm_per_s']:10,.1f} warm, empty sandbox run "
             f"{sheets['empty_run_per_s']}/s{versus}"
         )
-    instances = {k: v for k, v in results.get("env_instances", {}).items() if "marginal_ms" in v}
+    instance_rows = results.get("env_instances", {}).items()
+    instances = {k: v for k, v in instance_rows if isinstance(v, dict) and "marginal_ms" in v}
     if instances:
         targets = "(targets < 5 ms, < 1 MB, < 300 MB)"
         print(f"\n{'task':13} {'next env ms':>11} {'next env MB':>11} {'64 envs MB':>10}  {targets}")
@@ -53,7 +54,8 @@ def print_summary(results: dict[str, Any]) -> None:
             f"empty interpreter {cli['empty_interpreter_s']:.3f} s: "
             f"{cli['import_toolbench_ratio']}x (target at most 3)"
         )
-    vectors = {k: v for k, v in results.get("text_envs", {}).get("vector_envs", {}).items() if "batched_ratio" in v}
+    vector_rows = results.get("text_envs", {}).get("vector_envs", {}).items()
+    vectors = {k: v for k, v in vector_rows if isinstance(v, dict) and "batched_ratio" in v}
     if vectors:
         print(f"\n{'vector env (128 on 2)':26} {'batch/2 procs':>13} {'pinned/2 pinned':>15} {'best/1 env':>10}")
         for key, row in vectors.items():
