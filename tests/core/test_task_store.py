@@ -140,9 +140,8 @@ def test_envs_playing_the_same_tasks_share_their_references_results_and_score_al
     oracle = first.unwrapped.oracle_actions(played)
     first.reset(seed=0, options={"task_id": played.id})
     expected = first.step(oracle[0])
-    cache = first.unwrapped._task_set.derived((type(first.unwrapped), "references"))
-    if task == "HomeSearch":
-        cache = first.unwrapped._task_set.derived((type(first.unwrapped), "reference criteria"))
+    what = {"HomeSearch": "reference criteria", "CatAPI": "references"}[task]
+    cache = first.unwrapped._task_set.derived((type(first.unwrapped), what))
     assert (played.id, 0) in cache
     second.reset(seed=0, options={"task_id": played.id})
     assert repr(second.step(oracle[0])) == repr(expected)  # found in the cache: the same result

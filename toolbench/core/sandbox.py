@@ -984,6 +984,7 @@ def _run_agent_code(
 
 
 # ----------------------------------------------------------------------------- the clean worker
+@functools.cache  # read on every run's job (import_dotted): the catalog does not change
 def worker_modules() -> tuple[str, ...]:
     """Modules the worker imports besides ``fork_server.PRELOAD``: the env modules of the tasks that
     run code (the catalog says which), where their code-side names live."""
