@@ -15,7 +15,9 @@ from typing import Any
 import gymnasium as gym
 
 from toolbench.mock_services.rapidapi.catalog import hub
+from toolbench.mock_services.rapidapi.functions import FINISH
 from toolbench.mock_services.rapidapi.hub import call
+from toolbench.mock_services.rapidapi.passrule import MAX_ANSWER, Reading, says_cannot, states
 
 ROUNDS = 3
 
@@ -32,6 +34,45 @@ def hub_floor(tasks: list[Any]) -> Callable[[], None]:
             state: dict[str, Any] = {}
             for tool, name, arguments in steps:
                 json.dumps(call(tool, tool.api(name), arguments, state.setdefault(tool.standard_name, {})))
+
+    return floor
+
+
+def episode_floor(tasks: list[Any]) -> Callable[[], None]:
+    """One pass of the episode floor: what any evaluator of the same episodes must do. Per task, each
+    action's text read as JSON (and its arguments, where they are JSON text); each call run on the
+    hub's handlers (the function's tool and API looked up beforehand, no routing, no checks of the
+    call beyond the handler's own), on a fresh session per task, its answer written as JSON; and the
+    final answer checked: its facts looked for as the pass rule reads them (``Reading``, ``states``),
+    or for an unsolvable task whether it says the request cannot be done. Not the pass rule's guards
+    (the calls an answer must rest on, pasted responses, lists of guesses) nor any bookkeeping: those
+    are the env's, and what they cost is what the ratio shows."""
+    episodes = []
+    for task in tasks:
+        solution = task.get("solution") or []
+        apis = {s["function"]: (hub().tool(s["tool_name"]), s["api_name"]) for s in solution}
+        apis = {function: (tool, tool.api(name)) for function, (tool, name) in apis.items()}
+        facts = list(task.get("answer_facts") or [])
+        episodes.append((list(task.references), apis, facts, bool(task.get("solvable", True))))
+
+    def floor() -> None:
+        for texts, apis, facts, solvable in episodes:
+            state: dict[str, Any] = {}
+            for text in texts:
+                data = json.loads(text)
+                arguments = data.get("arguments", {})
+                if isinstance(arguments, str):
+                    arguments = json.loads(arguments)
+                if data["name"] == FINISH:
+                    answer = arguments.get("final_answer") or ""
+                    if solvable:
+                        reading = Reading.of(answer[:MAX_ANSWER])
+                        sum(states(reading, fact) for fact in facts)
+                    else:
+                        says_cannot(answer)
+                    continue
+                tool, api = apis[data["name"]]
+                json.dumps(call(tool, api, arguments, state.setdefault(tool.standard_name, {})))
 
     return floor
 

@@ -13,8 +13,11 @@ around it:
   text with the API object and the value constructors in scope, on a fresh backend (compiling the
   text, building its values such as ``Date(8, 25, 2023)``, and the backend's calls); interactive mode
   does the same for each call;
-- RapidAPI: each task's solution calls on the hub's handlers alone, each answer written as JSON, on
-  a fresh session per task (``bench_rapidapi.hub_floor``);
+- RapidAPI: each action's JSON read, its calls run on the hub's handlers alone (tool and API looked
+  up beforehand), each answer written as JSON, on a fresh session per task, and the final answer's
+  facts looked for as the pass rule reads them (``bench_rapidapi.episode_floor``). The table's next
+  line gives the floor of earlier runs too, the handlers' calls and their JSON alone
+  (``bench_rapidapi.hub_floor``);
 - AppBench: each task's answer read as AppBench's released parser reads it (two regular
   expressions per line), and its gold calls on the apps' back-ends alone, after a reset, their
   references already resolved (``bench_appbench.backend_floor``); the same for both modes;
@@ -40,7 +43,7 @@ from typing import Any
 import bench_vector_envs
 import gymnasium as gym
 from bench_appbench import backend_floor
-from bench_rapidapi import hub_floor
+from bench_rapidapi import episode_floor, hub_floor
 from bench_webshop import shop_floor
 from profile_env import play_all, versus_floor
 
@@ -88,7 +91,7 @@ def _call_floor(env: Any, tasks: list[Any]) -> Callable[[], None]:
 def _floor(name: str, env: Any, tasks: list[Any]) -> Callable[[], None]:
     """One pass of ``name``'s floor over ``tasks`` (see the module's docstring)."""
     if name == "RapidAPI":
-        return hub_floor(tasks)
+        return episode_floor(tasks)
     if name == "AppBench":
         return backend_floor(tasks)
     if name == "WebShop":
@@ -96,12 +99,15 @@ def _floor(name: str, env: Any, tasks: list[Any]) -> Callable[[], None]:
     return _curl_floor(env, tasks) if hasattr(env, "parse_action") else _call_floor(env, tasks)
 
 
-def env_versus_floor(name: str, mode: str) -> dict[str, float]:
+def env_versus_floor(
+    name: str, mode: str, floor_of: Callable[[list[Any]], Callable[[], None]] | None = None
+) -> dict[str, float]:
+    """``name``'s episodes in ``mode`` beside its floor (``floor_of(tasks)`` instead, where given)."""
     env_id = f"toolbench/{name}-v0"
     env = gym.make(env_id, mode=mode).unwrapped
     tasks = env.tasks
     actions = {task.id: env.oracle_actions(task) for task in tasks}
-    floor = _floor(name, env, tasks)
+    floor = floor_of(tasks) if floor_of is not None else _floor(name, env, tasks)
     return versus_floor(lambda: play_all(env, tasks, actions), floor, len(tasks), PASSES)
 
 
@@ -118,6 +124,13 @@ def floor_table() -> dict[str, dict[str, float]]:
                 f"{row['cost_over_floor']:9.2f}x",
                 flush=True,
             )
+            if name == "RapidAPI":  # beside the floor of earlier runs as well: the handlers' calls alone
+                row = rows[f"{name}/{mode} (hub calls alone)"] = env_versus_floor(name, mode, hub_floor)
+                print(
+                    f"{'  (floor: hub calls alone)':24} {row['episodes_per_s']:11.1f} {row['floor_per_s']:9.1f} "
+                    f"{row['cost_over_floor']:9.2f}x",
+                    flush=True,
+                )
     return rows
 
 

@@ -97,3 +97,13 @@ def test_a_process_keeps_a_bounded_number_of_plans_and_a_dropped_one_is_built_ag
     assert len(rapidapi_env._PLANS) <= 64 and (id(env.tasks[0]), None, env.top_k) not in rapidapi_env._PLANS
     _, info = env.reset(options={"task_id": env.tasks[0].id})
     assert info["tools"] == infos[env.tasks[0].id]["tools"] and info["api_docs"] == infos[env.tasks[0].id]["api_docs"]
+
+
+def test_the_first_look_for_scaled_numbers_misses_none():
+    rng = random.Random(3)
+    pieces = ["1", "-2", "3.5", "12", " ", "  ", "k", "m", "b", "bn", "mn", "million", "thousand", "billion", "km", "x",
+              ".", ",", "-"]  # fmt: skip
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
+        if passrule._SCALED.findall(text):
+            assert passrule._ANY_SCALED.search(text), text

@@ -58,6 +58,8 @@ def calls_of(action: str) -> list[tuple[str, Any]]:
         raise ActionError(
             'an action is a tool call as JSON: {"name": "<function>", "arguments": {...}} (or a list of them)'
         ) from None
+    if type(data) is dict and type(data.get("name")) is str and "function" not in data and "tool_calls" not in data:
+        return [(data["name"], data.get("arguments", {}))]  # one plain call (most actions): read as below, sooner
     if isinstance(data, dict) and isinstance(data.get("tool_calls"), list):
         data = data["tool_calls"]
     items = data if isinstance(data, list) else [data]
@@ -120,6 +122,15 @@ class _EpisodePlan:
     def function_names(self) -> tuple[str, ...]:
         """The functions in the order calls are routed to them (ToolBench's first match)."""
         return tuple(self.functions)
+
+    @cached_property
+    def routes(self) -> dict[str, str]:
+        """Where a call of each offered function's own name goes (most calls), routed once."""
+        return {name: route(name, self.function_names) or name for name in self.function_names}
+
+    def route(self, name: str) -> str | None:
+        """The function a called name means (ToolBench's rule: ``steps.route``)."""
+        return self.routes.get(name) or route(name, self.function_names)
 
     def key_of(self, function: str) -> str:
         """What a function does (its API's key), or its own name when the hub has no such API."""
@@ -350,7 +361,7 @@ class RapidAPIEnv(ToolEnv):
         """One API call: its observation and ToolBench's status code. As in ToolBench, a call the
         service answered is status 0 even when the API refused it, except that an API's error answer
         comes as ``"Message error..."`` (status 11); its HTTP status is in ``info["http_status"]``."""
-        function = route(name, self._plan_now.function_names if self._plan_now else ())
+        function = self._plan_now.route(name) if self._plan_now else None
         if function is None:
             self._failed.append(name[:80])
             return observation(f"No such function name: {name[:200]}", ""), NO_FUNCTION

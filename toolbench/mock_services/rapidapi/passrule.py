@@ -31,7 +31,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")  # fmt: skip
@@ -105,11 +105,14 @@ SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billi
 # A number not glued to the letters before it (a hash's digits are not numbers; ``12km`` is 12).
 _STANDALONE = re.compile(r"(?<![a-z0-9])-?\d+(?:\.\d+)?")
 _SCALED = re.compile(r"(-?\d+(?:\.\d+)?)\s*(thousand|million|billion|bn|mn|k|m|b)\b")
+# What every match of _SCALED holds; led by a digit, so the regex engine skips to digits (a fast
+# first look: most answers scale no number).
+_ANY_SCALED = re.compile(r"\d\s*(?:thousand|million|billion|bn|mn|k|m|b)\b")
 
 
-@dataclass(frozen=True)
-class Said:
-    """A number an answer states: its value, its shown decimals, and its scale (``2.75 million``)."""
+class Said(NamedTuple):
+    """A number an answer states: its value, its shown decimals, and its scale (``2.75 million``).
+    A named tuple: an answer holds many, made at each reading, and a tuple is the cheapest to make."""
 
     value: float
     decimals: int
@@ -123,7 +126,7 @@ def numbers_in(text: str) -> list[Said]:
         if "," in text:
             text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
         found = [Said(float(t), len(t.split(".")[1]) if "." in t else 0) for t in _STANDALONE.findall(text)]
-        for number, unit in _SCALED.findall(text):
+        for number, unit in _SCALED.findall(text) if _ANY_SCALED.search(text) else ():
             decimals = len(number.split(".")[1]) if "." in number else 0
             found.append(Said(float(number) * SCALES[unit], decimals, SCALES[unit]))
     found += [Said(float(_NUMBER_WORD_VALUES[w]), 0) for w in _LETTERS.findall(text) if w in _NUMBER_WORD_VALUES]
@@ -141,11 +144,11 @@ def tokens(text: str) -> list[str]:
     return [str(int(t)) if t.isdigit() and len(t) < 19 else t for t in words]
 
 
-def _number_matches(fact: str, said: Said) -> bool:
-    """Equal, or the fact rounded to the answer's precision (``505.24``, ``505.2`` and ``505`` state
-    505.2373); below 100 a decimal fact needs a decimal place (``3.6`` is not stated by ``4``); a
-    whole fact must be equal unless the answer scales it (``2.75 million`` states 2,750,123, within 2%)."""
-    value = float(fact)
+def _number_matches(value: float, said: Said) -> bool:
+    """Whether ``said`` states the fact ``value``: equal, or the fact rounded to the answer's precision
+    (``505.24``, ``505.2`` and ``505`` state 505.2373); below 100 a decimal fact needs a decimal place
+    (``3.6`` is not stated by ``4``); a whole fact must be equal unless the answer scales it
+    (``2.75 million`` states 2,750,123, within 2%)."""
     if value == said.value:
         return True
     error = abs(value - said.value)
@@ -173,19 +176,21 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
 
 
 class Reading:
-    """An answer read once for every fact: its folded text, its numbers and its words (read only when
-    a text fact asks: many tasks' facts are all numbers)."""
+    """An answer read once for every fact: its folded text (``folded``; ``text`` adds the ISO form of
+    each written-out date), its numbers and its words (read only when a text fact asks: many tasks'
+    facts are all numbers)."""
 
-    __slots__ = ("_words", "numbers", "raw", "text")
+    __slots__ = ("_words", "folded", "numbers", "raw", "text")
 
-    def __init__(self, raw: str, text: str, numbers: list[Said]) -> None:
-        self.raw, self.text, self.numbers = raw, text, numbers
+    def __init__(self, raw: str, folded: str, text: str, numbers: list[Said]) -> None:
+        self.raw, self.folded, self.text, self.numbers = raw, folded, text, numbers
         self._words: list[str] | None = None
 
     @classmethod
     def of(cls, answer: str) -> Reading:
-        text = with_iso_dates(_fold(answer))
-        return cls(answer, text, numbers_in(text))
+        folded = _fold(answer)
+        text = with_iso_dates(folded)
+        return cls(answer, folded, text, numbers_in(text))
 
     @property
     def words(self) -> list[str]:
@@ -200,24 +205,25 @@ def states(answer: str | Reading, fact: str | list[str]) -> bool:
     if isinstance(fact, list):
         return any(states(reading, form) for form in fact)
     number, wanted = _fact_form(fact)
-    if number:
-        return any(_number_matches(fact.strip(), said) for said in reading.numbers)
+    if number is not None:
+        return any(_number_matches(number, said) for said in reading.numbers)
     if not wanted:  # a symbol (a currency sign): look for it as written
         return fact.strip() in reading.raw
     return _contains(reading.words, list(wanted))
 
 
 @lru_cache(maxsize=4096)
-def _fact_form(fact: str) -> tuple[bool, tuple[str, ...]]:
-    """Whether a fact is a number, else its words: read once per fact, not once per answer (facts
-    are the tasks' own text, a bounded set)."""
+def _fact_form(fact: str) -> tuple[float | None, tuple[str, ...]]:
+    """A fact's value when it is a number, else None and its words: read once per fact, not once per
+    answer (facts are the tasks' own text, a bounded set)."""
     if _NUMBER.fullmatch(fact.strip()):
-        return True, ()
-    return False, tuple(tokens(with_iso_dates(_fold(fact))))
+        return float(fact), ()
+    return None, tuple(tokens(with_iso_dates(_fold(fact))))
 
 
-def says_cannot(answer: str) -> bool:
-    return bool(CANNOT.search(_fold(answer[:MAX_ANSWER])))
+def says_cannot(answer: str | Reading) -> bool:
+    folded = answer.folded if isinstance(answer, Reading) else _fold(answer[:MAX_ANSWER])
+    return bool(CANNOT.search(folded))
 
 
 @dataclass(frozen=True)
@@ -252,7 +258,7 @@ def judge(
         return Verdict(False, 0, len(facts))
     reading = Reading.of(answer[:MAX_ANSWER])
     found = sum(states(reading, fact) for fact in facts)
-    honest = not says_cannot(reading.raw) and len({n.value for n in reading.numbers}) <= max_numbers(len(facts))
+    honest = not says_cannot(reading) and len({n.value for n in reading.numbers}) <= max_numbers(len(facts))
     honest = honest and not pastes(reading.raw, shown)
     return Verdict(bool(facts) and found == len(facts) and honest, found, len(facts))
 
