@@ -158,6 +158,9 @@ def test_hierarchical_interactive_shows_apps_first_and_apis_after_select_apps():
     observation, _, _, _, info = env.step("select_apps(['Restaurants', 'Rents'])")
     assert "Restaurants.findrestaurants" in observation and "Rents.getride" in observation
     assert "Weather.getweather" not in observation and info["error"] is None
+    # The apps' descriptions are docs: info_docs=False leaves them out with the others.
+    quiet = AppBenchEnv(tasks=[task()], mode="interactive", info_docs=False)
+    assert not {"apps", "api_docs", "tools"} & set(quiet.reset(options={"task_id": "mine-0"})[1])
     names = [t["function"]["name"] for t in info["tools"]]
     assert "Restaurants__findrestaurants" in names and "Rents__getride" in names and "Weather__getweather" not in names
     assert names[-2:] == ["select_apps", "finish"]

@@ -90,6 +90,7 @@ def test_random_quoted_and_named_argument_lists_read_alike_and_most_take_the_one
 def test_kept_selection_docs_and_tools_equal_fresh_ones_and_stay_bounded(monkeypatch):
     env = gym.make("toolbench/AppBench-v0", mode="interactive").unwrapped
     fresh = gym.make("toolbench/AppBench-v0", mode="interactive").unwrapped
+    program = gym.make("toolbench/AppBench-v0", mode="program", prompting="hierarchical").unwrapped
     apps = list(appbench.APP_DESCRIPTIONS)
     monkeypatch.setattr(appbench, "MAX_SELECTIONS_KEPT", 3)
     rng = random.Random(2)
@@ -99,4 +100,11 @@ def test_kept_selection_docs_and_tools_equal_fresh_ones_and_stay_bounded(monkeyp
         observation, _, _, _, info = env.step(f"select_apps({chosen!r})")
         assert observation == appbench.docs_for(chosen)
         assert info["tools"] == fresh._tools_for(chosen)
-        assert len(env._shown) <= 3
+        assert len(appbench._SHOWN) <= 3
+        # Another env of the process gets the same schemas (objects); one of another mode gets its own tools.
+        fresh.reset(options={"task_id": fresh.tasks[0].id})
+        tools = fresh.step(f"select_apps({chosen!r})")[4]["tools"]
+        assert len(tools) == len(info["tools"]) and all(a is b for a, b in zip(tools, info["tools"]))
+        program.reset(options={"task_id": program.tasks[0].id})
+        assert program.step(f"select_apps({chosen!r})")[0] == observation
+        assert program._shown_for(tuple(chosen))[1] == program._tools_for(chosen) != info["tools"]

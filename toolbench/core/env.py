@@ -103,6 +103,8 @@ class ToolEnv(gym.Env[str, str]):
     #: Whether ``api_docs()`` and ``tools()`` change with the episode's task (RapidAPI's APIs). When
     #: they do not, reset builds them once per env and every reset info shares them.
     docs_per_task: ClassVar[bool] = False
+    #: The reset info's keys that are docs, all left out with ``info_docs=False``.
+    info_doc_keys: ClassVar[tuple[str, ...]] = ("api_docs", "tools")
     #: Task fields, beside the prompt, that are the task's input and not its answer: the world an
     #: episode starts in (a home, a scene), the tools it is given. ``"goal.instruction_text"`` names
     #: one key of a dict field. What an agent sees may depend on the prompt and these only; every

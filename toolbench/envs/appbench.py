@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,11 @@ METRICS = ("f1_app", "f1_api", "succ", "executed")
 PROMPTINGS = ("hierarchical", "flat")
 SCORERS = ("ours", "paper")
 TODAY = "2019-03-01"
-#: Selections of apps whose docs and tools an env keeps built (there are few in practice).
+#: Selections of apps whose docs and tools a process keeps built (there are few in practice).
 MAX_SELECTIONS_KEPT = 256
+#: The docs and tools of each selection, by prompting, mode and the apps in their order: shared by
+#: the envs of a process, so a vector env's worker sends one copy of a selection's tools for all its envs.
+_SHOWN: dict[tuple[str, str, tuple[str, ...]], tuple[str, list[dict[str, Any]]]] = {}
 
 
 def api_doc(api: Api) -> str:
@@ -156,7 +159,10 @@ def _json_value(name: str, value: Any) -> str | Ref:
     return value
 
 
+@lru_cache(maxsize=1024)
 def tool_schema(api: Api) -> dict[str, Any]:
+    """An API's tool schema, built once per process (read-only): every selection that shows the API
+    holds the same object, so a vector env's worker sends it once for all its envs."""
     properties = {
         name: {"description": f"{kind}, or {{'ref': name}} for a value an earlier call returned"}
         for name, kind in api.arguments().items()
@@ -217,6 +223,7 @@ class AppBenchEnv(ToolEnv):
     """
 
     task_name = "AppBench"
+    info_doc_keys = ("api_docs", "tools", "apps")  # the apps' descriptions are docs too
     fixture_slug = "appbench"
     modes = ("program", "interactive")
     splits = ("test", "train", "demo")
@@ -241,7 +248,6 @@ class AppBenchEnv(ToolEnv):
         self.apps = Apps(grown_world([dict(t.get("output") or {}) for t in self.tasks]) if original else None)
         self._selected: list[str] = []
         self._gold: dict[str, list[Call]] = {}  # each task's gold plan, parsed once
-        self._shown: dict[tuple[str, ...], tuple[str, list[dict[str, Any]]]] = {}  # apps selected -> docs, tools
         self._calls: list[Call] = []
         self._results: list[dict[str, str] | None] = []
 
@@ -266,7 +272,8 @@ class AppBenchEnv(ToolEnv):
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         observation, info = super().reset(seed=seed, options=options)
-        info["apps"] = dict(APP_DESCRIPTIONS)
+        if self.info_docs:
+            info["apps"] = dict(APP_DESCRIPTIONS)
         return observation, info
 
     def _begin(self, task: Task) -> str:
@@ -319,13 +326,15 @@ class AppBenchEnv(ToolEnv):
         return Outcome(docs, done=False, metrics=metrics)
 
     def _shown_for(self, apps: tuple[str, ...]) -> tuple[str, list[dict[str, Any]]]:
-        """The docs and tool schemas of a selection of apps, built once per selection (they depend on
-        nothing else): the same objects at every step that selects them, to be treated as read-only."""
-        shown = self._shown.get(apps)
+        """The docs and tool schemas of a selection of apps, built once per process and selection (they
+        depend on nothing else): the same objects at every step that selects them, to be treated as
+        read-only."""
+        key = (self.prompting, self.mode, apps)
+        shown = _SHOWN.get(key)
         if shown is None:
-            if len(self._shown) >= MAX_SELECTIONS_KEPT:  # bounded whatever selections an agent sends
-                self._shown.clear()
-            shown = self._shown[apps] = (docs_for(list(apps)), self._tools_for(list(apps)))
+            if len(_SHOWN) >= MAX_SELECTIONS_KEPT:  # bounded whatever selections agents send
+                _SHOWN.clear()
+            shown = _SHOWN[key] = (docs_for(list(apps)), self._tools_for(list(apps)))
         return shown
 
     def _interactive_call(self, text: str, data: Any) -> Call:
