@@ -24,7 +24,8 @@ around it:
 - WebShop: each task's expert actions on the shop alone, with each page's text
   (``bench_webshop.shop_floor``); the same for both modes.
 
-Env and floor passes alternate, and each keeps its best pass, so both see the same machine.
+Env and floor passes alternate (9 of each), timed in CPU time; the rates are the median passes' and
+the ratio the median of each env pass's ratio to the floor pass beside it (``profile_env.versus_floor``).
 
 **Vector envs.** Then ``bench_vector_envs.main``: for every text env and mode, ``BatchedVectorEnv``
 (as is and pinned) and ``gym.make_vec`` async beside two independent processes and beside one env in
@@ -53,7 +54,7 @@ from toolbench.core.curl import find_curl_command
 TEXT_ENVS = ("OpenWeather", "CatAPI", "HomeSearch", "TripBooking")
 #: Every text env measured beside its floor (VirtualHome has its own benchmark).
 FLOOR_ENVS = (*TEXT_ENVS, "RapidAPI", "AppBench", "WebShop")
-PASSES = 5
+PASSES = 9
 
 
 def _curl_floor(env: Any, tasks: list[Any]) -> Callable[[], None]:

@@ -18,7 +18,8 @@ the cheapest way to begin from it. The floor is thus stricter than ToolBench's s
 and LCS, no home), which the earlier version of this script compared against: running the program
 in the home is work the task defines, not the env's overhead.
 
-Env and floor passes alternate, and each keeps its best pass, so both see the same machine.
+Env and floor passes alternate (9 of each), timed in CPU time; the rates are the median passes' and
+the ratio the median of each env pass's ratio to the floor pass beside it (``profile_env.versus_floor``).
 
 ``python benchmarks/bench_virtualhome.py [--passes N]``
 """
@@ -37,7 +38,7 @@ from toolbench.mock_services.virtualhome import World, build_home, clean_lines, 
 from toolbench.mock_services.virtualhome.original import goal_sets
 from toolbench.mock_services.virtualhome.program import best_lcs, ground
 
-PASSES = 7
+PASSES = 9
 
 
 def _score(world: World, lines: list[str], goal_options: list[list[str]], references: list[list[str]]) -> float:

@@ -93,28 +93,21 @@ def describe_scene(world: World) -> str:
         seen = "; ".join([here[node] for node in sorted(here)])
     else:
         here, seen = view.words, view.text()
-    close = set()
-    for node in world.close:
-        if node in here or "body_part" in PROPERTIES[names[node]]:
-            close.add(names[node])
-        for child in children.get(node, ()):
-            if child in here:
-                close.add(names[child])
+    near = world.close
+    close = {names[node] for node in near if node in here or "body_part" in PROPERTIES[names[node]]}
+    close.update([names[child] for node in near for child in children.get(node, ()) if child in here])
     return _text(world, sorted(close), seen)
 
 
 def _text(world: World, close: list[str], seen: str) -> str:
-    posture = world.posture if world.seat is None else f"{world.posture} on the {world.names[world.seat]}"
-    held = [world.names[node] for node in world.held()]
-    lines = [
-        f"You are in the {world.names[world.room]}, {posture}{', asleep' if world.asleep else ''}.",
-        f"Holding: {', '.join(held) if held else 'nothing'}.",
-    ]
-    if world.worn:
-        lines.append(f"Wearing: {', '.join(world.names[node] for node in world.worn)}.")
-    lines.append(f"Close to: {', '.join(close) if close else 'nothing'}.")
-    lines.append(f"You see: {seen or 'nothing'}.")
-    return "\n".join(lines)
+    names = world.names
+    posture = world.posture if world.seat is None else f"{world.posture} on the {names[world.seat]}"
+    held = ", ".join([names[node] for node in world.hands if node is not None]) or "nothing"
+    worn = f"\nWearing: {', '.join([names[node] for node in world.worn])}." if world.worn else ""
+    return (
+        f"You are in the {names[world.room]}, {posture}{', asleep' if world.asleep else ''}.\nHolding: {held}.{worn}"
+        f"\nClose to: {', '.join(close) or 'nothing'}.\nYou see: {seen or 'nothing'}."
+    )
 
 
 def describe_from_scratch(world: World) -> str:

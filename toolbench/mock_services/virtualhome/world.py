@@ -577,7 +577,7 @@ class World:
         where = self.support(node)
         if where is not None:
             near.add(where[1])
-        near.update(n for n, (_, parent) in self.place.items() if parent == node)
+        near.update(self.children.get(node, ()))  # what is on or in it
         self.close, self.facing = frozenset(near), None
 
     def _do_walkto(self, node: int) -> str:
