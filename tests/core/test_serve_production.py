@@ -211,3 +211,12 @@ def test_the_request_log_escapes_control_characters():
     raw = "/a\x1b[2Jb\r\nFORGED é".encode().decode("latin-1")  # WSGI's form of the raw bytes
     line = _request_line({"REQUEST_METHOD": "GET", "REQUEST_URI": raw, "SERVER_PROTOCOL": "HTTP/1.1"})
     assert line == "GET /a\\x1b[2Jb\\x0d\\x0aFORGED é HTTP/1.1"
+
+
+def test_shutdown_ends_the_server_even_when_its_trigger_is_already_closed():
+    server = make_production_server(create_service_app("openweather")).start()
+    server._server.trigger.close()  # as if its descriptor had been closed under it
+    server.shutdown()
+    assert server._thread is not None and not server._thread.is_alive()
+    with pytest.raises(OSError):
+        socket.create_connection((server.host, server.port), timeout=2).close()

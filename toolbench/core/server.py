@@ -142,8 +142,13 @@ class ProductionServer:
         self._server.run()
 
     def shutdown(self) -> None:
-        """Stop serving: close every socket from the event loop's own thread, then the worker threads."""
-        self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._map))
+        """Stop serving: close every socket from the event loop's own thread, then the worker threads.
+        Where the loop can no longer be woken (its trigger already closed), the sockets are closed
+        from here: the loop ends once its map is empty."""
+        try:
+            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._map))
+        except OSError:
+            wasyncore.close_all(self._map)
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._server.task_dispatcher.shutdown(timeout=5)
