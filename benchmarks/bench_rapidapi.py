@@ -49,9 +49,10 @@ def episode_floor(tasks: list[Any]) -> Callable[[], None]:
     are the env's, and what they cost is what the ratio shows."""
     episodes = []
     for task in tasks:
-        solution = task.get("solution") or []
-        apis = {s["function"]: (hub().tool(s["tool_name"]), s["api_name"]) for s in solution}
-        apis = {function: (tool, tool.api(name)) for function, (tool, name) in apis.items()}
+        apis = {}
+        for step in task.get("solution") or []:
+            tool = hub().tool(step["tool_name"])
+            apis[step["function"]] = (tool, tool.api(step["api_name"]))
         facts = list(task.get("answer_facts") or [])
         episodes.append((list(task.references), apis, facts, bool(task.get("solvable", True))))
 

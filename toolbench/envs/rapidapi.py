@@ -124,9 +124,9 @@ class _EpisodePlan:
         return tuple(self.functions)
 
     @cached_property
-    def routes(self) -> dict[str, str]:
+    def routes(self) -> dict[str, str | None]:
         """Where a call of each offered function's own name goes (most calls), routed once."""
-        return {name: route(name, self.function_names) or name for name in self.function_names}
+        return {name: route(name, self.function_names) for name in self.function_names}
 
     def route(self, name: str) -> str | None:
         """The function a called name means (ToolBench's rule: ``steps.route``)."""
