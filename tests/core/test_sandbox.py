@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from toolbench.core import sandbox
 from toolbench.core.sandbox import CodeError, Limits, _library_import, _readable_by_others, compile_code, run_code
 
 LIMITS = Limits(seconds=3, memory_mb=512, output_chars=2000)
@@ -74,15 +75,15 @@ def test_refused_before_running(code, message):
     "code, message",
     [
         ("open('/etc/passwd').read()", "name 'open' is not defined"),
-        ("getattr(df, '__class__')", "invalid attribute name"),
+        ("getattr(df, '__class__')", "'__class__' is not available here"),
         ("'{0.__class__}'.format(df)", "not safe"),
-        ("np.loadtxt('/etc/passwd')", "file access is not allowed"),
+        ("np.loadtxt('/etc/passwd')", "numpy.loadtxt is not available here"),
         ("df.to_csv('written.csv')", "file access is not allowed"),
-        ("pd.io.common.os.system('echo pwned > pwned.txt')", "modules are not available here"),
+        ("pd.io.common.os.system('echo pwned > pwned.txt')", "pandas.io is not available here"),
         ("np.f2py.subprocess.builtins", "not available here"),
         ("getattr(np, 'f2py')", "not available here"),
-        ("np.lib.npyio", "modules are not available here"),
-        ("pd.compat.platform.os", "modules are not available here"),
+        ("np.lib.npyio", "numpy.lib is not available here"),
+        ("pd.compat.platform.os", "pandas.compat is not available here"),
         ("np.ctypeslib.ctypes.CDLL(None)", "not available here"),
         ("pd.read_pickle(None)", "not available here"),
         ("pd.eval('1 + 1')", "not available here"),
@@ -107,15 +108,22 @@ def test_refused_while_running(code, message, tmp_path, monkeypatch):
 
 def with_os():
     """A namespace that hands the code the os module on purpose, to test the layers behind the
-    guarded attribute access (which normally keeps modules out of reach)."""
+    guarded attribute access (which normally keeps modules out of reach): the tests using it
+    trust ``os`` (``trusted_os``), so that its attributes pass the guard."""
     return {**setup(), "os_module": os}
+
+
+@pytest.fixture
+def trusted_os(monkeypatch):
+    """The guard lets agent code read the attributes of ``os`` and ``json`` (in the forked child too)."""
+    monkeypatch.setattr(sandbox, "TRUSTED_MODULES_FOR_TESTS", frozenset({"os", "json"}))
 
 
 def run_with_os(code, **kwargs):
     return run_code(code, with_os, collect, kwargs.pop("limits", LIMITS), **kwargs)
 
 
-def test_behind_the_attribute_guard(tmp_path, monkeypatch):
+def test_behind_the_attribute_guard(tmp_path, monkeypatch, trusted_os):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     result = run_with_os("print(dict(os_module.environ))")
@@ -135,14 +143,14 @@ def test_behind_the_attribute_guard(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_closing_the_pipe_does_not_outlive_the_budget():
+def test_closing_the_pipe_does_not_outlive_the_budget(trusted_os):
     start = time.perf_counter()
     code = "for fd in range(3, 64):\n    try:\n        os_module.close(fd)\n    except OSError:\n        pass\nwhile True:\n    pass"
     result = run_with_os(code, limits=Limits(seconds=1, memory_mb=512))
     assert result.timed_out and time.perf_counter() - start < 4
 
 
-def test_the_parents_stdio_is_out_of_reach(capfd):
+def test_the_parents_stdio_is_out_of_reach(capfd, trusted_os):
     result = run_with_os("os_module.write(1, b'{\"agent\": \"pwned\"}')\nprint('fine')")
     assert result.ok and result.output == "fine\n"
     assert "pwned" not in capfd.readouterr().out
@@ -171,7 +179,7 @@ def test_recursion_and_output_limits():
     assert result.ok and len(result.output) < 2100 and "output truncated" in result.output
 
 
-def test_the_parent_never_trusts_the_pipe():
+def test_the_parent_never_trusts_the_pipe(trusted_os):
     # Agent code that reaches os.write and floods every descriptor: the parent's own descriptors
     # were closed in the child, and whatever reaches the reply pipe is rejected as malformed.
     read_end, write_end = os.pipe()
@@ -230,7 +238,7 @@ def test_readable_by_others_needs_every_folder_on_the_way():
         shutil.rmtree(base)
 
 
-def test_late_imports_still_work_in_the_child():
+def test_late_imports_still_work_in_the_child(trusted_os):
     # The child imports on demand (a library's lazy submodule); whether or not it drops to an
     # unprivileged user, the installation must stay readable.
     result = run_code(
@@ -369,8 +377,8 @@ def test_everyday_pandas_output_still_works():
         ("v = np.matrix.mro()", "'mro' is not available here"),  # would hand out the real np.ndarray
         ("v = pd.Series([1, 2]).agg('__dict__')", "'__dict__' is not available here"),
         ("v = pd.DataFrame({'a': [1, 1]}).groupby('a').agg('__class__')", "'__class__' is not available here"),
-        ("v = pd.DataFrame({'a': [1]}).plot(backend='json')", "plotting backends is not available here"),
-        ("v = pd.set_option('plotting.backend', 'json')", "plotting backends is not available here"),
+        ("v = pd.DataFrame({'a': [1]}).plot(backend='json')", "pandas.DataFrame.plot is not available here"),
+        ("v = pd.set_option('plotting.backend', 'json')", "pandas.set_option is not available here"),
     ],
 )
 def test_paths_to_real_classes_and_imports_are_closed(code, message):

@@ -68,6 +68,7 @@ import functools
 import operator
 import os
 import pwd
+import sys
 from dataclasses import dataclass, field
 
 # Landlock, from <linux/landlock.h>; the syscall numbers are the same on every architecture.
@@ -88,7 +89,7 @@ NAMESPACES = {"network namespace": _CLONE_NEWNET, "IPC namespace": _CLONE_NEWIPC
 #: The host name in a UTS namespace: the same on every machine, and not the host's.
 HOSTNAME = b"sandbox"
 
-_libc = ctypes.CDLL(None, use_errno=True)
+_libc: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)  # None once forget() ran
 _libc.syscall.restype = ctypes.c_long
 
 
@@ -478,6 +479,18 @@ def apply(plan: Plan) -> Applied:
     elif plan.seccomp:
         applied.missing["seccomp"] = "pyseccomp or libseccomp.so.2 is missing"
     return applied
+
+
+def forget() -> None:
+    """Drop this process's handle on the C library and libseccomp's binding, once its layers are
+    applied (nothing here is used again): code that got past every Python guard then finds no
+    ready-made object that makes raw system calls without an audit event."""
+    global _libc
+    _libc = None
+    _seccomp_program.cache_clear()
+    _seccomp_filter.cache_clear()
+    for name in [name for name in sys.modules if name == "pyseccomp" or name.startswith("pyseccomp.")]:
+        del sys.modules[name]
 
 
 def detect() -> dict[str, str]:

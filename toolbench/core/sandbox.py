@@ -9,8 +9,12 @@ programs for Tabletop). Such code runs here, behind layers that each stop a clas
    forms RestrictedPython refuses are rewritten first: ``df.loc[m, "c"] += 2`` (augmented
    assignment to an item or attribute) and annotated assignments.
 2. Names: the code sees only safe builtins (no ``open``, ``eval``, ``exec``, ``compile``,
-   ``__import__``, ``globals``...) and the names the task provides; every attribute and item it
-   reaches is checked (modules, code runners, raw memory, frames are refused).
+   ``__import__``, ``globals``...) and the names the task provides. numpy, pandas and gspread are
+   untrusted surface: an attribute of anything but a plain value is read only when its owner and
+   name are on the allowlist (``core.surface``, generated and reviewed), so members that free,
+   reallocate or map memory under a live view, raw buffers, code runners, modules and frames are
+   out of reach, and a library upgrade's new members stay out until they are reviewed. Items and
+   iterated values pass the same checks; modules and classes cannot be rewritten.
 3. Process: ``run_in_worker`` (what the envs use) runs the code in a child of the clean worker
    (``core.worker``, ``core.fork_server``), a fork server that never held a task, so the code's
    memory holds no answer; its names are proxies whose calls the env serves. ``run_code`` runs it
@@ -18,8 +22,10 @@ programs for Tabletop). Such code runs here, behind layers that each stop a clas
    child's environment is cleared, its address space capped, a wall-clock budget enforced by the
    caller, and the kernel layers of ``core.kernel`` applied before the code's first line
    (read-only libraries, no network, no IPC or process of anyone else in reach, no new processes,
-   no tracing, an unprivileged uid); an audit hook refuses file opens outside the libraries,
-   writes, sockets and subprocesses as a further check.
+   no tracing, an unprivileged uid), after which the child drops its handles on the C library; an
+   audit hook refuses file opens outside the libraries, writes, sockets and subprocesses as a
+   further check. The budget is wall-clock time; a run that keeps a core busy is moved to the
+   lowest priority (``worker.RunDeadline``), so a session whose code spins costs others little.
 
 The child sends back what the task's collect function returns, the printed output and the error,
 as JSON: the caller never unpickles anything the child wrote, checks the reply's size and counts
@@ -44,8 +50,10 @@ import socket
 import stat
 import sys
 import sysconfig
+import threading
 import time
 import traceback
+import types
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -56,11 +64,12 @@ from RestrictedPython import compile_restricted_exec, safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence, safer_getattr
 from threadpoolctl import ThreadpoolController
 
-from toolbench.core import kernel
+from toolbench.core import kernel, surface
 from toolbench.core.worker import (
     Channel,
     ChannelClosed,
     ChannelTimeout,
+    CpuAccount,
     MessageRefused,
     RunDeadline,
     WorkerServer,
@@ -259,9 +268,6 @@ _INPLACE = {
 }
 
 
-# Modules reachable as attributes of numpy/pandas that ordinary data code uses; every other module
-# (np.f2py, pd.io.common, pd.compat...) would hand the code os, sys or builtins.
-ALLOWED_MODULES = frozenset({"numpy.random", "numpy.linalg", "numpy.fft"})
 # Entry points that run code or unpickle data, whatever object they hang on, and frame walks.
 DENIED_NAMES = frozenset(
     {
@@ -375,7 +381,7 @@ def _of_denied_type(obj: Any) -> bool:
 def _checked(value: Any, what: str) -> Any:
     """Refuse values that would take the code out of the sandbox: modules and code-running builtins;
     numpy's array types come back as stand-ins that refuse raw buffers."""
-    if isinstance(value, ModuleType) and value.__name__ not in ALLOWED_MODULES:
+    if isinstance(value, ModuleType) and value.__name__ not in surface.ALLOWED_MODULES | TRUSTED_MODULES_FOR_TESTS:
         raise AttributeError(f"{what}: modules are not available here")
     if any(value is denied for denied in _DENIED_OBJECTS) or _of_denied_type(value):
         raise AttributeError(f"{what}: not available here")
@@ -388,15 +394,56 @@ def _checked(value: Any, what: str) -> Any:
 
 _MISSING = object()
 
+#: Tests only: modules whose attributes pass the guard, so that the tests of the layers behind it
+#: can hand agent code ``os`` on purpose. Nothing in the package sets it.
+TRUSTED_MODULES_FOR_TESTS: frozenset[str] = frozenset()
+
+
+def _is_label_shortcut(obj: Any, name: str) -> bool:
+    """Whether ``obj.name`` is pandas' shortcut for a label: a DataFrame's column (a Series' row),
+    or the column a GroupBy, Resampler or window selects (``df.groupby("a").Price``)."""
+    generic = sys.modules.get("pandas.core.generic")
+    if generic is None or not type(obj).__module__.startswith("pandas"):
+        return False
+    try:
+        if isinstance(obj, generic.NDFrame):
+            return bool(obj._info_axis._can_hold_identifiers_and_holds_name(name))
+        held = vars(obj).get("obj") if hasattr(obj, "__dict__") else None
+        return isinstance(held, generic.NDFrame) and name in held
+    except Exception:  # noqa: BLE001 - an index that cannot answer: no shortcut
+        return False
+
+
+def _is_own_function(obj: Any) -> bool:
+    """A function the agent's code defined (its globals are the run's, named "agent")."""
+    return isinstance(obj, types.FunctionType) and obj.__module__ == "agent"
+
 
 def guarded_getattr(obj: Any, name: str, *default: Any) -> Any:
-    """``obj.name`` for agent code: no ``_`` names (RestrictedPython), no code runners, no modules."""
-    if isinstance(name, str) and name in DENIED_NAMES:
+    """``obj.name`` for agent code: a plain value's public attribute (RestrictedPython's rules), or
+    an attribute whose owner and name are on the allowlist (``core.surface``); never a module but
+    the allowed ones, a code runner or raw memory."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be a string, not {type(name).__name__}")
+    if name.startswith("_") or name in DENIED_NAMES:
         raise AttributeError(f"{name!r} is not available here")
     if _of_denied_type(obj):
         raise AttributeError(f"{type(obj).__name__} objects are not available here")
+    trusted = isinstance(obj, ModuleType) and obj.__name__ in TRUSTED_MODULES_FOR_TESTS
+    if trusted or (_is_own_function(obj) and name in obj.__dict__):  # what the code set, it reads back
+        allowed, key = True, None
+    else:
+        allowed, key = surface.decision(obj, name)
+    if not allowed:
+        if _is_label_shortcut(obj, name):  # df.Price: the column, as df["Price"] reads it
+            return guarded_getitem(obj, name)
+        if surface.defined(obj, name):
+            raise AttributeError(f"{key} is not available here")
+        if default:
+            return default[0]
+        raise AttributeError(f"{type(obj).__name__!r} object has no attribute {name!r}")
     # safer_getattr's own default is None, which would turn a misspelt name into a silent None.
-    value = safer_getattr(obj, name, _MISSING)
+    value = safer_getattr(obj, name, _MISSING) if key is None else getattr(obj, name, _MISSING)
     if value is _MISSING:
         if default:
             return default[0]
@@ -443,6 +490,17 @@ def _library_import(
     return builtins.__import__(name, globals, locals, fromlist, level)
 
 
+def _guarded_write(obj: Any) -> Any:
+    """What ``obj.x = ...``, ``obj[k] = ...`` and ``del obj.x`` write to: the objects the code was
+    given or made (frames, sheets, arrays, its own functions), never a module or a class, whose
+    change every later lookup in the run, the libraries' own included, would see."""
+    if isinstance(obj, ModuleType) and obj.__name__ not in TRUSTED_MODULES_FOR_TESTS:
+        raise TypeError(f"the module {obj.__name__} cannot be changed here")
+    if isinstance(obj, type):
+        raise TypeError(f"the class {obj.__name__} cannot be changed here")
+    return obj
+
+
 def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, Any]:
     """The globals agent code runs with: safe builtins, RestrictedPython's guards, and ``names``."""
     import builtins
@@ -462,7 +520,7 @@ def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, An
         "_getiter_": _guarded_iter,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence,
-        "_write_": lambda obj: obj,  # the code may change the objects it was given (dataframes, sheets)
+        "_write_": _guarded_write,
         "_inplacevar_": _inplace,
         "_apply_": lambda function, *args, **kwargs: function(*args, **kwargs),
         **names,
@@ -662,7 +720,8 @@ MAX_DESCRIPTORS = 256
 def _drop_privileges() -> None:
     """No new processes: RLIMIT_NPROC = 0 stops fork for an unprivileged user (seccomp, applied
     later, stops it for root too). At most MAX_DESCRIPTORS descriptors, and no core dump for the
-    host to keep. Relative paths never name the user's working directory."""
+    host to keep. No raising its own priority again once the env has lowered it (RLIMIT_NICE 0).
+    Relative paths never name the user's working directory."""
     try:
         import resource
 
@@ -671,6 +730,7 @@ def _drop_privileges() -> None:
             (resource.RLIMIT_NPROC, 0),
             (resource.RLIMIT_NOFILE, MAX_DESCRIPTORS),
             (resource.RLIMIT_CORE, 0),
+            (resource.RLIMIT_NICE, 0),
         ):
             with contextlib.suppress(ValueError, OSError):  # one refused limit leaves the others
                 resource.setrlimit(limit, (value, value))
@@ -686,6 +746,7 @@ def _apply_kernel_layers() -> None:
     line of agent code."""
     applied = kernel.apply(kernel.Plan(read_only=_kernel_read_only(), needs_read_capability=not _can_drop_to_nobody()))
     _kernel_layers_applied[:] = applied.layers
+    kernel.forget()
 
 
 # Library entry points that run code, unpickle, or read and write files in native code (where the
@@ -736,13 +797,26 @@ def _no_dunder_labels(getattr_: Callable[[Any, str], Any]) -> Callable[[Any, str
     return lookup
 
 
+def _by_name_allowed(obj: Any, name: str) -> bool:
+    """Whether pandas may look ``name`` up on ``obj`` (or, as it does next, on numpy) for agent
+    code: the attribute guard's rules. A name that is neither is pandas' own error to raise."""
+    if name.startswith("_") or name in DENIED_NAMES:
+        return False
+    if surface.defined(obj, name):
+        return surface.decision(obj, name)[0]
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and surface.defined(numpy, name):
+        return surface.decision(numpy, name)[0]
+    return True
+
+
 def _guarded_apply_str(apply_str: Callable[..., Any]) -> Callable[..., Any]:
     """pandas' ``df.agg("name")``/``apply``/``transform`` look the method up themselves: the same
-    rules as the attribute guard (no ``_`` names, none of DENIED_NAMES)."""
+    rules as the attribute guard."""
 
     @functools.wraps(apply_str)
     def checked(self: Any, obj: Any, func: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(func, str) and (func.startswith("_") or func in DENIED_NAMES):
+        if isinstance(func, str) and not _by_name_allowed(obj, func):
             raise PermissionError(f"{func!r} is not available here")
         return apply_str(self, obj, func, *args, **kwargs)
 
@@ -770,14 +844,14 @@ _DISARMED_MODULES = (
 )
 
 
-def _denied_name_in(value: Any, depth: int = 0) -> str | None:
-    """A name the attribute guard would refuse, anywhere in a by-name call's arguments."""
+def _denied_name_in(value: Any, owner: Any, depth: int = 0) -> str | None:
+    """A name the attribute guard would refuse on ``owner``, anywhere in a by-name call's arguments."""
     if isinstance(value, str):
-        return value if value.startswith("_") or value in DENIED_NAMES else None
+        return None if _by_name_allowed(owner, value) else value
     if depth < 5 and isinstance(value, (list, tuple)):
-        return next((n for v in value if (n := _denied_name_in(v, depth + 1))), None)
+        return next((n for v in value if (n := _denied_name_in(v, owner, depth + 1))), None)
     if depth < 5 and isinstance(value, dict):
-        return next((n for v in value.values() if (n := _denied_name_in(v, depth + 1))), None)
+        return next((n for v in value.values() if (n := _denied_name_in(v, owner, depth + 1))), None)
     return None
 
 
@@ -786,7 +860,8 @@ def _names_checked(method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        denied = _denied_name_in(args[1:]) or _denied_name_in(kwargs)
+        owner = args[0] if args else None
+        denied = _denied_name_in(args[1:], owner) or _denied_name_in(kwargs, owner)
         if denied is not None:
             raise PermissionError(f"{denied!r} is not available here")
         return method(*args, **kwargs)
@@ -1009,6 +1084,7 @@ def prepare_parent() -> None:
     otherwise each compute, read while everything is readable."""
     _can_drop_to_nobody()
     _kernel_read_only()
+    surface.allowlist()  # read now: the children cannot read this package
     kernel.prepare()
     _disarm_plan()
     _arrow_on_the_system_allocator()
@@ -1157,6 +1233,13 @@ def _marshalled(code: str, echo_last_expression: bool) -> str:
     return _marshalled_cached.__wrapped__(code, echo_last_expression)
 
 
+def start_worker() -> None:
+    """Start this process's clean worker now, if it is not running, so that no step pays for its
+    start (a second or more on a loaded machine); a failure shows at the first run instead."""
+    with contextlib.suppress(WorkerUnavailable, RuntimeError, OSError):
+        WorkerServer.get()
+
+
 def run_in_worker(
     code: str,
     names: str,
@@ -1167,12 +1250,15 @@ def run_in_worker(
     seed: int = 0,
     names_args: dict[str, Any] | None = None,
     collect_args: dict[str, Any] | None = None,
+    account: CpuAccount | None = None,
 ) -> SandboxResult:
     """Run ``code`` in a child of the clean worker. ``names`` and ``collect`` are ``module:function``
     paths of the task's code-side helpers (``names(call, **names_args)`` builds the namespace from
     proxies; ``collect(namespace, **collect_args)`` says what to send back). Each proxy call
     arrives here as ``serve(kind, payload)``, which answers it (or raises ValueError, KeyError or
-    TypeError with a message for the code). One deadline holds for the whole run."""
+    TypeError with a message for the code). One wall-clock deadline holds for the whole run;
+    ``account`` is the session's recent CPU use (``worker.CpuAccount``), which decides how soon a
+    busy run is demoted to the lowest priority."""
     compiled = ""
     try:
         if not UNGUARDED_FOR_TESTS:  # refused code never reaches a child
@@ -1184,9 +1270,8 @@ def run_in_worker(
     except (WorkerUnavailable, OSError) as exc:
         return SandboxResult(False, "", f"the sandbox could not start a run ({exc}); try the step again")
     # From here: starting the clean worker (seconds, the first time, on a loaded machine) is not the
-    # code's time, and took envs made at once past their budget. Nor is waiting for a core: the
-    # budget counts the child's CPU time and the env's time serving it (``RunDeadline``).
-    deadline = RunDeadline(limits.seconds, child.pid)
+    # code's time. The rest is, in wall-clock time, whatever the child does (``RunDeadline``).
+    deadline = RunDeadline(limits.seconds, child.pid, account)
     try:
         channel.send(
             {
@@ -1217,19 +1302,7 @@ def run_in_worker(
                 return SandboxResult(False, "", "the code sent back a malformed result")
             if deadline.remaining() <= 0:
                 raise ChannelTimeout()
-            serving = time.monotonic()
-            try:
-                answer: dict[str, Any] = {"result": serve(message["kind"], message.get("payload"))}
-            except (ValueError, KeyError, TypeError) as exc:
-                # Raised in the code as the built-in type it is (KeyError, TypeError or ValueError).
-                kind = next(k for k in (KeyError, TypeError, ValueError) if isinstance(exc, k)).__name__
-                text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-                answer = {"error": {"type": kind, "message": str(text)[:MAX_ERROR_CHARS]}}
-            except (ArithmeticError, IndexError, RecursionError, MemoryError) as exc:
-                # Arguments a backend did not foresee (10**400 as a coordinate): the code's error.
-                answer = {"error": {"type": "ValueError", "message": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}}
-            deadline.served += time.monotonic() - serving
-            channel.send(answer, deadline)
+            channel.send(_serve_call(serve, message, deadline), deadline)
     except ChannelTimeout:
         return SandboxResult(
             False, "", f"the code did not finish within its {limits.seconds:g} s time budget", timed_out=True
@@ -1241,6 +1314,47 @@ def run_in_worker(
     finally:
         child.kill()
         channel.close()
+        deadline.finish()
+
+
+#: Demoted runs' calls are served one at a time in the process, each followed by a pause of this
+#: many times its length: sessions whose code keeps the env itself busy (Tabletop's simulator)
+#: share at most a quarter of the env's process among them, however many they are.
+SLOW_LANE_PAUSE = 3.0
+_SLOW_LANE = threading.Lock()
+
+
+def _serve_call(serve: Callable[[str, Any], Any], message: dict[str, Any], deadline: RunDeadline) -> dict[str, Any]:
+    """The env's answer to one call of the code (its result, or its refusal as an error), its time
+    charged to the run; a demoted run's call waits for the slow lane."""
+    if not deadline.demoted:
+        return _timed_answer(serve, message, deadline)
+    if not _SLOW_LANE.acquire(timeout=max(deadline.ends - time.monotonic(), 0.0)):
+        raise ChannelTimeout()
+    try:
+        started = time.monotonic()
+        answer = _timed_answer(serve, message, deadline)
+    finally:
+        _SLOW_LANE.release()
+    pause = min((time.monotonic() - started) * SLOW_LANE_PAUSE, max(deadline.ends - time.monotonic(), 0.0))
+    time.sleep(pause)
+    return answer
+
+
+def _timed_answer(serve: Callable[[str, Any], Any], message: dict[str, Any], deadline: RunDeadline) -> dict[str, Any]:
+    started = time.monotonic()
+    try:
+        return {"result": serve(message["kind"], message.get("payload"))}
+    except (ValueError, KeyError, TypeError) as exc:
+        # Raised in the code as the built-in type it is (KeyError, TypeError or ValueError).
+        kind = next(k for k in (KeyError, TypeError, ValueError) if isinstance(exc, k)).__name__
+        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        return {"error": {"type": kind, "message": str(text)[:MAX_ERROR_CHARS]}}
+    except (ArithmeticError, IndexError, RecursionError, MemoryError) as exc:
+        # Arguments a backend did not foresee (10**400 as a coordinate): the code's error.
+        return {"error": {"type": "ValueError", "message": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}}
+    finally:
+        deadline.served += time.monotonic() - started
 
 
 def run_code(

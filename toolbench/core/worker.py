@@ -58,25 +58,56 @@ def too_many_items(data: bytes) -> bool:
     return sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_ITEMS
 
 
-#: However little CPU time a run gets on a loaded machine, it ends this many times its budget after it began.
-WALL_CLOCK_FACTOR = 2
+#: What a step may take beyond its budget: ending the child and answering.
+GRACE = 0.5
+#: A run whose session has used this much CPU lately (its child's, and the env's serving it) goes on
+#: at the lowest priority: a session whose code spins costs the others little beyond its share.
+DEMOTE_AFTER = 0.25
+#: How often a run not yet demoted is looked at (its child's CPU time read).
+LOOK_EVERY = 0.05
+#: The nice value of a demoted run's child (the lowest priority a process can have).
+DEMOTED_NICE = 19
+
+
+class CpuAccount:
+    """The CPU time one session's runs used lately: seconds charged, halving every ``half_life``
+    seconds. An env keeps one for its lifetime (a served session's), so a session whose last runs
+    spun starts its next one demoted, while a session of light steps never is."""
+
+    def __init__(self, half_life: float = 10.0) -> None:
+        self.half_life = half_life
+        self._charged = 0.0
+        self._at = time.monotonic()
+
+    def recent(self, now: float | None = None) -> float:
+        now = time.monotonic() if now is None else now
+        return self._charged * 0.5 ** ((now - self._at) / self.half_life)
+
+    def charge(self, seconds: float, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        self._charged = self.recent(now) + max(0.0, seconds)
+        self._at = now
 
 
 class RunDeadline:
-    """When a run's time is up: once the child's own CPU time and the time the env spent serving its
-    calls reach ``seconds``. The child's waits for a core do not count, so a loaded machine does not
-    fail an honest run; a run still ends at ``WALL_CLOCK_FACTOR`` times ``seconds`` of wall-clock
-    time whatever it was charged. Without the child's CPU time (no ``/proc``), wall-clock time counts."""
+    """When a run's time is up: ``seconds`` of wall-clock time after it began, however the child
+    spends them (running, blocked, waiting for a core) and however long the env takes to serve
+    its calls. Meanwhile it watches the child's CPU time (and the env's serving time, added to
+    ``served``): once the session's recent use (``account``) and this run's pass ``DEMOTE_AFTER``,
+    the child is moved to the lowest priority (``demoted``). Without ``/proc`` only the serving counts."""
 
-    def __init__(self, seconds: float, pid: int | None = None) -> None:
+    def __init__(self, seconds: float, pid: int | None = None, account: CpuAccount | None = None) -> None:
         self.seconds = seconds
         self.pid = pid
+        self.account = account if account is not None else CpuAccount()
         self.served = 0.0  # the env's time answering the child's calls
-        started = time.monotonic()
-        self.backstop = started + WALL_CLOCK_FACTOR * seconds
-        self.check_at = started + seconds  # charged time can grow no faster than wall-clock time
+        self.started = time.monotonic()
+        self.ends = self.started + seconds
         self._ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         self._before = self._child_cpu()  # what the child spent getting ready is not the run's
+        self.demoted = False
+        self._next_look = self.started
+        self._look()
 
     def _child_cpu(self) -> float | None:
         if self.pid is None:
@@ -88,24 +119,39 @@ class RunDeadline:
         except (OSError, ValueError, IndexError):
             return None
 
-    def charged(self) -> float | None:
-        """The child's CPU time in this run plus the env's serving time; None where the child's is unknown."""
+    def used(self) -> float:
+        """The child's CPU time in this run (where known) plus the env's serving time."""
         spent = self._child_cpu()
-        if spent is None or self._before is None:
-            return None
-        return spent - self._before + self.served
+        child = spent - self._before if spent is not None and self._before is not None else 0.0
+        return max(0.0, child) + self.served
+
+    def _look(self) -> None:
+        now = time.monotonic()
+        self._next_look = now + LOOK_EVERY
+        if not self.demoted and self.account.recent(now) + self.used() > DEMOTE_AFTER:
+            self.demote()
+
+    def demote(self) -> None:
+        """The child at the lowest priority from now on (its own seccomp filter and RLIMIT_NICE keep
+        it there)."""
+        self.demoted = True
+        if self.pid is not None:
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, self.pid, DEMOTED_NICE)
 
     def remaining(self) -> float:
         """Seconds to wait before looking again; 0 once the run's time is up."""
         now = time.monotonic()
-        if now < self.check_at:
-            return self.check_at - now
-        charged = self.charged()
-        left = 0.0 if charged is None else self.seconds - charged
-        if left <= 0 or now >= self.backstop:
+        if now >= self.ends:
             return 0.0
-        self.check_at = min(now + left, self.backstop)
-        return self.check_at - now
+        if not self.demoted and now >= self._next_look:
+            self._look()
+        wake = self.ends if self.demoted else min(self.ends, self._next_look)
+        return max(wake - now, 1e-3)
+
+    def finish(self) -> None:
+        """Charge the run's use to the session's account (called once, when the run ends)."""
+        self.account.charge(self.used())
 
 
 def _wait_until_ready(

@@ -19,8 +19,9 @@ from pandas.io.json import read_json
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.replies import code_in_reply
-from toolbench.core.sandbox import Limits, budgets, run_in_worker
+from toolbench.core.sandbox import CpuAccount, Limits, budgets, run_in_worker, start_worker
 from toolbench.core.seeding import stable_hash
+from toolbench.core.surface import library_samples
 from toolbench.core.tasks import Task, fixture_file
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
 from toolbench.core.transport import (
@@ -290,13 +291,11 @@ worksheet.clear()
 """
 
 
-def warm_worker() -> None:
-    """In the clean worker, before it forks: build the names and run ``_WARM_UP`` once against a
-    throwaway emulator holding a made-up sheet. Every child then starts with what first calls fill
-    (requests' and gspread's lazy imports and caches, pandas' first-use work) already filled by its
-    parent, instead of filling it again, page by copied page, on every run (3 ms of 12 per episode)."""
+def _throwaway_names(rows: list[list[Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The names agent code gets, against a throwaway emulator holding one made-up sheet (no task's),
+    and the arguments that built them."""
     store = SheetsStore(seed=0)
-    book = build_spreadsheet(store, {"title": "Warm-up", "sheets": [{"title": "Sheet1", "rows": [["Name"]]}]})
+    book = build_spreadsheet(store, {"title": "Warm-up", "sheets": [{"title": "Sheet1", "rows": rows}]})
     router = Router({host: create_app(store) for host in HOSTS})
 
     def call(kind: str, data: Any) -> Any:
@@ -305,10 +304,34 @@ def warm_worker() -> None:
 
     url = metadata_url(book.spreadsheet_id)
     ahead = {f"GET {url}": response_to_data(router.send(HttpRequest("GET", url)))}
-    names = code_names(call, book.spreadsheet_id, "Sheet1", {}, ahead)
+    arguments = {"call": call, "book_id": book.spreadsheet_id, "sheet_name": "Sheet1", "carried": {}, "ahead": ahead}
+    return code_names(**arguments), arguments
+
+
+def warm_worker() -> None:
+    """In the clean worker, before it forks: build the names and run ``_WARM_UP`` once against a
+    throwaway emulator holding a made-up sheet. Every child then starts with what first calls fill
+    (requests' and gspread's lazy imports and caches, pandas' first-use work) already filled by its
+    parent, instead of filling it again, page by copied page, on every run (3 ms of 12 per episode)."""
+    names, arguments = _throwaway_names([["Name"]])
     exec(_WARM_UP, {"__builtins__": __builtins__, **names})  # our own code, not an agent's
     _carry(names, GIVEN_NAMES)
-    _WARM_CHILD_ARGS.update(call=call, book_id=book.spreadsheet_id, sheet_name="Sheet1", carried={}, ahead=ahead)
+    _WARM_CHILD_ARGS.update(arguments)
+
+
+def surface_roots() -> dict[str, Any]:
+    """The names agent code gets, and values of each kind their calls return (cells, value ranges,
+    worksheets, frames), for the walk of what agent code can reach (``core.surface``)."""
+    names, _ = _throwaway_names([["Name", "Count"], ["a", 1], ["b", 2]])
+    worksheet, spreadsheet = names["worksheet"], names["sheet"]
+    samples = {
+        "cell": worksheet.acell("A1"),
+        "value range": worksheet.get("A1:B2"),
+        "worksheets": spreadsheet.worksheets()[0],
+        "frame": names["get_as_dataframe"](worksheet),
+        **library_samples(np, pd),
+    }
+    return {**names, **samples}
 
 
 _WARM_CHILD_ARGS: dict[str, Any] = {}
@@ -396,6 +419,7 @@ class GoogleSheetsEnv(ToolEnv):
         self._book_id = ""
         self._carried: dict[str, Any] = {}
         self._episode_sent = 0  # request body bytes this episode's code has sent
+        self._cpu = CpuAccount()  # this env's (a served session's) recent CPU use in the sandbox
         self._reference_books: dict[str, dict[str, Any] | None] = {}
         self._shipped_books = shipped_books()
 
@@ -427,6 +451,7 @@ class GoogleSheetsEnv(ToolEnv):
 
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
+        start_worker()
         snapshot, self._book_id = self._fresh(task)
         self._store.restore(snapshot)
         self._carried = {}
@@ -458,30 +483,29 @@ class GoogleSheetsEnv(ToolEnv):
                     f"the code sent more than {MAX_EPISODE_BODY_BYTES // 2**20} MB of request bodies in one episode"
                 )
             try:
-                with work.clock(running=True):
-                    response = self._router.send(request)
+                response = self._router.send(request)
             except HostNotServed as exc:
                 return {"unserved": str(exc)}
             return response_to_data(response)
 
         # What the emulator does for this code, in this process: bounded in work and by the step's
-        # deadline. Its clock runs while it works; while the code runs, the sandbox counts the time.
+        # wall-clock deadline, which the sandbox holds the code's own time to as well.
         with work.budget(MAX_STEP_WORK, self.limits.seconds):
             url = metadata_url(self._book_id)
             metadata = response_to_data(self._router.send(HttpRequest("GET", url)))
-            with work.clock(running=False):
-                result = run_in_worker(
-                    code,
-                    names="toolbench.envs.sheets:code_names",
-                    collect="toolbench.envs.sheets:code_collect",
-                    serve=serve,
-                    limits=self.limits,
-                    echo_last_expression=interactive,
-                    seed=seed,
-                    names_args={"book_id": self._book_id, "sheet_name": self.task.get("question_sheet_name"),
-                                "carried": self._carried, "ahead": {f"GET {url}": metadata}},
-                    collect_args={"interactive": interactive},
-                )  # fmt: skip
+            result = run_in_worker(
+                code,
+                names="toolbench.envs.sheets:code_names",
+                collect="toolbench.envs.sheets:code_collect",
+                serve=serve,
+                limits=self.limits,
+                echo_last_expression=interactive,
+                seed=seed,
+                names_args={"book_id": self._book_id, "sheet_name": self.task.get("question_sheet_name"),
+                            "carried": self._carried, "ahead": {f"GET {url}": metadata}},
+                collect_args={"interactive": interactive},
+                account=self._cpu,
+            )  # fmt: skip
         payload = result.payload if isinstance(result.payload, dict) else {}
         if interactive and isinstance(payload.get("carried"), dict):
             self._carried = payload["carried"]

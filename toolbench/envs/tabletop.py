@@ -9,8 +9,9 @@ import numpy as np
 
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.replies import code_in_reply
-from toolbench.core.sandbox import Limits, budgets, run_in_worker
+from toolbench.core.sandbox import CpuAccount, Limits, budgets, run_in_worker, start_worker
 from toolbench.core.seeding import stable_hash
+from toolbench.core.surface import library_samples
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
 from toolbench.mock_services.tabletop import (
@@ -107,6 +108,12 @@ def code_names(call: Any) -> dict[str, Any]:
     return names
 
 
+def surface_roots() -> dict[str, Any]:
+    """The names agent code gets, and values of the kinds the API returns, for the walk of what
+    agent code can reach (``core.surface``)."""
+    return {**code_names(lambda kind, payload: None), **library_samples(np)}
+
+
 def code_collect(namespace: dict[str, Any]) -> None:
     """Nothing comes back but the output: the world changed in the env's process already."""
     return None
@@ -175,6 +182,7 @@ class TabletopEnv(ToolEnv):
         self._sim: TabletopSim | None = None
         self._layout: Layout | None = None
         self._collisions = 0
+        self._cpu = CpuAccount()  # this env's (a served session's) recent CPU use in the sandbox
         self.record_frames = False  # keep a frame after every move (for GIFs)
         self.frames: list[np.ndarray] = []
 
@@ -199,6 +207,7 @@ class TabletopEnv(ToolEnv):
 
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
+        start_worker()
         self._layout = self.layout(task)
         if self._sim is None:
             self._sim = TabletopSim(self._layout.objects, self._layout.positions)
@@ -276,6 +285,7 @@ class TabletopEnv(ToolEnv):
                 limits=self.limits,
                 echo_last_expression=self.mode == "interactive",
                 seed=stable_hash(self.task.id, self._steps),
+                account=self._cpu,
             )
         finally:
             sim.pick_place = perform  # type: ignore[method-assign]

@@ -36,19 +36,7 @@ FORMULA_REWRITE_COST = 20
 class _Budget:
     remaining: int
     limit: int
-    seconds: float  # the time the work may take
-    used: float = 0.0  # seconds counted before the clock last started
-    since: float | None = None  # when the clock last started; None while it is stopped
-
-    def elapsed(self) -> float:
-        return self.used + (_now() - self.since if self.since is not None else 0.0)
-
-    def run_clock(self, running: bool) -> None:
-        if running:
-            self.since = _now()
-        elif self.since is not None:
-            self.used += _now() - self.since
-            self.since = None
+    ends: float  # the wall-clock time (``_now()``) past which no more work is done
 
 
 _BUDGET: ContextVar[_Budget | None] = ContextVar("sheets_work_budget", default=None)
@@ -69,30 +57,14 @@ class DeadlineExceeded(SheetsError):
 
 @contextmanager
 def budget(units: int, seconds: float | None = None) -> Iterator[None]:
-    """Charge the emulator's work inside the block to one budget of ``units``, done within ``seconds``."""
-    current = _Budget(units, units, math.inf if seconds is None else seconds)
-    current.run_clock(True)
+    """Charge the emulator's work inside the block to one budget of ``units``, done within ``seconds``
+    of wall-clock time from now (the step's deadline: the time its code spends counts too)."""
+    current = _Budget(units, units, math.inf if seconds is None else _now() + seconds)
     token = _BUDGET.set(current)
     try:
         yield
     finally:
         _BUDGET.reset(token)
-
-
-@contextmanager
-def clock(running: bool) -> Iterator[None]:
-    """Stop (or restart) the current budget's clock inside the block. The env stops it while agent
-    code runs in the sandbox, which counts the code's own time, and restarts it while it serves
-    the code's requests: the seconds then count the emulator's work, not a wait for a busy core."""
-    current = _BUDGET.get()
-    if current is None or (current.since is not None) == running:
-        yield
-        return
-    current.run_clock(running)
-    try:
-        yield
-    finally:
-        current.run_clock(not running)
 
 
 def active() -> bool:
@@ -114,7 +86,7 @@ def charge(units: int) -> None:
     current.remaining -= max(0, int(units))
     if current.remaining < 0:
         raise WorkExhausted(current.limit)
-    if current.elapsed() > current.seconds:
+    if _now() > current.ends:
         raise DeadlineExceeded()
 
 
