@@ -117,6 +117,7 @@ def test_no_code_env_step_outlasts_its_budget_and_the_grace(env_id, code):
     task = toolbench.load_tasks(env_id.split("/")[1].split("-")[0])[0]
     env.reset(options={"task_id": task.id})
     (observation, reward, *_), elapsed = timed(lambda: env.step(code))
-    assert reward == 0.0 and "time budget" in observation
+    # Ended by the sandbox, or (looping on requests) by the emulator's own deadline for the step.
+    assert reward == 0.0 and ("time budget" in observation or "[504]" in observation), observation
     assert elapsed < 1.0 + GRACE, elapsed
     env.close()

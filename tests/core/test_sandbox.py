@@ -127,7 +127,8 @@ def test_behind_the_attribute_guard(tmp_path, monkeypatch, trusted_os):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     result = run_with_os("print(dict(os_module.environ))")
-    assert result.ok and "sk-secret" not in result.output and result.output == "{}\n"
+    assert result.ok and "sk-secret" not in result.output
+    assert result.output == "{'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}\n"
     for code, message in [
         ("os_module.system('touch pwned')", "os.system"),
         ("os_module.listdir('/etc')", "os.listdir"),

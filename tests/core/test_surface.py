@@ -164,3 +164,69 @@ def test_the_child_holds_no_handle_on_the_c_library_or_libseccomp():
 
     result = run_code("x = 1", lambda: {}, collect, LIMITS)
     assert result.payload == [True, False], result
+
+
+@pytest.mark.parametrize(
+    "code, said",
+    [
+        # Object fields overlapping integer fields of the next row: forged pointers.
+        (
+            "dt = np.dtype([('a', 'i8'), ('b', 'O')])\nv = np.ndarray((2,), dtype=dt, strides=(8,))",
+            "strides=(8,) is not available here",
+        ),
+        ("v = np.ndarray((2,), 'O', None, 8)", "offset=8 is not available here"),
+        ("v = np.char.chararray((2,), strides=(1,))", "strides=(1,) is not available here"),
+        ("v = np.recarray((2,), dtype=[('a', 'O')], strides=(4,))", "strides=(4,) is not available here"),
+        # A Categorical's or MultiIndex's codes index their categories without bounds checks.
+        ("c = pd.Categorical(['a', 'b'])\nv = c.view('int16')", "is not available here"),
+        ("c = pd.Categorical(['a', 'b'])\nc.codes.flags.writeable = True", "cannot be assigned here"),
+        ("b = np.broadcast_to(np.array([1]), (4,))\nb.flags.writeable = True", "cannot be assigned here"),
+        ("v = pd.Categorical.from_codes([300], ['a'], validate=False)", "validate=False is not available here"),
+        ("v = pd.MultiIndex(levels=[[1]], codes=[[9]], verify_integrity=False)", "verify_integrity=False"),
+        (
+            "m = pd.MultiIndex.from_arrays([[1, 2]])\nv = m.set_codes([[7, 7]], verify_integrity=False)",
+            "verify_integrity=False",
+        ),
+        # Containers that hand out what the guard would not: np.ScalarType holds memoryview.
+        ("v = next(iter(np.ScalarType))", "numpy.ScalarType is not available here"),
+        ("v = pd.Series([np.random.default_rng(0).bit_generator]).to_json()", "cannot be written as JSON here"),
+        ("v = pd.DataFrame({'a': [1.5]}).to_string(float_format='{0.__class__}')", "may not read attributes"),
+        ("v = pd.Series([1.0, 2.0]).rolling(2, win_type='__class__')", "a plain name"),
+        ("np.sctypeDict['float64'] = 'O'", "does not support item assignment"),
+        ("np.typecodes['All'] = 'O'", "does not support item assignment"),
+    ],
+)
+def test_constructor_arguments_flags_and_library_state_that_break_invariants_are_refused(code, said):
+    result = run(code)
+    assert not result.ok and said in result.error, result.error
+
+
+def test_what_a_container_hands_out_is_checked_like_an_item():
+    import os
+
+    for code in ("v = next(iter(things))", "v = min(things, key=lambda m: 1)", "v = max(things, key=lambda m: 1)"):
+        result = run_code(code, lambda: {"things": [os, os]}, lambda ns: None, LIMITS)
+        assert not result.ok and "modules are not available here" in result.error, (code, result.error)
+
+
+def test_the_stand_ins_and_the_shortcuts_keep_ordinary_code_working():
+    code = (
+        "df = pd.DataFrame({'Price': [3.0, 11.0], 'Name': ['a', 'b']})\n"
+        "value = [np.ndarray.sum(np.ones(3)).item(), isinstance(np.zeros(2), np.ndarray), np.ndarray((2, 3)).shape,"
+        " [row.Price for row in df.itertuples()], pd.api.types.is_numeric_dtype(df['Price']),"
+        " issubclass(pd.errors.ParserError, ValueError), df.to_string(float_format=lambda x: str(x)) != '',"
+        " df.to_string(float_format='{:.1f}') != '', pd.Categorical.from_codes([0], ['a']).tolist(),"
+        " str(np.strings.upper(np.array(['x']))[0]), df['Price'].to_json()]"
+    )
+    result = run(code)
+    assert result.ok, result.error
+    assert result.payload == [3.0, True, [2, 3], [3.0, 11.0], True, True, True, True, ["a"], "X", '{"0":3.0,"1":11.0}']
+
+
+def test_a_library_that_loads_its_own_blas_in_the_child_runs_single_threaded():
+    pytest.importorskip("scipy", reason="scipy is not installed")
+    code = "value = pd.Series([1.0, None, 3.0]).interpolate(method='polynomial', order=1).tolist()"
+    result = run_code(
+        code, lambda: {"np": np, "pd": pd}, lambda ns: ns.get("value"), Limits(seconds=30, memory_mb=1024)
+    )
+    assert result.ok and result.payload == [1.0, 2.0, 3.0], result.error

@@ -38,12 +38,14 @@ import ast
 import base64
 import contextlib
 import functools
+import inspect
 import io
 import json
 import marshal
 import math
 import operator
 import os
+import re
 import selectors
 import signal
 import socket
@@ -57,7 +59,7 @@ import types
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from RestrictedPython import compile_restricted_exec, safe_builtins
@@ -66,6 +68,7 @@ from threadpoolctl import ThreadpoolController
 
 from toolbench.core import kernel, surface
 from toolbench.core.worker import (
+    SINGLE_THREADED,
     Channel,
     ChannelClosed,
     ChannelTimeout,
@@ -333,39 +336,96 @@ def _denied_objects() -> tuple[Any, ...]:
 _DENIED_OBJECTS = _denied_objects()
 
 
-class _ArrayType(type):
-    """Stands in for ``np.ndarray`` and ``np.recarray`` in agent code: ``isinstance`` and building
-    arrays work, but not over a given buffer, where numpy accepts an object dtype and would read
-    the buffer's bytes as object pointers."""
+class _GuardedClass(type):
+    """Stands in for a library class whose constructor takes arguments agent code may not pass
+    (``np.ndarray``'s buffer and strides, over which object fields would alias other memory;
+    ``pd.MultiIndex``'s ``verify_integrity=False``): ``isinstance``, ``issubclass`` and the class's
+    attributes work as on the class itself, and a call checks its arguments first (``core.surface``'s
+    argument rules)."""
 
     _wrapped: type
-    _buffer_name: str
+    _rules: dict[str, str]
 
     def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(obj, cls._wrapped)
 
     def __subclasscheck__(cls, subclass: Any) -> bool:
-        subclass = subclass._wrapped if isinstance(subclass, _ArrayType) else subclass
+        subclass = subclass._wrapped if isinstance(subclass, _GuardedClass) else subclass
         return isinstance(subclass, type) and issubclass(subclass, cls._wrapped)
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        if (len(args) > 2 and args[2] is not None) or kwargs.get(cls._buffer_name) is not None:
-            raise TypeError(f"{cls.__name__}(..., {cls._buffer_name}=...) is not available here; use np.array")
-        return cls._wrapped(*args, **kwargs)
+        return _checked_call(cls._wrapped, cls._rules, args, kwargs)
 
 
-_ARRAY_TYPES: dict[type, type] = {}
+_STAND_INS: dict[type, type] = {}
 
 
-def _array_type_stand_in(value: type) -> type | None:
-    numpy = sys.modules.get("numpy")
-    if numpy is None:
-        return None
-    if not _ARRAY_TYPES:
-        for array_type, buffer_name in ((numpy.ndarray, "buffer"), (numpy.recarray, "buf")):
-            namespace = {"_wrapped": array_type, "_buffer_name": buffer_name}
-            _ARRAY_TYPES[array_type] = _ArrayType(array_type.__name__, (), namespace)
-    return _ARRAY_TYPES.get(value)
+def _stand_in(value: type, rules: dict[str, str]) -> type:
+    if value not in _STAND_INS:
+        namespace = {"_wrapped": value, "_rules": rules, "__module__": __name__, "__toolbench_checked__": True}
+        _STAND_INS[value] = _GuardedClass(value.__name__, (), namespace)
+    return _STAND_INS[value]
+
+
+def _refuse_unknown_object(obj: Any) -> Any:
+    """pandas' JSON writer's handler for objects it cannot write: refused, rather than read each of
+    their public attributes in C, past the attribute guard."""
+    raise TypeError(f"{type(obj).__name__} objects cannot be written as JSON here")
+
+
+_FIELD_LOOKUP = re.compile(r"\{[^{}:!]*[.\[]")  # "{0.__class__}", "{0[x]}": a template that reads attributes
+_RULE_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "none": (lambda value: value is None, "only None"),
+    "none_or_zero": (lambda value: value is None or (type(value) is int and value == 0), "only None or 0"),
+    "not_false": (lambda value: value is not False, "this check cannot be switched off here"),
+    "falsy": (lambda value: not value, "only a false value"),
+    "no_field_lookup": (
+        lambda value: not isinstance(value, str) or not _FIELD_LOOKUP.search(value),
+        "a format may not read attributes or items",
+    ),
+    "public_name": (
+        lambda value: value is None or (isinstance(value, str) and value.isidentifier() and not value.startswith("_")),
+        "a plain name",
+    ),
+}
+
+
+def _checked_call(function: Callable[..., Any], rules: dict[str, str], args: tuple, kwargs: dict[str, Any]) -> Any:
+    """``function(*args, **kwargs)`` once the arguments its rules name pass them."""
+    try:
+        given = inspect.signature(function).bind_partial(*args, **kwargs).arguments
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{getattr(function, '__name__', 'this call')}(): {exc}") from None
+    for parameter, rule in rules.items():
+        if rule == "refusing_default":
+            if parameter not in given:
+                kwargs = {**kwargs, parameter: _refuse_unknown_object}
+            continue
+        check, allowed = _RULE_CHECKS[rule]
+        if parameter in given and not check(given[parameter]):
+            shown = _shown(given[parameter], repr, 80)
+            raise ValueError(f"{parameter}={shown} is not available here ({allowed})")
+    return function(*args, **kwargs)
+
+
+def _guarded_callable(function: Callable[..., Any], rules: dict[str, str]) -> Callable[..., Any]:
+    """A function, or a bound method, whose calls check their arguments first (not functools.wraps:
+    nothing of the original is reachable from it)."""
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        return _checked_call(function, rules, args, kwargs)
+
+    checked.__name__ = checked.__qualname__ = str(getattr(function, "__name__", "function"))
+    checked.__toolbench_checked__ = True  # type: ignore[attr-defined]
+    return checked
+
+
+def _with_argument_checks(value: Any) -> Any:
+    """``value``, or (where the allowlist names rules for its arguments) its guarded stand-in."""
+    rules = surface.argument_rules().get(surface.callable_name(value))
+    if not rules:
+        return value
+    return _stand_in(value, rules) if isinstance(value, type) else _guarded_callable(value, rules)
 
 
 # Objects whose attributes lead to a code runner: pandas' Styler holds a plain jinja2 Environment,
@@ -387,8 +447,8 @@ def _checked(value: Any, what: str) -> Any:
         raise AttributeError(f"{what}: not available here")
     if isinstance(value, memoryview):  # ndarray.data: writable raw memory, where pointers can be forged
         raise AttributeError(f"{what}: raw memory (memoryview) is not available here")
-    if isinstance(value, type):
-        return _array_type_stand_in(value) or value
+    if callable(value) and not isinstance(value, _GuardedClass):
+        return _with_argument_checks(value)
     return value
 
 
@@ -429,6 +489,8 @@ def guarded_getattr(obj: Any, name: str, *default: Any) -> Any:
         raise AttributeError(f"{name!r} is not available here")
     if _of_denied_type(obj):
         raise AttributeError(f"{type(obj).__name__} objects are not available here")
+    if isinstance(obj, _GuardedClass):  # np.ndarray.sum: the class's own attributes, by its own keys
+        obj = obj._wrapped
     trusted = isinstance(obj, ModuleType) and obj.__name__ in TRUSTED_MODULES_FOR_TESTS
     if trusted or (_is_own_function(obj) and name in obj.__dict__):  # what the code set, it reads back
         allowed, key = True, None
@@ -448,7 +510,20 @@ def guarded_getattr(obj: Any, name: str, *default: Any) -> Any:
         if default:
             return default[0]
         raise AttributeError(f"{type(obj).__name__!r} object has no attribute {name!r}")
+    if isinstance(obj, (ModuleType, type)):  # np.sctypeDict: the library's own state, to read, not to change
+        value = _read_only(value)
     return _checked(value, repr(name))
+
+
+def _read_only(value: Any) -> Any:
+    """A module's or class's mutable container as a read-only view (a dict) or copy (a list, a set)."""
+    if type(value) is dict:
+        return MappingProxyType(value)
+    if type(value) is list:
+        return tuple(value)
+    if type(value) is set:
+        return frozenset(value)
+    return value
 
 
 def guarded_getitem(obj: Any, key: Any) -> Any:
@@ -458,6 +533,14 @@ def guarded_getitem(obj: Any, key: Any) -> Any:
 def _guarded_iter(obj: Any) -> Any:
     """``for x in obj`` for agent code: the items pass the same checks as attributes and items."""
     return map(_checked_item, iter(obj))
+
+
+def _guarded_iter_builtin(obj: Any, *sentinel: Any) -> Any:
+    return map(_checked_item, iter(obj, *sentinel))
+
+
+def _guarded_next(iterator: Any, *default: Any) -> Any:
+    return _checked(next(iterator, *default), "item")
 
 
 def _checked_item(value: Any) -> Any:
@@ -490,15 +573,48 @@ def _library_import(
     return builtins.__import__(name, globals, locals, fromlist, level)
 
 
+#: The attributes agent code may assign on a library's objects: a frame's labels and names.
+SETTABLE_ATTRIBUTES = frozenset({"columns", "index", "name", "names"})
+
+
+class _WriteTarget:
+    """What ``obj.x = v``, ``obj[k] = v`` and ``del obj...`` act on for a library's object: items
+    freely (the library checks them), attributes only where ``SETTABLE_ATTRIBUTES`` allows, on
+    pandas' objects (an array's flags made writable again would let code rewrite what a pandas
+    object relies on, such as a Categorical's codes)."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: Any) -> None:
+        object.__setattr__(self, "_target", target)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        target = object.__getattribute__(self, "_target")
+        if name not in SETTABLE_ATTRIBUTES or not type(target).__module__.startswith("pandas"):
+            raise TypeError(f"{type(target).__name__}.{name} cannot be assigned here")
+        setattr(target, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise TypeError(f"{type(object.__getattribute__(self, '_target')).__name__}.{name} cannot be deleted here")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        object.__getattribute__(self, "_target")[key] = value
+
+    def __delitem__(self, key: Any) -> None:
+        del object.__getattribute__(self, "_target")[key]
+
+
 def _guarded_write(obj: Any) -> Any:
-    """What ``obj.x = ...``, ``obj[k] = ...`` and ``del obj.x`` write to: the objects the code was
-    given or made (frames, sheets, arrays, its own functions), never a module or a class, whose
-    change every later lookup in the run, the libraries' own included, would see."""
+    """What ``obj.x = ...``, ``obj[k] = ...`` and ``del obj.x`` write to: plain values and the code's
+    own functions as they are; never a module or a class, whose change every later lookup in the
+    run, the libraries' own included, would see; a library's object through ``_WriteTarget``."""
     if isinstance(obj, ModuleType) and obj.__name__ not in TRUSTED_MODULES_FOR_TESTS:
         raise TypeError(f"the module {obj.__name__} cannot be changed here")
     if isinstance(obj, type):
         raise TypeError(f"the class {obj.__name__} cannot be changed here")
-    return obj
+    if surface.is_plain(obj) or _is_own_function(obj) or isinstance(obj, ModuleType):
+        return obj
+    return _WriteTarget(obj)
 
 
 def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, Any]:
@@ -511,6 +627,11 @@ def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, An
     allowed.update({name: getattr(builtins, name) for name in _EXTRA_BUILTINS})
     allowed["getattr"] = guarded_getattr
     allowed["hasattr"] = _guarded_hasattr
+    # What takes one item out of something, as indexing and iterating do, checks it as they do.
+    allowed["iter"] = _guarded_iter_builtin
+    allowed["next"] = _guarded_next
+    allowed["min"] = lambda *args, **kwargs: _checked(min(*args, **kwargs), "item")
+    allowed["max"] = lambda *args, **kwargs: _checked(max(*args, **kwargs), "item")
     return {
         "__builtins__": allowed,
         "__name__": "agent",
@@ -702,6 +823,13 @@ def _close_inherited_descriptors(keep: int) -> None:
         highest = 4096
     os.closerange(3, keep)
     os.closerange(keep + 1, highest)
+
+
+def _clear_environment() -> None:
+    """Nothing of the env's environment (API keys, tokens) for the code; only the settings that keep
+    a native library loaded later (scipy's BLAS) to one thread."""
+    os.environ.clear()
+    os.environ.update(SINGLE_THREADED)
 
 
 def _quiet_stdio() -> None:
@@ -987,7 +1115,7 @@ def _child(
 ) -> None:
     _close_inherited_descriptors(reply_fd)
     _quiet_stdio()
-    os.environ.clear()
+    _clear_environment()
     _limit_memory(limits.memory_mb)
     _single_threaded_libraries()
     _drop_privileges()
@@ -1137,7 +1265,7 @@ def ready_child(link: socket.socket) -> None:
     Never returns."""
     _close_inherited_descriptors(link.fileno())
     _quiet_stdio()
-    os.environ.clear()
+    _clear_environment()
     pages = _mapped_pages()  # before Landlock closes /proc
     _die_with_the_worker()
     _drop_privileges()

@@ -33,6 +33,7 @@ import contextlib
 import functools
 import importlib
 import importlib.metadata
+import inspect
 import json
 import re
 import sys
@@ -40,7 +41,15 @@ import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
+from types import (
+    BuiltinMethodType,
+    CodeType,
+    FrameType,
+    MappingProxyType,
+    MethodType,
+    ModuleType,
+    TracebackType,
+)
 from typing import Any
 
 ALLOWLIST_FILE = Path(__file__).with_name("reachable.json")
@@ -71,7 +80,21 @@ PLAIN_TYPES: frozenset[type] = frozenset(
 )
 
 #: Modules whose attributes agent code may read (each attribute still needs its key allowed).
-ALLOWED_MODULES = frozenset({"numpy", "pandas", "numpy.random", "numpy.linalg", "numpy.fft"})
+ALLOWED_MODULES = frozenset(
+    {
+        "numpy",
+        "numpy.random",
+        "numpy.linalg",
+        "numpy.fft",
+        "numpy.strings",
+        "numpy.char",
+        "numpy.polynomial",
+        "pandas",
+        "pandas.api",  # of which only the module pandas.api.types
+        "pandas.api.types",
+        "pandas.errors",
+    }
+)
 
 
 def is_plain_class(cls: type) -> bool:
@@ -151,9 +174,12 @@ def decision(obj: Any, name: str) -> tuple[bool, str | None]:
         return _DECISIONS[cache_key]
     except (KeyError, TypeError):  # TypeError: an unhashable metaclass instance
         pass
-    key = owner_key(obj, name)
+    owner = owner_of(obj, name)
+    key = key_of(owner, name)
     if isinstance(obj, ModuleType) and obj.__name__ not in ALLOWED_MODULES:
         result = (False, key)
+    elif _is_named_tuple(owner) and name in owner._fields:  # a row's field: its item, by name
+        result = (True, key)
     else:
         result = (key is None or key in allowlist(), key)
     if len(_DECISIONS) < 100_000:
@@ -189,8 +215,11 @@ ALLOWED_OWNER_ROOTS = ("numpy", "pandas", "gspread", "gspread_dataframe", "datet
 #: What the generator never allows, even there: (owner pattern, name pattern, reason); both
 #: patterns match whole strings (the owner is a module's name or a class's module.qualname).
 #: The test checks that no allowed key matches one of these.
-_MEMORY = r"resize|view|getfield|setfield|setflags|newbyteorder|base|data|ctypes|byte_bounds"
-_RAW = r"ctypes|ctypeslib|cffi|capsule|frombuffer|fromstring|from_dlpack|memmap|as_strided|nditer|nested_iters|lib"
+_MEMORY = r"resize|getfield|setfield|setflags|newbyteorder|base|data|ctypes|byte_bounds"
+_RAW = (
+    r"view|ctypes|ctypeslib|cffi|capsule|frombuffer|fromstring|from_dlpack|memmap|as_strided|nditer|nested_iters"
+    r"|lib"
+)
 _FILES = (
     r"tobytes|tostring|dump|dumps|tofile|to_pickle|read_pickle|load|loads|save|savez|savez_compressed|savetxt"
     r"|loadtxt|genfromtxt|fromfile|fromregex|read_.*|ExcelWriter|ExcelFile|HDFStore"
@@ -206,7 +235,7 @@ _INSIDES = r"session|auth|adapters|lock|mro|func_.*|f_.*|gi_.*|cr_.*|ag_.*|tb_.*
 DENIED: tuple[tuple[str, str, str], ...] = (
     ("numpy", "resize", ""),  # np.resize, the function, returns a new array: allowed (an empty reason)
     ("numpy.*", _MEMORY, "frees, reallocates or reinterprets an array's memory, or shows its address"),
-    (".*", _RAW, "raw memory, addresses, buffers or strides"),
+    (".*", _RAW, "raw memory, addresses, buffers, strides or views of another dtype"),
     (".*", _FILES, "files, pickles and native readers"),
     (".*", _CODE, "runs code, templates or plotting"),
     (r"numpy|pandas|numpy\..*", _PROCESS, "process-wide settings and introspection"),
@@ -242,6 +271,112 @@ def denial(key: str, owner: Any = None, value: Any = None) -> str | None:
     return None
 
 
+#: Arguments that let an allowed call break its library's invariants, checked on every call agent
+#: code makes (``sandbox``): (callable-name pattern, parameter pattern, rule). The rules:
+#: ``none``: absent or None; ``none_or_zero``: absent, None or 0; ``not_false``: not ``False``
+#: (a check that may not be switched off); ``falsy``: absent or false; ``no_field_lookup``: a string
+#: that is not a ``str.format`` template reading attributes or items (``"{0.__class__}"``);
+#: ``public_name``: None or a plain identifier; ``refusing_default``: when absent, a handler that
+#: refuses is passed (pandas' JSON writer would otherwise read any object's attributes itself).
+#: Rules marked ``raw`` apply only where the callable takes a buffer or strides (an array over
+#: given memory, whose object fields could alias other memory); ``offset`` elsewhere (a diagonal's)
+#: is harmless.
+ARGUMENT_RULES: tuple[tuple[str, str, str, bool], ...] = (
+    ("numpy.*", "buffer|buf|strides", "none", True),
+    ("numpy.*", "offset", "none_or_zero", True),
+    ("pandas.*", "validate|verify_integrity", "not_false", False),
+    (".*", "fastpath", "falsy", False),
+    ("pandas.*", "float_format", "no_field_lookup", False),
+    ("pandas.*", "win_type", "public_name", False),
+    ("pandas.*", "default_handler", "refusing_default", False),
+)
+_ARGUMENT_RULES = tuple((re.compile(owner), re.compile(param), rule, raw) for owner, param, rule, raw in ARGUMENT_RULES)
+_RAW_PARAMETERS = frozenset({"buffer", "buf", "strides"})
+
+
+def callable_name(value: Any) -> str | None:
+    """A callable's stable name, however it was reached: ``module.Qualname`` of the class, function,
+    or (for a bound method) its function; a C method bound to an instance takes its class's module."""
+    if isinstance(value, type):
+        return _class_key(value)
+    function = value.__func__ if isinstance(value, MethodType) else value
+    qualname = getattr(function, "__qualname__", None)
+    module = getattr(function, "__module__", None)
+    if module is None and isinstance(value, BuiltinMethodType):
+        owner = value.__self__
+        module = (owner if isinstance(owner, type) else type(owner)).__module__
+    if not isinstance(qualname, str) or not isinstance(module, str):
+        return None
+    return f"{module}.{qualname}"
+
+
+def rules_of(value: Any) -> dict[str, str]:
+    """The argument rules that apply to a callable, from its signature (none where it has none)."""
+    name = callable_name(value)
+    try:
+        parameters = set(inspect.signature(value).parameters) if name is not None else set()
+    except (TypeError, ValueError):
+        return {}
+    rules = {}
+    for parameter in sorted(parameters):
+        for owner, pattern, rule, raw in _ARGUMENT_RULES:
+            if owner.fullmatch(name) and pattern.fullmatch(parameter) and (not raw or parameters & _RAW_PARAMETERS):
+                rules[parameter] = rule
+                break
+    return rules
+
+
+@functools.cache
+def argument_rules() -> dict[str, dict[str, str]]:
+    """Callable name -> {parameter: rule}, for the allowed callables that have rules."""
+    return _allowlist_data().get("arguments", {})
+
+
+#: Built-ins no agent code may hold, wherever they are found (in a library's container too): what
+#: runs code, reaches any object's attributes, or makes raw memory or new classes.
+DANGEROUS_BUILTINS = (
+    *("eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr", "globals", "locals"),
+    *("vars", "input", "breakpoint", "memoryview", "type", "object", "super", "help", "exit", "quit"),
+    "__build_class__",
+)
+
+
+def is_dangerous(value: Any) -> bool:
+    """Whether ``value`` must never reach agent code: a module not allowed, a dangerous built-in, a
+    frame, code object or traceback, a native-interface object, or a callable whose arguments
+    must be checked (it may only be handed out wrapped)."""
+    import builtins
+
+    if isinstance(value, ModuleType):
+        return value.__name__ not in ALLOWED_MODULES
+    if any(value is getattr(builtins, name, None) for name in DANGEROUS_BUILTINS):
+        return True
+    if isinstance(value, (FrameType, CodeType, TracebackType)):
+        return True
+    if (getattr(type(value), "__module__", "") or "").startswith(("ctypes", "_ctypes")):
+        return True
+    return callable(value) and callable_name(value) in argument_rules()
+
+
+def contents(value: Any, limit: int = 10_000) -> list[Any]:
+    """The items (and keys) of a plain container, nested ones included, up to ``limit``."""
+    found: list[Any] = []
+    stack = [value]
+    while stack and len(found) < limit:
+        current = stack.pop()
+        if isinstance(current, (dict, MappingProxyType)):
+            items: Iterable[Any] = [x for pair in current.items() for x in pair]
+        elif isinstance(current, (list, tuple, set, frozenset)):
+            items = current
+        else:
+            continue
+        for item in items:
+            found.append(item)
+            if isinstance(item, (dict, MappingProxyType, list, tuple, set, frozenset)):
+                stack.append(item)
+    return found[:limit]
+
+
 # ----------------------------------------------------------------------------- the walk
 @dataclass
 class Surface:
@@ -252,6 +387,8 @@ class Surface:
     candidates: dict[str, Any] = field(default_factory=dict)
     owners: dict[str, Any] = field(default_factory=dict)
     classes: set[str] = field(default_factory=set)
+    #: Keys whose value is a container holding something no agent code may hold, and what.
+    hazards: dict[str, str] = field(default_factory=dict)
 
 
 def _public_names(obj: Any) -> list[str]:
@@ -306,9 +443,24 @@ def walk(
                     continue
                 surface.candidates[key] = value
                 surface.reached[key] = callable(value)
-                if not is_plain(value) and may_follow(key, owner, value):
+                if not may_follow(key, owner, value):
+                    continue
+                if not is_plain(value) and not isinstance(value, MappingProxyType):
                     queue.append(value)
+                    continue
+                for item in contents(value):  # what a container hands out past the guard (next(), .get())
+                    if is_dangerous(item):
+                        surface.hazards.setdefault(key, _shown(item))
+                    elif not is_plain(item):
+                        queue.append(item)
     return surface
+
+
+def _shown(value: Any) -> str:
+    try:
+        return repr(value)[:80]
+    except Exception:  # noqa: BLE001 - a broken repr
+        return type(value).__name__
 
 
 def violations(surface: Surface) -> list[str]:
@@ -323,6 +475,12 @@ def violations(surface: Surface) -> list[str]:
         reason = denial(key, surface.owners.get(key), surface.candidates.get(key))
         if reason is not None:
             problems.append(f"{key}: reached, but denied ({reason})")
+        if key in surface.hazards:
+            problems.append(f"{key}: reached, and holds {surface.hazards[key]}")
+    for key, value in surface.candidates.items():  # the guard hands these out wrapped, their rules in force
+        rules = rules_of(value) if key in surface.reached and callable(value) else {}
+        if rules:
+            problems.append(f"{key}: handed out without its argument checks {rules}")
     unclassified = sorted(set(surface.candidates) - allowed - set(denied))
     if unclassified:
         problems.append(
@@ -351,6 +509,9 @@ def library_samples(np: Any, pd: Any = None) -> dict[str, Any]:
     process.)"""
     array = np.array([[1.0, 2.0], [3.0, 4.0]])
     dates = np.array(["2024-01-01"], dtype="datetime64[D]")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)  # np.matrix's, on every use
+        matrix = np.asmatrix([[1, 2], [3, 4]])
     samples = {
         "array": array,
         "scalar": array.sum(),
@@ -361,7 +522,7 @@ def library_samples(np: Any, pd: Any = None) -> dict[str, Any]:
         "datetime scalar": dates[0],
         "timedelta scalar": dates[0] - dates[0],
         "structured": np.zeros(2, dtype=[("a", "i4"), ("b", "f8")])[0],
-        "matrix": np.asmatrix([[1, 2], [3, 4]]),
+        "matrix": matrix,
         "rng": np.random.default_rng(0),
         "legacy rng": np.random.RandomState(0),
         "vectorize": np.vectorize(abs),
@@ -442,6 +603,8 @@ def classify(surface: Surface) -> tuple[list[str], dict[str, str]]:
     allowed, denied = [], {}
     for key, value in sorted(surface.candidates.items()):
         reason = denial(key, surface.owners.get(key), value)
+        if reason is None and key in surface.hazards:
+            reason = f"holds {surface.hazards[key]}"
         if reason is None and key not in surface.reached:
             reason = "cannot be read on the sample values"
         if reason is None:
@@ -464,7 +627,19 @@ def library_versions() -> dict[str, str]:
 def generate() -> dict[str, Any]:
     surface = walk(roots_of_code_envs(), _policy_follow, lambda key, owner, value: denial(key, owner, value) is None)
     allowed, denied = classify(surface)
-    return {"format": FORMAT, "libraries": library_versions(), "allowed": allowed, "denied": denied}
+    arguments = {}
+    for key in allowed:
+        value = surface.candidates[key]
+        rules = rules_of(value) if callable(value) else {}
+        if rules:
+            arguments[callable_name(value)] = rules
+    return {
+        "format": FORMAT,
+        "libraries": library_versions(),
+        "allowed": allowed,
+        "denied": denied,
+        "arguments": dict(sorted(arguments.items())),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,6 +35,10 @@ LENGTH = struct.Struct(">I")
 # Settings the interpreter and numpy read at start-up; anything else of the env's environment
 # (API keys, tokens) stays out of the worker.
 _PASSED_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "LC_ALL", "TZ")
+#: One thread in numpy's and OpenMP's pools (and in any BLAS a library loads later, scipy's):
+#: children may not start threads where RLIMIT_NPROC binds, and one thread keeps results the same
+#: on every machine.
+SINGLE_THREADED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 class WorkerUnavailable(RuntimeError):
@@ -81,7 +85,7 @@ class CpuAccount:
 
     def recent(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
-        return self._charged * 0.5 ** ((now - self._at) / self.half_life)
+        return self._charged * 0.5 ** (max(0.0, now - self._at) / self.half_life)
 
     def charge(self, seconds: float, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
@@ -235,7 +239,7 @@ class WorkerServer:
         environment = {name: os.environ[name] for name in _PASSED_ENVIRONMENT if name in os.environ}
         # One thread in numpy's and OpenMP's pools: children may not start threads where
         # RLIMIT_NPROC binds, and one thread keeps results the same on every machine.
-        environment.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
+        environment.update(SINGLE_THREADED, PYTHONHASHSEED="0")
         environment["PATH"] = "/usr/bin:/bin"
         self.pid_owner = os.getpid()
         self.process = subprocess.Popen(
