@@ -68,17 +68,24 @@ def test_anything_but_data_is_refused_naming_where_it_is(value, where):
 
 
 def test_sets_have_one_text_whatever_the_hash_seed():
-    code = (
-        "from toolbench.env_server.statecodec import encode_state; "
-        "print(encode_state({'s': {'b', 'a', 'c', 1, (2, 'x')}, 'f': frozenset({'q', 'p', 'r'})}).decode())"
+    import toolbench.env_server.statecodec as codec
+
+    code = (  # the module alone (it needs numpy only): a fresh interpreter per hash seed, quickly
+        "import importlib.util as u, sys; spec = u.spec_from_file_location('c', sys.argv[1]); "
+        "c = u.module_from_spec(spec); spec.loader.exec_module(c); "
+        "print(c.encode_state({'s': {'b', 'a', 'c', 1, (2, 'x')}, 'f': frozenset({'q', 'p', 'r'})}).decode())"
     )
     outputs = {
         subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": seed}
+            [sys.executable, "-c", code, codec.__file__],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed},
         ).stdout  # fmt: skip
         for seed in ("0", "1", "2")
     }
-    assert len(outputs) == 1
+    assert len(outputs) == 1 and '"$set":["a","b","c",1,{"$tuple":[2,"x"]}]' in outputs.pop()
 
 
 def test_the_encoder_stops_at_its_budget_without_building_the_rest():
