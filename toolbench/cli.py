@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -44,6 +43,15 @@ def _float_in(low: float, high: float) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+class _NoteGiven(argparse.Action):
+    """Stores the value and notes in ``namespace.explicit`` that the option was given: its default is
+    a mock service's, and ``serve env`` derives its own when it was not."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.explicit = {*getattr(namespace, "explicit", set()), self.dest}
 
 
 def _non_empty(text: str) -> str:
@@ -787,53 +795,18 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def _serve_env(args: argparse.Namespace) -> int:
     """``toolbench serve env --task T``: the env behind OpenEnv's protocol on uvicorn."""
-    import gymnasium as gym
+    from toolbench.env_server.launch import serve_env
 
-    from toolbench.env_server import EnvServerConfig, RunningEnvServer, create_env_app
-
-    try:
-        spec = find_task(args.task)
-        env_kwargs = json.loads(args.env_kwargs)
-        if not isinstance(env_kwargs, dict):
-            raise ValueError("--env-kwargs must be a JSON object of gym.make arguments")
-        bounds = {"max_sessions": args.max_sessions, "idle_timeout": args.idle_timeout}  # unset: the defaults
-        config = EnvServerConfig(
-            env_id=spec.env_id,
-            env_kwargs=env_kwargs,
-            max_body=args.max_body,
-            threads=args.threads,
-            snapshot_key=args.snapshot_key.encode() if args.snapshot_key else None,
-            **{name: value for name, value in bounds.items() if value is not None},
-        )
-        probe = gym.make(spec.env_id, **env_kwargs)  # a bad argument fails here, before serving
-    except (KeyError, ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"toolbench serve env: {message}", file=sys.stderr)
-        return 2
-    app = create_env_app(config, probe)
-    server = RunningEnvServer(
-        config,
-        args.host,
-        args.port,
-        connection_limit=args.connection_limit,
-        keep_alive=args.timeout,
-        log=not args.no_access_log,
-        app=app,
-    )
-    print(
-        f"serving {spec.env_id} (OpenEnv protocol: POST /reset, POST /step, GET /state, WebSocket /ws) "
-        f"on {server.url}; Ctrl-C stops"
-    )
-    sys.stdout.flush()
-    # uvicorn shuts down on Ctrl-C (every session's env closed), then raises it again
-    with contextlib.suppress(KeyboardInterrupt):
-        server.serve_forever()
-    return 0
+    return serve_env(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     env_only = {"--task": args.task, "--env-kwargs": args.env_kwargs, "--max-sessions": args.max_sessions,
-                "--idle-timeout": args.idle_timeout, "--snapshot-key": args.snapshot_key}  # fmt: skip
+                "--idle-timeout": args.idle_timeout, "--snapshot-key": args.snapshot_key,
+                "--snapshot-key-file": args.snapshot_key_file, "--token": args.token, "--token-file": args.token_file,
+                "--allow-host": args.allow_host, "--allow-origin": args.allow_origin,
+                "--max-state-bytes": args.max_state_bytes, "--header-timeout": args.header_timeout,
+                "--body-timeout": args.body_timeout}  # fmt: skip
     if args.service == "env":
         if args.task is None:
             print("toolbench serve env: --task is required (say, --task HomeSearch)", file=sys.stderr)
@@ -1125,7 +1098,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="env: seconds before an unused session and its env are closed (default 600)",
     )  # fmt: skip
     serve.add_argument(
-        "--snapshot-key", help="env: the key signing /state snapshots (default: random; give one to share replicas')"
+        "--snapshot-key-file", metavar="PATH",
+        help="env: the key signing /state snapshots, in a file only you can read (created, 32 random bytes, if "
+        "missing); or TOOLBENCH_SNAPSHOT_KEY; default: random per process. The same key on replicas shares snapshots",
+    )  # fmt: skip
+    serve.add_argument(
+        "--token-file", metavar="PATH",
+        help="env: clients must send 'Authorization: Bearer <the file's text>' (created, random, if missing); "
+        "or TOOLBENCH_TOKEN. Required to bind anything but loopback",
+    )  # fmt: skip
+    # Secrets never come from argv: these exist to refuse them by name (and so that argparse does not
+    # read them as abbreviations of the file options).
+    serve.add_argument("--snapshot-key", help=argparse.SUPPRESS)
+    serve.add_argument("--token", help=argparse.SUPPRESS)
+    serve.add_argument(
+        "--allow-host", action="append", metavar="NAME",
+        help="env: a Host name to answer besides the bound address's (localhost, 127.0.0.1, [::1]); repeatable; "
+        "'*' for any",
+    )  # fmt: skip
+    serve.add_argument(
+        "--allow-origin", action="append", metavar="ORIGIN",
+        help="env: a web origin (https://app.example:8443) whose pages may call the server; repeatable "
+        "(default: none, requests carrying an Origin are refused)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--max-state-bytes", type=_int_in(1024),
+        help="env: largest encoded state a /state snapshot holds (default 16 MiB); larger is a 413",
+    )  # fmt: skip
+    serve.add_argument(
+        "--header-timeout", type=_float_in(0.1, 3600), help="env: seconds for a request head to arrive (default 10)"
+    )
+    serve.add_argument(
+        "--body-timeout", type=_float_in(0.1, 3600), help="env: seconds for a request body to arrive (default 30)"
     )
     serve.add_argument("--no-access-log", action="store_true", help="env: no line per request on stderr")
     serve.add_argument("--host", default="127.0.0.1")
@@ -1138,12 +1142,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--cache", metavar="DIR", default=None, help="rapidapi: StableToolBench's response cache (after the hub)"
     )
     # A mock service runs on waitress (pure Python, any OS), an env on uvicorn; these bound what one client costs.
-    serve.add_argument("--threads", type=_int_in(1, 1024), default=8, help="worker threads running the app")
+    serve.add_argument(
+        "--threads", type=_int_in(1, 1024), default=8, action=_NoteGiven,
+        help="worker threads running a mock service's app (env: ignored, each session has its own)",
+    )  # fmt: skip
     serve.add_argument(
         "--connection-limit",
         type=_int_in(1),
         default=100,
-        help="open connections at most (a mock service: more wait to connect; env: more get a 503)",
+        action=_NoteGiven,
+        help="open connections at most (a mock service: 100, more wait to connect; env: 2 x --max-sessions + 64, "
+        "at the limit the connection idle the longest is closed, and with none idle a new one gets a 503)",
     )
     serve.add_argument(
         "--max-body",

@@ -48,9 +48,10 @@ def test_toolbench_serve_env_answers_curl_and_stops_on_ctrl_c(curl_binary, tmp_p
             return json.loads(out.stdout)
 
         assert curl(f"{url}/health")["status"] == "healthy"
-        reset = curl("-X", "POST", f"{url}/reset", "-d", '{"seed": 0}')
+        json_type = ("-H", "Content-Type: application/json")
+        reset = curl("-X", "POST", f"{url}/reset", *json_type, "-d", '{"seed": 0}')
         assert reset["observation"]["info"]["mode"] == "interactive"
-        step = curl("-X", "POST", f"{url}/step", "-d", """{"action": "API.set_location('Raleigh')"}""")
+        step = curl("-X", "POST", f"{url}/step", *json_type, "-d", """{"action": "API.set_location('Raleigh')"}""")
         assert step["observation"]["text"] == "OK: location = 'Raleigh'" and step["done"] is False
         assert curl(f"{url}/state")["step_count"] == 1
         process.send_signal(signal.SIGINT)
