@@ -769,9 +769,42 @@ def cmd_data_retrieval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor_server(args: argparse.Namespace) -> int:
+    """``toolbench doctor --url URL``: a running env server's exposure, reported and probed."""
+    import requests
+
+    from toolbench.env_server.launch import exposure_lines
+    from toolbench.env_server.probe import probe_server
+
+    try:
+        token = args.token_file and Path(args.token_file).read_text(encoding="ascii").strip()
+        report = probe_server(args.url, token or os.environ.get("TOOLBENCH_TOKEN") or None)
+    except (OSError, ValueError, requests.RequestException) as exc:
+        print(f"toolbench doctor: {args.url}: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report))
+        return 0 if report["ok"] else 1
+    print(f"The env server at {report['url']}:")
+    if report["exposure"]:
+        print("\n".join(exposure_lines(report["exposure"])))
+    else:
+        print("  /health gave no exposure report (not a toolbench env server, or an older one)")
+    print("Probes (what a web page or another local user could send):")
+    width = max(len(probe["name"]) for probe in report["probes"])
+    for probe in report["probes"]:
+        mark = "ok  " if probe["ok"] else "FAIL"
+        print(f"  {mark} {probe['name'].ljust(width)}  {probe['got']} (expected {probe['expected']})")
+    return 0 if report["ok"] else 1
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
-    """Which of the sandbox's kernel layers this machine has, and which a run actually gets."""
+    """Which of the sandbox's kernel layers this machine has, and which a run actually gets; with
+    ``--url``, a running env server's exposure instead."""
+    if args.url is not None:
+        return _doctor_server(args)
     from toolbench.core import kernel, sandbox
+    from toolbench.env_server.launch import default_exposure, exposure_lines
 
     report = kernel.detect()
     probe = sandbox.run_in_worker(
@@ -782,14 +815,20 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         limits=sandbox.Limits(seconds=60),
     )
     applied = probe.payload if probe.ok and isinstance(probe.payload, list) else []
+    serving = default_exposure()
     if args.json:
-        print(json.dumps({"layers": report, "applied_in_a_run": applied}))
+        print(json.dumps({"layers": report, "applied_in_a_run": applied, "serve_env_defaults": serving}))
         return 0
     width = max(len(name) for name in report)
     print("Kernel layers for agent code (Google Sheets, Tabletop):")
     for name, state in report.items():
         print(f"  {name.ljust(width)}  {state}")
     print(f"A run here gets: {', '.join(applied) if applied else 'none (' + str(probe.error) + ')'}")
+    print("toolbench serve env, by default:")
+    print("\n".join(exposure_lines(serving)))
+    print(f"  token policy: {serving['token_policy']}")
+    print(f"  Host names when bound elsewhere: {serving['default_hosts_for_other_addresses']}")
+    print("  (toolbench doctor --url URL reports and probes a running server)")
     return 0
 
 
@@ -965,8 +1004,14 @@ def build_parser() -> argparse.ArgumentParser:
     paper.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     paper.set_defaults(run=cmd_paper_table)
 
-    doctor = commands.add_parser("doctor", help="which sandbox layers this machine has")
+    doctor = commands.add_parser(
+        "doctor", help="which sandbox layers this machine has, and what toolbench serve env exposes"
+    )
     doctor.add_argument("--json", action="store_true")
+    doctor.add_argument(
+        "--url", help="a running toolbench serve env: report its exposure and probe it (Host, Origin, body, token)"
+    )
+    doctor.add_argument("--token-file", metavar="PATH", help="with --url: the server's token (or TOOLBENCH_TOKEN)")
     doctor.set_defaults(run=cmd_doctor)
 
     audit = commands.add_parser("audit", help="cheap policies on every env and mode, held to their ceilings")
