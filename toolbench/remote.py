@@ -270,7 +270,7 @@ def _client_token(token: str | None, token_file: str | os.PathLike[str] | None) 
     if token is not None and token_file is not None:
         raise ValueError("give token or token_file, not both")
     if token_file is not None:
-        with open(token_file, encoding="ascii") as file:
+        with open(os.path.expanduser(token_file), encoding="ascii") as file:
             token = file.read().strip()
         if not token:
             raise ValueError(f"token file {token_file} is empty")
