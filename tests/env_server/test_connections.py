@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import resource
 import socket
@@ -43,7 +44,7 @@ def stalled_step(server, session: str, sent: int = 10, declared: int = 100) -> s
 
 
 def test_connections_that_send_nothing_cannot_lock_out_a_client():
-    """The red team held uvicorn's limit_concurrency with 100 silent sockets: everyone else got 503."""
+    """100 silent sockets must not fill the connection cap (uvicorn's limit_concurrency 503s everyone then)."""
     running = serve(max_connections=16)
     idle = [raw_connection(running) for _ in range(60)]
     idle += [raw_connection(running, b"GET /health HTTP/1.1\r\nHost: local") for _ in range(40)]  # half a head
@@ -84,7 +85,7 @@ def test_a_head_or_body_that_does_not_arrive_in_time_is_a_408_and_the_connection
 
 
 def test_a_body_that_never_finishes_pins_no_session():
-    """The red team's stalled POST /step held its session busy for ever: never reaped, DELETE 409."""
+    """A stalled POST /step must not hold its session busy: it stays usable, closable and reapable."""
     running = serve(body_timeout=30)
     try:
         session = post(running.url, "/reset", {}).headers["X-Session-Id"]
@@ -127,6 +128,30 @@ def test_with_every_connection_running_a_request_a_new_one_is_a_503_until_one_en
         running.stop()
 
 
+def test_at_the_cap_a_websocket_without_a_session_gives_way_and_one_with_a_session_does_not():
+    running = serve(max_connections=4)
+    url = running.url.replace("http://", "ws://") + "/ws"
+    try:
+        with contextlib.ExitStack() as idle:
+            for _ in range(4):  # connected, no message: no session
+                idle.enter_context(ws_client.connect(url))
+            assert requests.get(running.url + "/health", timeout=10).status_code == 200
+        time.sleep(0.2)
+        stack = contextlib.ExitStack()
+        playing = [stack.enter_context(ws_client.connect(url)) for _ in range(4)]
+        for ws in playing:
+            ws.send(json.dumps({"type": "reset", "data": {}}))
+            assert json.loads(ws.recv(timeout=10))["type"] == "observation"
+        refused = read_all(raw_connection(running, b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"), 3)
+        assert refused.startswith(b"HTTP/1.1 503 "), refused[:80]
+        for ws in playing:  # the sessions went on
+            ws.send(json.dumps({"type": "step", "data": {"text": "API.set_location('Raleigh')"}}))
+            assert json.loads(ws.recv(timeout=10))["type"] == "observation"
+        stack.close()
+    finally:
+        running.stop()
+
+
 def test_the_default_cap_fits_http_clients_for_every_session_and_the_descriptor_limit_is_raised():
     config = EnvServerConfig(env_id="toolbench/HomeSearch-v0", max_sessions=1024)
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -142,7 +167,7 @@ def test_the_default_cap_fits_http_clients_for_every_session_and_the_descriptor_
 
 
 def test_websocket_compression_is_refused_so_a_message_is_its_size_on_the_wire(server):
-    """The red team's 10 KB deflated message grew to 10 MiB of JSON on the event loop."""
+    """With permessage-deflate a 10 KB message can inflate to 10 MiB of JSON: the extension is refused."""
     with ws_client.connect(server.url.replace("http://", "ws://") + "/ws", compression="deflate") as ws:
         assert ws.response.headers.get("Sec-WebSocket-Extensions") is None
         ws.send(json.dumps({"type": "reset", "data": {}}))

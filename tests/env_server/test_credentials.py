@@ -74,7 +74,7 @@ def test_a_missing_token_file_is_created_with_a_random_token(tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--snapshot-key", "s3cret-value"], "--snapshot-key is gone"),
+        (["--snapshot-key", "s3cret-value"], "--snapshot-key is not accepted"),
         (["--snapshot-key=s3cret-value"], "--snapshot-key-file PATH"),
         (["--token", "s3cret-value"], "--token-file PATH"),
     ],

@@ -33,7 +33,7 @@ def test_doctor_probes_a_guarded_server_and_every_probe_is_refused(capsys, tmp_p
 
 def test_doctor_flags_a_server_without_the_checks(capsys):
     config = EnvServerConfig(HOME_SEARCH, INTERACTIVE)
-    unguarded = create_env_app(config).app  # the app without its access guard, as the server was before
+    unguarded = create_env_app(config).app  # the app without its access guard
     with RunningEnvServer(config, app=unguarded) as running:
         assert main(["doctor", "--url", running.url]) == 1
         text = capsys.readouterr().out

@@ -23,7 +23,7 @@ def step_times(url: str, session: str, count: int, pause: float = 0.05) -> list[
 
 
 def test_sixteen_sessions_in_slow_steps_leave_a_seventeenth_fast():
-    """The red team's 8 slow sessions held the 8 shared worker threads: the others' p99 went to 20 s."""
+    """Slow sessions must not hold the threads other sessions' steps need (a shared pool of 8 would)."""
     running = serve(SLOW_ID)
     try:
         slow = [post(running.url, "/reset", {}).headers["X-Session-Id"] for _ in range(16)]
@@ -48,7 +48,7 @@ def test_sixteen_sessions_in_slow_steps_leave_a_seventeenth_fast():
 
 
 def test_a_state_too_large_to_snapshot_is_refused_within_its_budget_and_others_stay_fast():
-    """A huge state used to be pickled in one C call holding the GIL for seconds."""
+    """A huge state is refused at the codec's budget, on its session's thread, while other sessions step."""
     running = serve(BIG_STATE_ID)
     try:
         big = post(running.url, "/reset", {}).headers["X-Session-Id"]

@@ -81,7 +81,7 @@ def evil() -> Iterator[EvilServers]:
 
 
 def test_a_gzip_bomb_is_stopped_at_the_cap_without_inflating_it(evil):
-    """The red team's 0.26 MB of gzip became a 256 MiB observation and 790 MB of client memory."""
+    """A few hundred KB of gzip can inflate to a 256 MiB observation: the client stops at its cap."""
     stream = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
     parts = [stream.compress(b'{"observation": {"text": "')]
     parts += [stream.compress(b"a" * (1024 * 1024)) for _ in range(256)]

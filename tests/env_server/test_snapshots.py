@@ -51,7 +51,7 @@ def state(url: str, session: str) -> requests.Response:
 
 
 def test_a_pickle_signed_with_the_servers_key_is_refused_and_runs_nothing(keyed, tmp_path):
-    """The red team's attack: with the key, a signed pickle sent to /restore ran as the server's user."""
+    """A client that learned the key can sign anything: a signed pickle must still run nothing."""
     marker = tmp_path / "pwned"
     session = new_session(keyed.url)
     for snapshot in (

@@ -10,9 +10,10 @@ sends nothing, or half a request head, or a body that never ends, stays open for
 - a request body must arrive whole within ``body_timeout`` seconds of its head, however it trickles:
   else 408 and the connection closes (the app, waiting for the body, sees the client gone);
 - at ``max_connections``, a new connection closes the open HTTP connection that has been idle longest
-  with no request in flight (a keep-alive socket, or one still sending its head); only when every
-  connection has a request in flight or is a WebSocket is the new one refused (503, ``Retry-After``).
-  The clients whose requests are running are never cut off by ones that send nothing.
+  with no request in flight (a keep-alive socket, or one still sending its head), else a WebSocket
+  that holds no session; only when every connection has a request in flight or a session is the new
+  one refused (503, ``Retry-After``). Clients whose requests are running, and WebSocket sessions, are
+  never cut off by connections that send nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +30,18 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 logger = logging.getLogger("toolbench.env_server")
 
 FD_MARGIN = 256  # descriptors besides the sockets: the envs' files, sandbox pipes, logs
+#: Set in a WebSocket's ASGI scope (the dict its protocol holds) once the connection has a session:
+#: until then it is as idle as a keep-alive socket, and may be closed at the connection cap.
+HOLDS_SESSION = "toolbench.holds_session"
+
+
+def mark_holds_session(scope: dict[str, Any], holds: bool = True) -> None:
+    scope[HOLDS_SESSION] = holds
+
+
+def _idle_websocket(connection: Any) -> bool:
+    scope = getattr(connection, "scope", None)
+    return isinstance(scope, dict) and scope.get("type") == "websocket" and not scope.get(HOLDS_SESSION)
 
 
 @dataclass(frozen=True)
@@ -87,14 +100,16 @@ def bounded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
             super().connection_made(transport)
             if len(open_connections) >= limits.max_connections:
                 idle = [c for c in open_connections if isinstance(c, BoundedHttpToolsProtocol) and not c.in_flight()]
-                if not idle:
+                sessionless = [c for c in open_connections if _idle_websocket(c)]
+                if not idle and not sessionless:
                     self.refuse(503, "Service Unavailable", "TOO_MANY_CONNECTIONS",
                                 f"the server holds its maximum of {limits.max_connections} connections, each with a "
-                                "request running; retry shortly", "retry-after: 1\r\n")  # fmt: skip
+                                "request running or a session; retry shortly", "retry-after: 1\r\n")  # fmt: skip
                     return
-                victim = min(idle, key=lambda c: c.idle_since)
+                victim = min(idle, key=lambda c: c.idle_since) if idle else sessionless[0]
                 logger.info("connection cap reached: closing the connection idle the longest")
-                victim.stop_timers()
+                if isinstance(victim, BoundedHttpToolsProtocol):
+                    victim.stop_timers()
                 victim.transport.close()
             self.head_timer = self.loop.call_later(limits.header_timeout, self.head_timed_out)
 

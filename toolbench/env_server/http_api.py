@@ -20,6 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from toolbench.env_server import protocol
 from toolbench.env_server.app import EnvServer, error_response, json_response, logger
+from toolbench.env_server.connections import mark_holds_session
 from toolbench.env_server.protocol import BadRequest, json_text
 from toolbench.env_server.sessions import CapacityReached, Session, SessionError
 
@@ -238,7 +239,12 @@ async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
                 break
             try:
                 if session is None and isinstance(message, dict) and message.get("type") in SESSION_MESSAGES:
-                    session = await server.new_session("ws")
+                    mark_holds_session(websocket.scope)  # from here not closed at the connection cap
+                    try:
+                        session = await server.new_session("ws")
+                    except BaseException:
+                        mark_holds_session(websocket.scope, False)
+                        raise
                 reply = await _ws_reply(server, session, message)
             except (BadRequest, SessionError) as exc:
                 reply = json_text(_ws_error(str(exc), exc.code))

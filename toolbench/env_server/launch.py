@@ -10,13 +10,13 @@ from typing import Any
 
 from toolbench.catalog import find_task
 from toolbench.env_server.access import AccessPolicy, default_hosts
-from toolbench.env_server.credentials import SNAPSHOT_KEY_ENV, TOKEN_ENV, CredentialError, server_token, snapshot_key
+from toolbench.env_server.credentials import SNAPSHOT_KEY_ENV, TOKEN_ENV, server_token, snapshot_key
 
 #: argv options that once carried secrets (or would prefix-match the file options that replace them):
 #: each is refused, naming its replacement, without echoing the value.
 SECRET_ON_ARGV = {
-    "snapshot_key": f"--snapshot-key is gone: a command line is readable by every local user; give the key in a "
-    f"file (--snapshot-key-file PATH) or the {SNAPSHOT_KEY_ENV} environment variable",
+    "snapshot_key": "--snapshot-key is not accepted: a command line is readable by every local user; give the key "
+    f"in a file (--snapshot-key-file PATH) or the {SNAPSHOT_KEY_ENV} environment variable",
     "token": f"--token is not taken on the command line, which every local user can read; give it in a file "
     f"(--token-file PATH) or the {TOKEN_ENV} environment variable",
 }
@@ -54,7 +54,7 @@ def serve_env(args: argparse.Namespace) -> int:
     """``toolbench serve env --task T``: the env behind OpenEnv's protocol on uvicorn."""
     import gymnasium as gym
 
-    from toolbench.env_server import EnvServerConfig, ExposureRefused, RunningEnvServer, bound_config, create_env_app
+    from toolbench.env_server import EnvServerConfig, RunningEnvServer, bound_config, create_env_app
 
     def fail(message: object) -> int:
         print(f"toolbench serve env: {message}", file=sys.stderr)
@@ -98,7 +98,6 @@ def serve_env(args: argparse.Namespace) -> int:
         config = bound_config(config, args.host)
         probe = gym.make(spec.env_id, **env_kwargs)  # a bad argument fails here, before serving
     except (KeyError, ValueError, TypeError) as exc:  # JSONDecodeError, CredentialError, ExposureRefused too
-        assert isinstance(exc, (KeyError, ValueError, TypeError, CredentialError, ExposureRefused))
         return fail(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
     server = RunningEnvServer(config, args.host, args.port, log=not args.no_access_log,
                               app=create_env_app(config, probe))  # fmt: skip
