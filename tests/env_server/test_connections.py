@@ -152,6 +152,28 @@ def test_at_the_cap_a_websocket_without_a_session_gives_way_and_one_with_a_sessi
         running.stop()
 
 
+def test_a_client_that_does_not_read_its_answers_loses_the_connection():
+    running = serve(body_timeout=1.0)
+    try:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", running.port))
+        sock.sendall(b"GET /schema HTTP/1.1\r\nHost: localhost\r\n\r\n" * 3000)  # pipelined, never read
+        connections = running.server.server_state.connections
+        began = time.monotonic()
+        while not connections and time.monotonic() < began + 5:  # accepted
+            time.sleep(0.01)
+        time.sleep(0.5)
+        assert connections  # its answers are still being written
+        while connections and time.monotonic() < began + 10:
+            time.sleep(0.05)
+        assert not connections  # the server closed it, its write buffer full for a second
+        assert requests.get(running.url + "/health", timeout=10).status_code == 200
+        sock.close()
+    finally:
+        running.stop()
+
+
 def test_the_default_cap_fits_http_clients_for_every_session_and_the_descriptor_limit_is_raised():
     config = EnvServerConfig(env_id="toolbench/HomeSearch-v0", max_sessions=1024)
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -9,6 +9,8 @@ sends nothing, or half a request head, or a body that never ends, stays open for
   first byte of a keep-alive connection's next request): else 408 and the connection closes;
 - a request body must arrive whole within ``body_timeout`` seconds of its head, however it trickles:
   else 408 and the connection closes (the app, waiting for the body, sees the client gone);
+- a client that stops reading its answers (the server's write buffer full) for ``body_timeout``
+  seconds loses the connection, so a request cannot be kept in flight by not reading;
 - at ``max_connections``, a new connection closes the open HTTP connection that has been idle longest
   with no request in flight (a keep-alive socket, or one still sending its head), else a WebSocket
   that holds no session; only when every connection has a request in flight or a session is the new
@@ -90,6 +92,7 @@ def bounded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
             self.idle_since = self.loop.time()
             self.head_timer: asyncio.TimerHandle | None = None
             self.body_timer: asyncio.TimerHandle | None = None
+            self.write_timer: asyncio.TimerHandle | None = None
 
         # ------------------------------------------------------------- the connection cap
         def in_flight(self) -> bool:
@@ -124,10 +127,10 @@ def bounded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
 
         # ------------------------------------------------------------- read deadlines
         def stop_timers(self) -> None:
-            for timer in (self.head_timer, self.body_timer):
+            for timer in (self.head_timer, self.body_timer, self.write_timer):
                 if timer is not None:
                     timer.cancel()
-            self.head_timer = self.body_timer = None
+            self.head_timer = self.body_timer = self.write_timer = None
 
         def head_timed_out(self) -> None:
             self.head_timer = None
@@ -144,6 +147,22 @@ def bounded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
                 return
             self.refuse(408, "Request Timeout", "BODY_TIMEOUT",
                         f"the request body did not arrive within {limits.body_timeout:g} s")  # fmt: skip
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            if self.write_timer is None:
+                self.write_timer = self.loop.call_later(limits.body_timeout, self.write_timed_out)
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            if self.write_timer is not None:
+                self.write_timer.cancel()
+                self.write_timer = None
+
+        def write_timed_out(self) -> None:
+            self.write_timer = None
+            logger.info("a client read none of its answer for %g s: connection closed", limits.body_timeout)
+            self.transport.abort()  # it reads nothing: what is still buffered for it is dropped
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
