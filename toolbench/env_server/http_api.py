@@ -57,8 +57,13 @@ def _session_headers(session_id: str) -> dict[str, str]:
     }
 
 
-def _bytes_response(text: str, headers: dict[str, str] | None = None) -> Response:
-    return Response(text.encode(), headers=headers, media_type="application/json")
+def _json_bytes(payload: Any) -> bytes:
+    """An answer's body, made on the session's thread (a snapshot's can be megabytes)."""
+    return json_text(payload).encode()
+
+
+def _bytes_response(body: bytes, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, headers=headers, media_type="application/json")
 
 
 def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[..., Any]) -> Callable[..., Any]:
@@ -71,7 +76,7 @@ def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[
             parsed: Any = NO_BODY
             if body != "none":
                 raw = await _read_body(request, server.config.max_body)
-                parsed = None if body == "optional" and not raw.strip() else await server.parse(raw)
+                parsed = None if body == "optional" and (not raw or raw.isspace()) else await server.parse(raw)
             if session_needed:
                 session_id = _session_id(request)
                 if session_id is None:
@@ -97,7 +102,7 @@ def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[
 
 
 def routes(server: EnvServer) -> list[Any]:
-    encode = lambda payload: json_text(payload)  # noqa: E731 (run on the session's thread)
+    encode = _json_bytes
 
     async def reset(request: Request, _: None, body: Any) -> Response:
         params = protocol.parse_reset(body, server.task_ids)
@@ -109,8 +114,9 @@ def routes(server: EnvServer) -> list[Any]:
         else:
             session = server.pool.claim(session_id)
         try:
-            text = await server.call(session, server.reset_call, session, params,
-                                     render=lambda result: json_text({**result, "session_id": session.id}))  # fmt: skip
+            named = session.id
+            answer = await server.call(session, server.reset_call, session, params,
+                                     render=lambda result: _json_bytes({**result, "session_id": named}))  # fmt: skip
         except BaseException:
             if created:  # its id never reached the client: nobody could use or close it
                 server.pool.remove(session.id)
@@ -118,7 +124,7 @@ def routes(server: EnvServer) -> list[Any]:
             raise
         finally:
             server.pool.done_with(session)
-        return _bytes_response(text, _session_headers(session.id))
+        return _bytes_response(answer, _session_headers(session.id))
 
     async def step(request: Request, session: Session, body: Any) -> Response:
         action = protocol.parse_step(body)
@@ -148,7 +154,10 @@ def routes(server: EnvServer) -> list[Any]:
     async def schema(request: Request, _: None, __: Any) -> Response:
         session_id = _session_id(request)
         session = server.pool.get(session_id) if session_id else None
-        return json_response(server.schema(session))
+        if session is None:
+            return json_response(server.schema(None))
+        # On the session's thread: after any call it runs, never beside one (the docs may be its task's)
+        return _bytes_response(await server.call(session, server.schema, session, render=encode))
 
     async def metadata(request: Request, _: None, __: Any) -> Response:
         return json_response(server.metadata())
@@ -187,7 +196,11 @@ async def _ws_reply(server: EnvServer, session: Session | None, message: Any) ->
         raise BadRequest(f"unknown message type {str(kind)[:64]!r}; known: reset, step, state, restore, schema, close",
                          code="UNKNOWN_TYPE")  # fmt: skip
     if kind == "schema":
-        return json_text({"type": "schema", "data": server.schema(session)})
+        if session is None:
+            return json_text({"type": "schema", "data": server.schema(None)})
+        return await server.call(
+            session, server.schema, session, render=lambda data: json_text({"type": "schema", "data": data})
+        )
     assert session is not None  # the caller makes one before any other message
 
     def envelope(kind: str) -> Callable[[Any], str]:
