@@ -52,6 +52,8 @@ def test_a_web_pages_requests_are_refused_over_http_and_websocket(guarded):
     assert (reply.status_code, reply.json()["code"]) == (403, "ORIGIN_NOT_ALLOWED")
     with pytest.raises(Exception, match="403"):
         ws_client.connect(ws_url(guarded), additional_headers=page, open_timeout=5)
+    with pytest.raises(Exception, match="421"):  # a rebound name on the handshake too
+        ws_client.connect(ws_url(guarded), additional_headers={"Host": "evil.example"}, open_timeout=5)
     for null_origin in ("null", "file://"):
         assert requests.get(guarded.url + "/schema", headers={"Origin": null_origin}, timeout=10).status_code == 403
     assert len(guarded.app.state.env_server.pool) == 0

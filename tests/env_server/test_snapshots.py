@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import os
 import pickle
 import zlib
@@ -91,12 +92,21 @@ def test_a_signed_snapshot_the_env_cannot_take_leaves_the_session_as_it_was(keye
 
 
 def test_a_state_over_its_budget_is_a_413_and_the_session_goes_on():
+    from websockets.sync.client import connect
+
     small = serve(max_state_bytes=200)
     try:
         session = new_session(small.url)
         reply = state(small.url, session)
         assert (reply.status_code, reply.json()["code"]) == (413, "STATE_TOO_LARGE"), reply.text
         assert post(small.url, "/step", {"action": "API.set_location('Raleigh')"}, session).status_code == 200
+        with connect(small.url.replace("http://", "ws://") + "/ws") as ws:
+            ws.send(json.dumps({"type": "reset", "data": {}}))
+            ws.recv(timeout=10)
+            ws.send(json.dumps({"type": "state"}))
+            assert json.loads(ws.recv(timeout=10)) == {"type": "error", "data": {"code": "STATE_TOO_LARGE",
+                "message": "the state's text is over the limit of 200 bytes: the episode's state is too large to "
+                "snapshot (--max-state-bytes)"}}  # fmt: skip
     finally:
         small.stop()
 
