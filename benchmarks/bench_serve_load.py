@@ -122,7 +122,8 @@ SERVICES = {
 
 def start_server(service: str, log: Any, options: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], int]:
     """``toolbench serve SERVICE [options]`` on a free port; the process and the port its banner shows."""
-    command = [sys.executable, "-m", "toolbench", "serve", service, "--port", "0", "--threads", str(THREADS), *options]
+    threads = [] if service == "env" else ["--threads", str(THREADS)]  # an env session has a thread of its own
+    command = [sys.executable, "-m", "toolbench", "serve", service, "--port", "0", *threads, *options]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log)
     banner = process.stdout.readline().decode() if process.stdout else ""
     found = re.search(r"http://127\.0\.0\.1:(\d+)", banner)

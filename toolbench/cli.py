@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -44,6 +43,15 @@ def _float_in(low: float, high: float) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+class _NoteGiven(argparse.Action):
+    """Stores the value and notes in ``namespace.explicit`` that the option was given: its default is
+    a mock service's, and ``serve env`` derives its own when it was not."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.explicit = {*getattr(namespace, "explicit", set()), self.dest}
 
 
 def _non_empty(text: str) -> str:
@@ -761,9 +769,42 @@ def cmd_data_retrieval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor_server(args: argparse.Namespace) -> int:
+    """``toolbench doctor --url URL``: a running env server's exposure, reported and probed."""
+    import requests
+
+    from toolbench.env_server.launch import exposure_lines
+    from toolbench.env_server.probe import probe_server
+
+    try:
+        token = args.token_file and Path(args.token_file).read_text(encoding="ascii").strip()
+        report = probe_server(args.url, token or os.environ.get("TOOLBENCH_TOKEN") or None)
+    except (OSError, ValueError, requests.RequestException) as exc:
+        print(f"toolbench doctor: {args.url}: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report))
+        return 0 if report["ok"] else 1
+    print(f"The env server at {report['url']}:")
+    if report["exposure"]:
+        print("\n".join(exposure_lines(report["exposure"])))
+    else:
+        print("  /health gave no exposure report (not a toolbench env server, or an older one)")
+    print("Probes (what a web page or another local user could send):")
+    width = max(len(probe["name"]) for probe in report["probes"])
+    for probe in report["probes"]:
+        mark = "ok  " if probe["ok"] else "FAIL"
+        print(f"  {mark} {probe['name'].ljust(width)}  {probe['got']} (expected {probe['expected']})")
+    return 0 if report["ok"] else 1
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
-    """Which of the sandbox's kernel layers this machine has, and which a run actually gets."""
+    """Which of the sandbox's kernel layers this machine has, and which a run actually gets; with
+    ``--url``, a running env server's exposure instead."""
+    if args.url is not None:
+        return _doctor_server(args)
     from toolbench.core import kernel, sandbox
+    from toolbench.env_server.launch import default_exposure, exposure_lines
 
     report = kernel.detect()
     probe = sandbox.run_in_worker(
@@ -774,66 +815,37 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         limits=sandbox.Limits(seconds=60),
     )
     applied = probe.payload if probe.ok and isinstance(probe.payload, list) else []
+    serving = default_exposure()
     if args.json:
-        print(json.dumps({"layers": report, "applied_in_a_run": applied}))
+        print(json.dumps({"layers": report, "applied_in_a_run": applied, "serve_env_defaults": serving}))
         return 0
     width = max(len(name) for name in report)
     print("Kernel layers for agent code (Google Sheets, Tabletop):")
     for name, state in report.items():
         print(f"  {name.ljust(width)}  {state}")
     print(f"A run here gets: {', '.join(applied) if applied else 'none (' + str(probe.error) + ')'}")
+    print("toolbench serve env, by default:")
+    print("\n".join(exposure_lines(serving)))
+    print(f"  token policy: {serving['token_policy']}")
+    print(f"  Host names when bound elsewhere: {serving['default_hosts_for_other_addresses']}")
+    print("  (toolbench doctor --url URL reports and probes a running server)")
     return 0
 
 
 def _serve_env(args: argparse.Namespace) -> int:
     """``toolbench serve env --task T``: the env behind OpenEnv's protocol on uvicorn."""
-    import gymnasium as gym
+    from toolbench.env_server.launch import serve_env
 
-    from toolbench.env_server import EnvServerConfig, RunningEnvServer, create_env_app
-
-    try:
-        spec = find_task(args.task)
-        env_kwargs = json.loads(args.env_kwargs)
-        if not isinstance(env_kwargs, dict):
-            raise ValueError("--env-kwargs must be a JSON object of gym.make arguments")
-        bounds = {"max_sessions": args.max_sessions, "idle_timeout": args.idle_timeout}  # unset: the defaults
-        config = EnvServerConfig(
-            env_id=spec.env_id,
-            env_kwargs=env_kwargs,
-            max_body=args.max_body,
-            threads=args.threads,
-            snapshot_key=args.snapshot_key.encode() if args.snapshot_key else None,
-            **{name: value for name, value in bounds.items() if value is not None},
-        )
-        probe = gym.make(spec.env_id, **env_kwargs)  # a bad argument fails here, before serving
-    except (KeyError, ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"toolbench serve env: {message}", file=sys.stderr)
-        return 2
-    app = create_env_app(config, probe)
-    server = RunningEnvServer(
-        config,
-        args.host,
-        args.port,
-        connection_limit=args.connection_limit,
-        keep_alive=args.timeout,
-        log=not args.no_access_log,
-        app=app,
-    )
-    print(
-        f"serving {spec.env_id} (OpenEnv protocol: POST /reset, POST /step, GET /state, WebSocket /ws) "
-        f"on {server.url}; Ctrl-C stops"
-    )
-    sys.stdout.flush()
-    # uvicorn shuts down on Ctrl-C (every session's env closed), then raises it again
-    with contextlib.suppress(KeyboardInterrupt):
-        server.serve_forever()
-    return 0
+    return serve_env(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     env_only = {"--task": args.task, "--env-kwargs": args.env_kwargs, "--max-sessions": args.max_sessions,
-                "--idle-timeout": args.idle_timeout, "--snapshot-key": args.snapshot_key}  # fmt: skip
+                "--idle-timeout": args.idle_timeout, "--snapshot-key": args.snapshot_key,
+                "--snapshot-key-file": args.snapshot_key_file, "--token": args.token, "--token-file": args.token_file,
+                "--allow-host": args.allow_host, "--allow-origin": args.allow_origin,
+                "--max-state-bytes": args.max_state_bytes, "--header-timeout": args.header_timeout,
+                "--body-timeout": args.body_timeout}  # fmt: skip
     if args.service == "env":
         if args.task is None:
             print("toolbench serve env: --task is required (say, --task HomeSearch)", file=sys.stderr)
@@ -992,8 +1004,14 @@ def build_parser() -> argparse.ArgumentParser:
     paper.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     paper.set_defaults(run=cmd_paper_table)
 
-    doctor = commands.add_parser("doctor", help="which sandbox layers this machine has")
+    doctor = commands.add_parser(
+        "doctor", help="which sandbox layers this machine has, and what toolbench serve env exposes"
+    )
     doctor.add_argument("--json", action="store_true")
+    doctor.add_argument(
+        "--url", help="a running toolbench serve env: report its exposure and probe it (Host, Origin, body, token)"
+    )
+    doctor.add_argument("--token-file", metavar="PATH", help="with --url: the server's token (or TOOLBENCH_TOKEN)")
     doctor.set_defaults(run=cmd_doctor)
 
     audit = commands.add_parser("audit", help="cheap policies on every env and mode, held to their ceilings")
@@ -1125,7 +1143,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="env: seconds before an unused session and its env are closed (default 600)",
     )  # fmt: skip
     serve.add_argument(
-        "--snapshot-key", help="env: the key signing /state snapshots (default: random; give one to share replicas')"
+        "--snapshot-key-file", metavar="PATH",
+        help="env: the key signing /state snapshots, in a file only you can read (created, 32 random bytes, if "
+        "missing); or TOOLBENCH_SNAPSHOT_KEY; default: random per process. The same key on replicas shares snapshots",
+    )  # fmt: skip
+    serve.add_argument(
+        "--token-file", metavar="PATH",
+        help="env: clients must send 'Authorization: Bearer <the file's text>' (created, random, if missing); "
+        "or TOOLBENCH_TOKEN. Required to bind anything but loopback",
+    )  # fmt: skip
+    # Secrets never come from argv: these exist to refuse them by name (and so that argparse does not
+    # read them as abbreviations of the file options).
+    serve.add_argument("--snapshot-key", help=argparse.SUPPRESS)
+    serve.add_argument("--token", help=argparse.SUPPRESS)
+    serve.add_argument(
+        "--allow-host", action="append", metavar="NAME",
+        help="env: a Host name to answer besides the bound address's (localhost, 127.0.0.1, [::1]); repeatable; "
+        "'*' for any",
+    )  # fmt: skip
+    serve.add_argument(
+        "--allow-origin", action="append", metavar="ORIGIN",
+        help="env: a web origin (https://app.example:8443) whose pages may call the server; repeatable "
+        "(default: none, requests carrying an Origin are refused)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--max-state-bytes", type=_int_in(1024),
+        help="env: largest encoded state a /state snapshot holds (default 16 MiB); larger is a 413",
+    )  # fmt: skip
+    serve.add_argument(
+        "--header-timeout", type=_float_in(0.1, 3600), help="env: seconds for a request head to arrive (default 10)"
+    )
+    serve.add_argument(
+        "--body-timeout", type=_float_in(0.1, 3600), help="env: seconds for a request body to arrive (default 30)"
     )
     serve.add_argument("--no-access-log", action="store_true", help="env: no line per request on stderr")
     serve.add_argument("--host", default="127.0.0.1")
@@ -1138,12 +1187,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--cache", metavar="DIR", default=None, help="rapidapi: StableToolBench's response cache (after the hub)"
     )
     # A mock service runs on waitress (pure Python, any OS), an env on uvicorn; these bound what one client costs.
-    serve.add_argument("--threads", type=_int_in(1, 1024), default=8, help="worker threads running the app")
+    serve.add_argument(
+        "--threads", type=_int_in(1, 1024), default=8, action=_NoteGiven,
+        help="worker threads running a mock service's app (env: ignored, each session has its own)",
+    )  # fmt: skip
     serve.add_argument(
         "--connection-limit",
         type=_int_in(1),
         default=100,
-        help="open connections at most (a mock service: more wait to connect; env: more get a 503)",
+        action=_NoteGiven,
+        help="open connections at most (a mock service: 100, more wait to connect; env: 2 x --max-sessions + 64, "
+        "at the limit the connection idle the longest is closed, and with none idle a new one gets a 503)",
     )
     serve.add_argument(
         "--max-body",

@@ -26,6 +26,9 @@ pytestmark = pytest.mark.docker
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE = os.environ.get("TOOLBENCH_DOCKER_IMAGE", "toolbench-gym:latest")
+#: The env server binds 0.0.0.0 in its container, which it does only with a token (given as the
+#: README says: in the container's environment).
+TOKEN = "docker-test-" + uuid.uuid4().hex + uuid.uuid4().hex
 #: (task, gym.make arguments): a curl task, a call task played step by step, and a code task whose
 #: actions run in the sandbox inside the container.
 SERVED = [
@@ -54,9 +57,10 @@ def image() -> str:
 
 def _start(image: str, *command: str) -> tuple[str, str]:
     """A detached container running ``toolbench COMMAND`` on port 8000, published on a free loopback
-    port of the host; its name and the host's URL."""
+    port of the host, with ``TOOLBENCH_TOKEN`` set; its name and the host's URL."""
     name = f"toolbench-test-{uuid.uuid4().hex[:12]}"
-    started = _docker("run", "--detach", "--rm", "--name", name, "--publish", "127.0.0.1::8000", image, *command)
+    started = _docker("run", "--detach", "--rm", "--name", name, "--publish", "127.0.0.1::8000",
+                      "--env", f"TOOLBENCH_TOKEN={TOKEN}", image, *command)  # fmt: skip
     assert started.returncode == 0, started.stderr
     port = _docker("port", name, "8000/tcp").stdout.split()[0].rsplit(":", 1)[1]
     return name, f"http://127.0.0.1:{port}"
@@ -120,7 +124,7 @@ def test_an_episode_played_from_the_host_through_the_env_server(container, task:
     _wait(f"{url}/health", url)
     local = gym.make(f"toolbench/{task}-v0", **kwargs)
     record = toolbench.load_tasks(task, "test")[0]
-    remote = RemoteEnv(url)
+    remote = RemoteEnv(url, token=TOKEN)
     try:
         observation, info = remote.reset(options={"task_id": record.id})
         expected_observation, expected_info = local.reset(options={"task_id": record.id})
@@ -133,6 +137,20 @@ def test_an_episode_played_from_the_host_through_the_env_server(container, task:
     finally:
         remote.close()
         local.close()
+
+
+def test_the_env_server_in_a_container_refuses_to_start_without_a_token(image: str) -> None:
+    refused = _docker("run", "--rm", image, "serve", "env", "--task", "HomeSearch", "--host", "0.0.0.0")
+    assert refused.returncode == 2
+    assert "give it a token" in refused.stderr and "TOOLBENCH_TOKEN" in refused.stderr
+
+
+def test_the_env_server_in_a_container_answers_only_with_its_token(container) -> None:
+    url = container("serve", "env", "--task", "HomeSearch", "--host", "0.0.0.0")
+    _wait(f"{url}/health", url)
+    assert requests.get(f"{url}/health", timeout=10).json()["exposure"]["token_required"] is True
+    assert requests.get(f"{url}/schema", timeout=10).status_code == 401
+    assert requests.get(f"{url}/schema", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10).status_code == 200
 
 
 def test_a_served_mock_api_answers_the_host(container) -> None:

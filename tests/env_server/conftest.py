@@ -17,17 +17,35 @@ INTERACTIVE = {"mode": "interactive"}
 SLOW_ID = "toolbench-test/SlowHomeSearch-v0"
 
 
+BIG_STATE_ID = "toolbench-test/BigStateHomeSearch-v0"
+
+
 class SlowHomeSearchEnv(HomeSearchEnv):
-    """HomeSearch whose action "slow" takes half a second: a step still running when another comes."""
+    """HomeSearch whose action "slow" takes half a second, and "sleep2" two seconds: a step still running
+    when another comes."""
 
     def _act(self, action: str) -> Any:
         if action == "slow":
             time.sleep(0.5)
+        elif action == "sleep60":
+            time.sleep(60.0)
+        elif action == "sleep2":
+            time.sleep(2.0)
         return super()._act(action)
 
 
-if SLOW_ID not in gym.registry:
-    gym.register(id=SLOW_ID, entry_point=SlowHomeSearchEnv)
+class BigStateHomeSearchEnv(HomeSearchEnv):
+    """HomeSearch whose state holds 100 MB of text, as a large workbook's would (returned without a copy)."""
+
+    ROWS = ["x" * 100] * 1_000_000
+
+    def get_state(self) -> dict[str, Any]:
+        return {**super().get_state(), "rows": self.ROWS}
+
+
+for env_id, entry_point in ((SLOW_ID, SlowHomeSearchEnv), (BIG_STATE_ID, BigStateHomeSearchEnv)):
+    if env_id not in gym.registry:
+        gym.register(id=env_id, entry_point=entry_point)
 
 
 def serve(env_id: str = HOME_SEARCH, env_kwargs: dict[str, Any] | None = None, **bounds: Any) -> RunningEnvServer:

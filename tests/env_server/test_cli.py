@@ -39,6 +39,10 @@ def test_toolbench_serve_env_answers_curl_and_stops_on_ctrl_c(curl_binary, tmp_p
         banner = process.stdout.readline()
         assert banner.startswith("serving toolbench/HomeSearch-v0 (OpenEnv protocol"), banner
         url = banner.split(" on ")[1].split(";")[0]
+        exposure = [process.stdout.readline().rstrip() for _ in range(8)]
+        assert exposure[:3] == ["exposure:", "  bound to 127.0.0.1 (loopback only)", "  token: none"], exposure
+        assert "  Origin header: none allowed: requests from web pages are refused" in exposure
+        assert exposure[-1] == "  connections: at most 192; sessions: at most 64"
         jar = str(tmp_path / "cookies")
 
         def curl(*args: str) -> dict:
@@ -48,9 +52,10 @@ def test_toolbench_serve_env_answers_curl_and_stops_on_ctrl_c(curl_binary, tmp_p
             return json.loads(out.stdout)
 
         assert curl(f"{url}/health")["status"] == "healthy"
-        reset = curl("-X", "POST", f"{url}/reset", "-d", '{"seed": 0}')
+        json_type = ("-H", "Content-Type: application/json")
+        reset = curl("-X", "POST", f"{url}/reset", *json_type, "-d", '{"seed": 0}')
         assert reset["observation"]["info"]["mode"] == "interactive"
-        step = curl("-X", "POST", f"{url}/step", "-d", """{"action": "API.set_location('Raleigh')"}""")
+        step = curl("-X", "POST", f"{url}/step", *json_type, "-d", """{"action": "API.set_location('Raleigh')"}""")
         assert step["observation"]["text"] == "OK: location = 'Raleigh'" and step["done"] is False
         assert curl(f"{url}/state")["step_count"] == 1
         process.send_signal(signal.SIGINT)
@@ -60,3 +65,18 @@ def test_toolbench_serve_env_answers_curl_and_stops_on_ctrl_c(curl_binary, tmp_p
     finally:
         process.kill()
         process.wait()
+
+
+def test_threads_is_ignored_by_serve_env_with_a_note(capsys):
+    assert main(["serve", "env", "--task", "HomeSearch", "--threads", "4", "--env-kwargs", "[1]"]) == 2
+    err = capsys.readouterr().err
+    assert "--threads no longer applies here and is ignored" in err and "must be a JSON object" in err
+
+
+def test_connection_limit_defaults_for_services_and_is_derived_for_env():
+    from toolbench.cli import build_parser
+
+    services = build_parser().parse_args(["serve", "sheets"])
+    assert (services.threads, services.connection_limit) == (8, 100) and not getattr(services, "explicit", set())
+    given = build_parser().parse_args(["serve", "env", "--task", "HomeSearch", "--connection-limit", "50"])
+    assert given.connection_limit == 50 and given.explicit == {"connection_limit"}

@@ -16,6 +16,7 @@ from tests.env_server.conftest import HOME_SEARCH, INTERACTIVE, SLOW_ID, serve
 from toolbench.core.jsonsafe import to_json_safe
 
 TASK_IDS = [task.id for task in toolbench.load_tasks("HomeSearch")[:3]]
+JSON = {"Content-Type": "application/json"}
 
 
 def post(url: str, path: str, body: Any = None, session: str | None = None, **kwargs: Any) -> requests.Response:
@@ -131,21 +132,21 @@ def test_bad_requests_are_clear_4xx_and_disturb_nothing(server):
     session = post(server.url, "/reset", {"task_id": TASK_IDS[0]}).headers["X-Session-Id"]
     cases = [
         (
-            lambda: requests.post(server.url + "/step", data=b"{bad", headers={"X-Session-Id": session}),
+            lambda: requests.post(server.url + "/step", data=b"{bad", headers={"X-Session-Id": session, **JSON}),
             400,
             "INVALID_JSON",
         ),
         (
-            lambda: requests.post(server.url + "/step", data=b"\xff\xfe", headers={"X-Session-Id": session}),
+            lambda: requests.post(server.url + "/step", data=b"\xff\xfe", headers={"X-Session-Id": session, **JSON}),
             400,
             "INVALID_JSON",
         ),
         (
-            lambda: requests.post(server.url + "/step", data=b"1" * 5000, headers={"X-Session-Id": session}),
+            lambda: requests.post(server.url + "/step", data=b"1" * 5000, headers={"X-Session-Id": session, **JSON}),
             400,
             "INVALID_JSON",
         ),
-        (lambda: requests.post(server.url + "/reset", data=b"[" * 100_000), 400, "INVALID_JSON"),
+        (lambda: requests.post(server.url + "/reset", data=b"[" * 100_000, headers=JSON), 400, "INVALID_JSON"),
         (lambda: post(server.url, "/step", {"action": "x"}, "no-such-session"), 404, "UNKNOWN_SESSION"),
         (lambda: post(server.url, "/step", {"action": "x"}), 400, "NO_SESSION"),
         (lambda: post(server.url, "/step", {"act": "x"}, session), 422, "VALIDATION_ERROR"),
@@ -198,7 +199,7 @@ def test_oversized_bodies_are_a_413_declared_or_streamed():
         assert (reply.status_code, reply.json()["code"]) == (413, "BODY_TOO_LARGE")
         chunks = (b'{"action": "' + b"x" * 500 + b'"}' for _ in range(1)), (b"y" * 600 for _ in range(2))
         streamed = requests.post(small.url + "/step", data=(c for part in chunks for c in part),
-                                 headers={"X-Session-Id": session}, timeout=30)  # fmt: skip
+                                 headers={"X-Session-Id": session, **JSON}, timeout=30)  # fmt: skip
         assert streamed.status_code == 413  # chunked: no Content-Length to refuse up front
         assert post(small.url, "/step", {"action": "x"}, session).status_code == 200
     finally:
@@ -236,7 +237,8 @@ def test_the_session_cap_is_a_503_with_retry_after_and_a_closed_session_frees_it
         assert requests.delete(capped.url + "/session", headers={"X-Session-Id": sessions[0]}, timeout=30).ok
         assert post(capped.url, "/reset", {}).status_code == 200
         health = requests.get(capped.url + "/health", timeout=30).json()
-        assert health == {"status": "healthy", "env_id": "toolbench/HomeSearch-v0", "sessions": 2, "max_sessions": 2}
+        assert {k: health[k] for k in ("status", "env_id", "sessions", "max_sessions")} == {
+            "status": "healthy", "env_id": "toolbench/HomeSearch-v0", "sessions": 2, "max_sessions": 2}  # fmt: skip
     finally:
         capped.stop()
 

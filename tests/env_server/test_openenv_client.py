@@ -87,3 +87,35 @@ def test_raw_websocket_messages_malformed_restore_and_idle_close():
             assert json.loads(ws.recv())["type"] == "observation"
     finally:
         quick.stop()
+
+
+class TokenEnvClient(openenv_core.GenericEnvClient):
+    """The README's way to give openenv-core's client a token: it sends no headers of its own, so its
+    WebSocket is opened here, with the Authorization header, before it would open it itself."""
+
+    def __init__(self, base_url: str, token: str, **kwargs):
+        super().__init__(base_url, **kwargs)
+        self._token = token
+
+    async def connect(self):
+        from websockets.asyncio.client import connect
+
+        if self._ws is None:
+            self._ws = await connect(self._ws_url, open_timeout=self._connect_timeout, max_size=self._max_message_size,
+                                     additional_headers={"Authorization": f"Bearer {self._token}"})  # fmt: skip
+        return self
+
+
+def test_openenv_client_with_a_token_server():
+    from toolbench.env_server import AccessPolicy
+
+    token = "z" * 43
+    tokened = serve(access=AccessPolicy(token=token.encode()))
+    try:
+        with pytest.raises(ConnectionError, match="401"):  # the unmodified client cannot send the token
+            openenv_core.GenericEnvClient(base_url=tokened.url).sync().connect()
+        with TokenEnvClient(tokened.url, token).sync() as client:
+            assert client.reset(seed=0).done is False
+            assert client.step({"text": "API.set_location('Raleigh')"}).observation["info"]["executable"]
+    finally:
+        tokened.stop()

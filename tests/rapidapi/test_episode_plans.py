@@ -90,6 +90,7 @@ def test_a_run_of_words_is_found_as_a_scan_of_every_position_finds_it():
 
 def test_a_process_keeps_a_bounded_number_of_plans_and_a_dropped_one_is_built_again_alike(monkeypatch):
     monkeypatch.setattr(rapidapi_env, "MAX_PLANS_KEPT", 64)
+    monkeypatch.setattr(rapidapi_env, "_PLANS", {})  # plans earlier tests in this process kept would be hits
     env = gym.make("toolbench/RapidAPI-v0").unwrapped
     infos = {}
     for task in env.tasks[:150]:

@@ -9,6 +9,7 @@ own server runs on, and Starlette is the toolkit under OpenEnv's FastAPI app; bo
 from __future__ import annotations
 
 import copy
+import dataclasses
 import socket
 import threading
 from typing import Any
@@ -16,9 +17,29 @@ from typing import Any
 import uvicorn
 
 from toolbench.core.server import _listen
+from toolbench.env_server.access import AccessPolicy, is_loopback
 from toolbench.env_server.app import MAX_BODY, EnvServerConfig, create_env_app
+from toolbench.env_server.connections import (
+    ConnectionLimits,
+    bounded_protocol,
+    default_max_connections,
+    raise_descriptor_limit,
+)
 
-__all__ = ["MAX_BODY", "EnvServerConfig", "RunningEnvServer", "create_env_app", "env_server"]
+__all__ = [
+    "MAX_BODY",
+    "AccessPolicy",
+    "EnvServerConfig",
+    "ExposureRefused",
+    "RunningEnvServer",
+    "bound_config",
+    "create_env_app",
+    "env_server",
+]
+
+
+class ExposureRefused(ValueError):
+    """A configuration that would expose the server beyond this machine without a token."""
 
 
 def _log_config() -> dict[str, Any]:
@@ -28,36 +49,30 @@ def _log_config() -> dict[str, Any]:
     return log_config
 
 
-def _uvicorn_config(app: Any, config: EnvServerConfig, connection_limit: int, keep_alive: int, log: bool) -> Any:
-    return uvicorn.Config(
-        app,
-        lifespan="on",
-        log_config=_log_config(),
-        log_level="info" if log else "warning",
-        access_log=log,
-        http="httptools",  # uvicorn's h11 parser races its own 400 for a bad body against the app's answer
-        ws="websockets-sansio",  # the websockets library without its legacy (deprecated) server
-        ws_max_size=config.max_body,  # a larger WebSocket message closes the connection (1009)
-        limit_concurrency=connection_limit,  # more connections or tasks at once get a 503
-        timeout_keep_alive=keep_alive,
-        server_header=False,
-    )
+def bound_config(config: EnvServerConfig, host: str) -> EnvServerConfig:
+    """``config`` with its access policy bound to ``host``; refused when ``host`` is not loopback and no
+    token is required."""
+    access = config.access
+    if access.bound != host:
+        access = dataclasses.replace(access, bound=host)
+    if not is_loopback(host) and access.token is None:
+        raise ExposureRefused(
+            f"binding {host} exposes the server beyond this machine, where anyone who reaches it could run "
+            "episodes and read their state: give it a token (--token-file PATH, or the TOOLBENCH_TOKEN "
+            "environment variable), or bind 127.0.0.1"
+        )
+    return config if access is config.access else dataclasses.replace(config, access=access)
 
 
 class RunningEnvServer:
     """A uvicorn server on a socket bound at construction (port 0 gives a free port, read ``.port``)."""
 
     def __init__(
-        self,
-        config: EnvServerConfig,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        *,
-        connection_limit: int = 1000,
-        keep_alive: int = 30,
-        log: bool = False,
-        app: Any = None,
+        self, config: EnvServerConfig, host: str = "127.0.0.1", port: int = 0, *, log: bool = False, app: Any = None
     ):
+        self.config = config = bound_config(config, host)
+        wanted = config.max_connections or default_max_connections(config.max_sessions)
+        self.max_connections = raise_descriptor_limit(wanted)
         self.socket: socket.socket = _listen(host, port)
         # asyncio sets TCP_NODELAY only on sockets whose proto is IPPROTO_TCP, and a socket from
         # socket.create_server has proto 0. Without it, Nagle holds the body of every keep-alive
@@ -65,7 +80,26 @@ class RunningEnvServer:
         # Accepted sockets inherit the option from the listening one.
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.app = app if app is not None else create_env_app(config)
-        self.server = uvicorn.Server(_uvicorn_config(self.app, config, connection_limit, keep_alive, log))
+        limits = ConnectionLimits(self.max_connections, config.header_timeout, config.body_timeout)
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                self.app,
+                lifespan="on",
+                log_config=_log_config(),
+                log_level="info" if log else "warning",
+                access_log=log,
+                # uvicorn's httptools protocol, with deadlines on heads and bodies and a connection cap
+                # that idle sockets cannot fill (connections.py); h11's parser also races its own 400
+                # for a bad body against the app's answer
+                http=bounded_protocol(limits),
+                ws="websockets-sansio",  # the websockets library without its legacy (deprecated) server
+                ws_max_size=config.max_body,  # a larger WebSocket message closes the connection (1009)
+                ws_per_message_deflate=False,  # a message's size on the wire is its size: no 1000x inflation
+                timeout_keep_alive=max(1, round(config.connection_idle)),
+                timeout_graceful_shutdown=max(1, round(config.shutdown_grace)),
+                server_header=False,
+            )
+        )
         self._thread: threading.Thread | None = None
 
     @property
@@ -77,8 +111,17 @@ class RunningEnvServer:
         host = self.socket.getsockname()[0]
         return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
 
+    def exposure(self) -> dict[str, Any]:
+        """What the server lets in, as ``GET /health`` reports it."""
+        return {
+            **self.config.access.exposure(),
+            "port": self.port,
+            "max_connections": self.max_connections,
+            "snapshot_key": self.config.snapshot_key_source,
+        }
+
     def serve_forever(self) -> None:
-        """Serve until Ctrl-C (uvicorn handles the signal) or ``stop()``."""
+        """Serve until Ctrl-C or SIGTERM (uvicorn handles both) or ``stop()``."""
         self.server.run(sockets=[self.socket])
 
     def start(self) -> RunningEnvServer:

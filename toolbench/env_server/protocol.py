@@ -7,6 +7,7 @@ what a Gymnasium client needs beside the text: ``info``, ``terminated`` and ``tr
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,12 +19,30 @@ ID_LIMIT = 256  # characters of a task or episode id
 
 
 class BadRequest(Exception):
-    """A request whose content we refuse: 400 (not JSON) or 422 (JSON of the wrong shape)."""
+    """A request we refuse, with its HTTP status and code: 422 (JSON of the wrong shape) unless told."""
 
-    def __init__(self, message: str, status: int = 422, code: str = "VALIDATION_ERROR"):
+    def __init__(
+        self, message: str, status: int = 422, code: str = "VALIDATION_ERROR", headers: dict[str, str] | None = None
+    ):
         super().__init__(message)
         self.status = status
         self.code = code
+        self.headers = headers or {}
+
+
+def load_json(raw: bytes | str) -> Any:
+    """Parsed JSON; anything the parser refuses (bad UTF-8, a 5,000-digit number, nesting deeper than
+    the stack) is a 400 ``INVALID_JSON`` saying so."""
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        message = f"the body is not JSON we can read: {type(exc).__name__}: {str(exc)[:200]}"
+        raise BadRequest(message, 400, "INVALID_JSON") from None
+
+
+def json_text(payload: Any) -> str:
+    """The compact JSON text of an answer (strict: no NaN)."""
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

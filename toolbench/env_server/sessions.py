@@ -1,8 +1,8 @@
 """One env per client session, a cap on sessions, and the reaping of idle ones.
 
 Every method here runs on the server's event loop thread, so the table needs no lock; the env's own
-calls run on worker threads, one at a time per session (``busy``), so a session's env never sees
-two calls at once and two sessions never share an env.
+calls run on the session's own worker thread (``workers``), one at a time (``busy``), so a session's
+env never sees two calls at once, two sessions never share an env, and no session waits for another's.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from toolbench.env_server.workers import SessionWorker
 
 
 class SessionError(Exception):
@@ -41,6 +43,7 @@ class Session:
     id: str
     env: Any  # the gym.make result; calls go to env.unwrapped
     kind: str  # "http" or "ws" (a WebSocket connection is its own session and reaps itself)
+    worker: SessionWorker  # the thread that runs this session's env calls
     last_active: float = field(default_factory=time.monotonic)
     busy: bool = False
     episode_id: str | None = None
@@ -77,13 +80,14 @@ class SessionPool:
         self._reserved -= 1
 
     def build_env(self) -> Any:
-        """A fresh env (called on a worker thread)."""
+        """A fresh env (called on the new session's worker thread)."""
         return self._make_env()
 
-    def add(self, env: Any, kind: str) -> Session:
-        """Register a built env under a new unguessable id (the id is the client's only credential)."""
+    def add(self, env: Any, kind: str, worker: SessionWorker) -> Session:
+        """Register a built env under a new unguessable id (the id names the session; with a token
+        the server also knows the client may use it)."""
         self._reserved -= 1
-        session = Session(id=secrets.token_urlsafe(18), env=env, kind=kind)
+        session = Session(id=secrets.token_urlsafe(18), env=env, kind=kind, worker=worker)
         self._sessions[session.id] = session
         return session
 
