@@ -38,6 +38,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import importlib.util
 import json
 import sys
 import tempfile
@@ -78,6 +79,7 @@ OPENENV_HTTP = (
     "n/a: openenv-core 0.3's POST /reset and POST /step each build a new env and close it after the "
     "request (stateless HTTP), so an episode cannot span two HTTP requests"
 )
+NO_OPENENV = "n/a: openenv-core is not installed (pip install 'toolbench-gym[openenv]')"
 Plans = list[tuple[str, list[str]]]
 
 
@@ -324,7 +326,8 @@ def print_table(rows: list[dict[str, Any]]) -> None:
               f"{per_session:>7} {row['open_s']:6.1f} {cores:>19}")  # fmt: skip
     print("w/ ep: sessions that finished an episode; cores: CPU used in the window by the server (with its")
     print("children), this client, and anything else on the machine")
-    print(f"openenv-core http: {OPENENV_HTTP}")
+    for reason in dict.fromkeys(f"{row['server']} {row['transport']}: {row['na']}" for row in rows if "na" in row):
+        print(reason)
     for row in rows:
         where = f"{row['server']} {row['transport']} N={row['sessions']}"
         if row.get("first_error"):
@@ -337,9 +340,13 @@ def main(sessions: tuple[int, ...] = SESSIONS, seconds: float = SECONDS) -> dict
     open_files = raise_open_files(2 * max(sessions) + 256)  # each session is a socket at both ends
     plans = oracle_plans(TASK, ENV_KWARGS)
     floors = {"steps_per_s": steps_floor(plans), "env_mb": env_memory_floor(plans)}
+    has_openenv = importlib.util.find_spec("openenv") is not None
     rows: list[dict[str, Any]] = []
     for count in sessions:
         for server_name, kind in TARGETS:
+            if server_name == "openenv-core" and not has_openenv:
+                rows.append({"server": server_name, "transport": kind, "sessions": count, "na": NO_OPENENV})
+                continue
             rows.append(run_case(server_name, kind, count, seconds, plans))
             print(f"  done: {server_name} {kind} N={count}: {rows[-1]['held']} held, "
                   f"{rows[-1]['steps_per_s']} steps/s", flush=True)  # fmt: skip
