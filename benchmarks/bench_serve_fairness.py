@@ -4,7 +4,8 @@ A code env (GoogleSheets by default, ``--task Tabletop`` too) runs each step's a
 sandboxed child, with a per-step time budget (``time_limit``; 2 s here, passed in ``--env-kwargs``).
 Each phase starts a fresh server, ``toolbench serve env --task GoogleSheets --env-kwargs '{"mode":
 "interactive", "time_limit": 2}' --port 0 --max-sessions 224 --connection-limit 248 --no-access-log``,
-and opens every session over OpenEnv's WebSocket (one asyncio client process, ``serve_sessions.py``):
+and opens every session over OpenEnv's WebSocket (one asyncio client process, ``serve_sessions.py``),
+each reset to its first task (which builds its env) before any clock starts:
 
 - light sessions (200) play the oracle's episodes, one call at a time with a fixed think time
   between calls (1 s: an agent's model call; session i starts i/200 of it late, so calls spread
@@ -113,17 +114,20 @@ def server_command(task: str, budget: float, sessions: int) -> list[str]:
 async def light_session(
     session: WsSession, plans: Plans, start: int, offset: float, think: float, deadline: float, stats: SessionStats
 ) -> None:
-    """Oracle episodes with ``think`` seconds before every call, until the deadline."""
+    """Oracle episodes from plan ``start`` (already reset) with ``think`` seconds before every call,
+    until the deadline."""
     await asyncio.sleep(offset)
-    index = start
+    index, reset_first = start, False
     try:
         while time.perf_counter() < deadline:
             task_id, actions = plans[index % len(plans)]
             index += 1
-            began = time.perf_counter()
-            await session.reset(task_id)
-            stats.reset_latencies.append(time.perf_counter() - began)
-            stats.resets += 1
+            if reset_first:
+                began = time.perf_counter()
+                await session.reset(task_id)
+                stats.reset_latencies.append(time.perf_counter() - began)
+                stats.resets += 1
+            reset_first = True
             result: dict[str, Any] = {}
             for action in actions:
                 await asyncio.sleep(think)
@@ -141,9 +145,9 @@ async def light_session(
 
 
 async def bad_session(session: WsSession, task_id: str, code: str, stop: asyncio.Event, stats: BadStats) -> None:
-    """The same bad step again and again, as fast as answers come (a new episode when one ends)."""
+    """The same bad step again and again (the episode already reset), as fast as answers come; a new
+    episode when one ends."""
     try:
-        await session.reset(task_id)
         while not stop.is_set():
             began = time.perf_counter()
             result = await session.step(code)
@@ -157,14 +161,23 @@ async def bad_session(session: WsSession, task_id: str, code: str, stop: asyncio
         stats.first_error = stats.first_error or f"{type(exc).__name__}: {str(exc)[:300]}"
 
 
-async def open_all(port: int, count: int) -> list[WsSession | None]:
-    async def one() -> WsSession | None:
+async def open_all(port: int, task_ids: list[str]) -> list[WsSession | None]:
+    """One session per task id, each connected and reset to its task before any clock starts (the
+    server builds a session's env at its first message); None for a session that did not open."""
+
+    async def one(task_id: str) -> WsSession | None:
         try:
-            return await WsSession.open(port)
+            session = await WsSession.open(port)
         except Exception:  # counted by the caller as a session that never opened
             return None
+        try:
+            await session.reset(task_id)
+        except Exception:
+            await close_all([session])
+            return None
+        return session
 
-    return list(await asyncio.gather(*(one() for _ in range(count))))
+    return list(await asyncio.gather(*(one(task_id) for task_id in task_ids)))
 
 
 async def close_all(sessions: list[WsSession | None]) -> None:
@@ -197,8 +210,9 @@ class Load:
 
 async def drive(server: ServerProcess, plans: Plans, load: Load, bad_code: str | None) -> dict[str, Any]:
     await warm_up(server.port, plans)
-    light_sessions = await open_all(server.port, load.light)
-    bad_sessions = await open_all(server.port, load.bad if bad_code else 0)
+    starts = [(i * 7) % len(plans) for i in range(load.light)]
+    light_sessions = await open_all(server.port, [plans[start][0] for start in starts])
+    bad_sessions = await open_all(server.port, [plans[i % len(plans)][0] for i in range(load.bad if bad_code else 0)])
     light_stats = [SessionStats() for _ in light_sessions]
     bad_stats = [BadStats() for _ in bad_sessions]
     stop_bad, stop_meter = asyncio.Event(), asyncio.Event()
@@ -214,7 +228,7 @@ async def drive(server: ServerProcess, plans: Plans, load: Load, bad_code: str |
     metering = asyncio.create_task(meter.run(stop_meter))
     deadline = time.perf_counter() + load.seconds
     light_tasks = [
-        light_session(s, plans, (i * 7) % len(plans), i / load.light * load.think, load.think, deadline, light_stats[i])
+        light_session(s, plans, starts[i], i / load.light * load.think, load.think, deadline, light_stats[i])
         for i, s in enumerate(light_sessions)
         if s is not None
     ]
@@ -232,7 +246,7 @@ async def drive(server: ServerProcess, plans: Plans, load: Load, bad_code: str |
         "seconds": round(elapsed, 2),
         "server_cores": round(server_cpu / elapsed, 2),
         "client_cores": round(client_cpu / elapsed, 2),
-        "other_cores": round((busy - server_cpu - client_cpu) / elapsed, 2),
+        "other_cores": round(max(0.0, busy - server_cpu - client_cpu) / elapsed, 2),
         "rss_mb": round(max(rss), 1),
     }
 

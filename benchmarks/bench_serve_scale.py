@@ -238,7 +238,7 @@ class Usage:
     machine_busy: float
 
     def cores(self) -> dict[str, float]:
-        other = self.machine_busy - self.server_cpu - self.client_cpu
+        other = max(0.0, self.machine_busy - self.server_cpu - self.client_cpu)  # below 0: clock-tick rounding
         spent = {"server_cores": self.server_cpu, "client_cores": self.client_cpu, "other_cores": other}
         return {name: round(value / self.seconds, 2) for name, value in spent.items()}
 
