@@ -12,22 +12,26 @@ a fresh server runs as a subprocess on 127.0.0.1 (what users run):
   uvicorn's defaults. Its HTTP column is n/a: openenv-core 0.3's ``POST /reset`` and ``POST /step``
   each build a new env and close it after the request, so no episode outlives one HTTP request.
 
-One asyncio client process (``serve_sessions.py``) opens all N sessions (connect, then the first
-episode's reset) and only then starts the clock: for ``--seconds`` every session plays the oracle's
-HomeSearch episodes, interactive mode, in turn from its own starting task, one call at a time and
-as fast as answers come. Every finished episode must pay the oracle's reward of 1.0 (a session that
-saw another's state would lose it). At the end each session asks for its state: a session is
-*held* when it opened, every call it made was answered, and that last one too.
+One asyncio client process (``serve_sessions.py``) opens all N sessions at once (connect, then the
+first episode's reset) and only then starts the clock: every session plays the oracle's HomeSearch
+episodes, interactive mode, in turn from its own starting task, one call at a time and as fast as
+answers come, for ``--seconds`` and until every session has finished an episode (at 2,048 sessions
+one episode each takes longer than the default window). Every finished episode must pay the
+oracle's reward of 1.0 (a session that saw another's state would lose it); an episode the window
+cuts is not counted. At the end each session asks for its state: a session is *held* when it
+opened, every call it made was answered, and that last one too. The client raises its soft
+RLIMIT_NOFILE to 2N + 256 (up to the hard limit) before it starts the servers, which inherit it.
 
 Reported per (server, transport, N): sessions held, episodes finished, their success rate, wrong
 rewards, errors (and the first one's text), steps per second in the window, step latency p50/p99,
 the server's RSS (its process and any children, VmRSS; the most sampled while the sessions were
 held) and RSS per session over the idle server's, the time to open the N sessions, and the CPU
-cores the server and the client used in the window (a client near 1.0 core may be what bounds the
-rate). Floors, measured first in this process: HomeSearch's oracle steps per second in one process
-with no server, and the RSS an env adds in one process.
+cores used in the window by the server, by the client (near 1.0 core, the client would be what
+bounds the rate) and by anything else on the machine (a shared host's other work slows both
+servers). Floors, measured first in this process: HomeSearch's oracle steps per CPU second of one
+env with no server (each server runs its envs under one GIL), and the RSS an env adds in one process.
 
-``python benchmarks/bench_serve_scale.py`` (about 4 minutes on 2 cores); ``--quick`` for N = 64 and
+``python benchmarks/bench_serve_scale.py`` (about 3.5 minutes on 2 cores); ``--quick`` for N = 64 and
 256 for 3 s each; ``--sessions 64 2048 --seconds 10`` to choose. Results go to
 ``benchmarks/results/serve_scale.json``.
 """
@@ -40,6 +44,7 @@ import contextlib
 import gc
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 import time
@@ -95,7 +100,8 @@ def server_command(server: str, sessions: int) -> list[str]:
 
 # --------------------------------------------------------------------- floors
 def steps_floor(plans: Plans, seconds: float = 2.0) -> float:
-    """Oracle steps per second of one env in this process, no server (resets made but not counted)."""
+    """Oracle steps per CPU second of one env in this process, no server (resets made but not counted).
+    CPU time, so that other work on the machine does not move the floor."""
     import gymnasium as gym
 
     env = gym.make(f"toolbench/{TASK}-v0", **ENV_KWARGS).unwrapped
@@ -104,10 +110,10 @@ def steps_floor(plans: Plans, seconds: float = 2.0) -> float:
         task_id, actions = plans[index % len(plans)]
         index += 1
         env.reset(options={"task_id": task_id})
-        began = time.perf_counter()
+        began = time.process_time()
         for action in actions:
             env.step(action)
-        spent += time.perf_counter() - began
+        spent += time.process_time() - began
         steps += len(actions)
     return round(steps / spent, 1)
 
@@ -117,7 +123,7 @@ def env_memory_floor(plans: Plans, count: int = 256) -> float:
     import gymnasium as gym
 
     gc.collect()
-    before = rss_mb_self()
+    before = rss_mb(os.getpid())
     envs = []
     for index in range(count):
         env = gym.make(f"toolbench/{TASK}-v0", **ENV_KWARGS)
@@ -126,16 +132,10 @@ def env_memory_floor(plans: Plans, count: int = 256) -> float:
         for action in actions:
             env.step(action)
         envs.append(env)
-    grown = rss_mb_self() - before
+    grown = rss_mb(os.getpid()) - before
     for env in envs:
         env.close()
     return round(grown / count, 3)
-
-
-def rss_mb_self() -> float:
-    import os
-
-    return rss_mb(os.getpid())
 
 
 # --------------------------------------------------------------------- one session
