@@ -13,7 +13,6 @@ sessions fit in one client process and the client costs as little as it can besi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import re
@@ -271,41 +270,6 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return sum(int(fields[i]) for i in (11, 12, 13, 14)) / ticks  # utime, stime, cutime, cstime
-
-
-class CpuMeter:
-    """CPU time a process tree spent since ``start()``, its processes sampled every ``every`` seconds.
-    Sampling, because a code env's sandbox children are reaped by the kernel (their fork server
-    ignores SIGCHLD), so their time never reaches a parent's ``cutime``: a child that lives less than
-    ``every`` seconds is missed (a light step's child, milliseconds), a spinning one is not."""
-
-    def __init__(self, pid: int, every: float = 0.25):
-        self.pid, self.every = pid, every
-        self.first: dict[int, float] = {}
-        self.last: dict[int, float] = {}
-
-    def sample(self) -> None:
-        for pid in process_tree(self.pid):
-            spent = cpu_seconds(pid)
-            if spent:  # 0 once it is gone: keep what it had when last seen
-                self.first.setdefault(pid, 0.0)  # born since start(): all its time is the window's
-                self.last[pid] = spent
-
-    def start(self) -> None:
-        self.first.clear()
-        self.last.clear()
-        for pid in process_tree(self.pid):
-            self.first[pid] = self.last[pid] = cpu_seconds(pid)
-
-    async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            self.sample()
-            with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.every)
-        self.sample()
-
-    def spent(self) -> float:
-        return sum(self.last[pid] - self.first.get(pid, 0.0) for pid in self.last)
 
 
 @dataclass
