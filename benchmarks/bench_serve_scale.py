@@ -360,9 +360,10 @@ def main(sessions: tuple[int, ...] = SESSIONS, seconds: float = SECONDS) -> dict
         "floors": floors,
         "rows": rows,
     }
-    print(f"\n{TASK} interactive, oracle episodes; all N sessions open at once, then {seconds:g} s of play; "
+    print(f"\n{TASK} interactive, oracle episodes; all N sessions open at once, then {seconds:g} s of play and "
+          f"until each session finished an episode; "
           f"client: one asyncio process, RLIMIT_NOFILE soft {open_files}")  # fmt: skip
-    print(f"floors: one env in one process, no server: {floors['steps_per_s']:,.0f} steps/s; "
+    print(f"floors: one env in one process, no server: {floors['steps_per_s']:,.0f} steps per CPU second; "
           f"an env's RSS in one process: {floors['env_mb']:.3f} MB")  # fmt: skip
     print_table(rows)
     for server_name in ("toolbench", "openenv-core"):
