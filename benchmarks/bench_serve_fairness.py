@@ -33,8 +33,8 @@ floor: the light sessions' p99 alone. (The server's own CPU is not shown: the sa
 are reaped by the kernel, so their time reaches no parent's account.)
 
 ``python benchmarks/bench_serve_fairness.py`` (about 2 minutes on 2 cores); ``--quick`` (50 light
-sessions, 8 s); ``--task Tabletop --light 32``. Results go to
-``benchmarks/results/serve_fairness.json``.
+sessions, 8 s); ``--task Tabletop --light 32``; ``--server-args='--threads 32'`` adds server flags.
+Results go to ``benchmarks/results/serve_fairness_<task>.json``.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import shlex
 import sys
 import tempfile
 import time
@@ -108,10 +109,11 @@ def env_kwargs(budget: float) -> dict[str, Any]:
     return {"mode": "interactive", "time_limit": budget}
 
 
-def server_command(task: str, budget: float, sessions: int) -> list[str]:
+def server_command(task: str, budget: float, sessions: int, extra: tuple[str, ...] = ()) -> list[str]:
+    """``toolbench serve env`` for ``sessions`` sessions (and a few to spare), ``extra`` flags last."""
     return [sys.executable, "-m", "toolbench", "serve", "env", "--task", task, "--env-kwargs",
             json.dumps(env_kwargs(budget)), "--port", "0", "--max-sessions", str(sessions + 8),
-            "--connection-limit", str(sessions + 32), "--no-access-log"]  # fmt: skip
+            "--connection-limit", str(sessions + 32), "--no-access-log", *extra]  # fmt: skip
 
 
 # --------------------------------------------------------------------- sessions
@@ -294,8 +296,10 @@ def busy_cores(seconds: float = 2.0) -> float:
     return round(clock.busy_elapsed() / clock.elapsed(), 2)
 
 
-def run_phase(task: str, plans: Plans, load: Load, bad_code: str | None) -> dict[str, Any]:
-    command = server_command(task, load.budget, load.light + load.bad)
+def run_phase(
+    task: str, plans: Plans, load: Load, bad_code: str | None, server_args: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    command = server_command(task, load.budget, load.light + load.bad, server_args)
     before = busy_cores()
     with tempfile.TemporaryFile() as log:
         server = start_server(command, log)
@@ -358,14 +362,14 @@ def print_table(task: str, load: Load, phases: dict[str, dict[str, Any]]) -> Non
 
 def main(
     task: str = "GoogleSheets", light: int = LIGHT, think: float = THINK, seconds: float = SECONDS, bad: int = BAD,
-    budget: float = BUDGET,
+    budget: float = BUDGET, server_args: tuple[str, ...] = (),
 ) -> dict[str, Any]:  # fmt: skip
     open_files = raise_open_files(2 * (light + bad) + 256)
     load = Load(light, bad, think, seconds, budget)
     plans = oracle_plans(task, env_kwargs(budget))
-    phases: dict[str, dict[str, Any]] = {"alone": run_phase(task, plans, load, None)}
+    phases: dict[str, dict[str, Any]] = {"alone": run_phase(task, plans, load, None, server_args)}
     for name, code in BAD_CODE[task].items():
-        phases[name] = run_phase(task, plans, load, code)
+        phases[name] = run_phase(task, plans, load, code, server_args)
     phases["block"] = {"na": NO_BLOCK}
     with_ratios(phases, budget)
     print_table(task, load, phases)
@@ -393,6 +397,9 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=SECONDS, help="the light sessions' window")
     parser.add_argument("--budget", type=float, default=BUDGET, help="each step's time_limit, seconds")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_LIGHT} light sessions, {QUICK_SECONDS:g} s")
+    parser.add_argument(
+        "--server-args", default="", help="more flags for the server, as one string: --server-args='--threads 32'"
+    )
     args = parser.parse_args()
     main(
         args.task,
@@ -401,4 +408,5 @@ if __name__ == "__main__":
         QUICK_SECONDS if args.quick else args.seconds,
         args.bad,
         args.budget,
+        tuple(shlex.split(args.server_args)),
     )
