@@ -26,7 +26,8 @@ def _print_serve_scale(scale: dict[str, Any]) -> None:
     if not counts:
         return
     floor = scale.get("floors", {}).get("steps_per_s", 0)
-    print(f"\nserve env, {scale['task']}: N sessions at once, steps/s and p99 ms (one env, no server: {floor:,.0f}/s)")
+    print(f"\nserve env, {scale['task']}: N sessions at once, steps/s and p99 ms "
+          f"(one env, no server: {floor:,.0f} per CPU s)")  # fmt: skip
     print(f"{'N':>5} " + " ".join(f"{server + ' ' + via:>24}" for server, via in columns))
     for count in counts:
         cells = []
