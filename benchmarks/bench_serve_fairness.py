@@ -374,6 +374,7 @@ def main(
     with_ratios(phases, budget)
     print_table(task, load, phases)
     print(f"server: {phases['alone']['command']}")
+    print(f"measured by: {shell_line([sys.executable, *sys.argv])}")
     results = {
         "task": task,
         "budget_s": budget,

@@ -366,6 +366,7 @@ def main(sessions: tuple[int, ...] = SESSIONS, seconds: float = SECONDS) -> dict
     print(f"floors: one env in one process, no server: {floors['steps_per_s']:,.0f} steps per CPU second; "
           f"an env's RSS in one process: {floors['env_mb']:.3f} MB")  # fmt: skip
     print_table(rows)
+    print(f"measured by: {shell_line([sys.executable, *sys.argv])}")
     for server_name in ("toolbench", "openenv-core"):
         print(f"{server_name}: {shell_line(server_command(server_name, max(sessions)))}")
     print(f"saved {save_results('serve_scale', results)}")
