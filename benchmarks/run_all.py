@@ -20,7 +20,9 @@ import bench_rapidapi  # noqa: E402
 import bench_rapidapi_serve  # noqa: E402
 import bench_rest_tasks  # noqa: E402
 import bench_serve_env_load  # noqa: E402
+import bench_serve_fairness  # noqa: E402
 import bench_serve_load  # noqa: E402
+import bench_serve_scale  # noqa: E402
 import bench_sheets_api  # noqa: E402
 import bench_sheets_sandbox  # noqa: E402
 import bench_tabletop  # noqa: E402
@@ -35,6 +37,8 @@ BENCHMARKS = {
     "rest_tasks": bench_rest_tasks.main,
     "serve_load": bench_serve_load.main,
     "serve_env_load": bench_serve_env_load.main,
+    "serve_scale": bench_serve_scale.main,
+    "serve_fairness": bench_serve_fairness.main,
     "tabletop": bench_tabletop.main,
     "sheets_api": bench_sheets_api.main,
     "agent": bench_agent.main,

@@ -18,6 +18,50 @@ def _floor_rows(results: dict[str, Any]) -> list[tuple[str, float, float, float]
     return rows
 
 
+def _print_serve_scale(scale: dict[str, Any]) -> None:
+    """Steps per second and step p99 per server and transport, N down the side; sessions not held shown."""
+    columns = [("toolbench", "ws"), ("toolbench", "http"), ("openenv-core", "ws")]
+    rows = {(r["server"], r["transport"], r["sessions"]): r for r in scale.get("rows", [])}
+    counts = sorted({r["sessions"] for r in scale.get("rows", [])})
+    if not counts:
+        return
+    floor = scale.get("floors", {}).get("steps_per_s", 0)
+    print(f"\nserve env, {scale['task']}: N sessions at once, steps/s and p99 ms "
+          f"(one env, no server: {floor:,.0f} per CPU s)")  # fmt: skip
+    print(f"{'N':>5} " + " ".join(f"{server + ' ' + via:>24}" for server, via in columns))
+    for count in counts:
+        cells = []
+        for server, via in columns:
+            row = rows.get((server, via, count), {})
+            if "steps_per_s" not in row:
+                cells.append("n/a")
+                continue
+            lost = "" if row["held"] == count else f", {count - row['held']} lost"
+            cells.append(f"{row['steps_per_s']:,.0f}/s {row['p99_ms'] or 0:,.0f} ms{lost}")
+        print(f"{count:5d} " + " ".join(f"{cell:>24}" for cell in cells))
+
+
+def _print_serve_fairness(fairness: dict[str, Any]) -> None:
+    phases = fairness.get("phases", {})
+    alone = phases.get("alone", {}).get("light", {})
+    if not alone:
+        return
+    budget = fairness["budget_s"]
+    print(f"\nserve env fairness, {fairness['task']}: {fairness['light']} light sessions' step p99 alone "
+          f"{alone['p99_ms']:,.0f} ms (target at most 2x beside {fairness['bad']} bad sessions; "
+          f"no step over {budget:g} + 0.5 s)")  # fmt: skip
+    for name, phase in phases.items():
+        if name == "alone" or "na" in phase:
+            continue
+        light = phase["light"]
+        ratio = "no light step answered" if phase["p99_over_alone"] is None else f"{phase['p99_over_alone']:.2f}x"
+        p99 = "-" if light["p99_ms"] is None else f"{light['p99_ms']:,.0f} ms"
+        print(
+            f"  beside {name:5}: p99 {p99} ({ratio}), longest step {phase['longest_step_s']:.2f} s"
+            f"{'' if phase['within_targets'] else '  OVER'}"
+        )
+
+
 def print_summary(results: dict[str, Any]) -> None:
     print(f"{'env/mode':26} {'episodes/s':>10} {'floor/s':>9} {'cost/floor':>10}  (target at most 2)")
     for key, rate, floor, ratio in _floor_rows(results):
@@ -57,6 +101,10 @@ def print_summary(results: dict[str, Any]) -> None:
             f"empty interpreter {cli['empty_interpreter_s']:.3f} s: "
             f"{cli['import_toolbench_ratio']}x (target at most 3)"
         )
+    if "serve_scale" in results:
+        _print_serve_scale(results["serve_scale"])
+    if "serve_fairness" in results:
+        _print_serve_fairness(results["serve_fairness"])
     vector_rows = results.get("text_envs", {}).get("vector_envs", {}).items()
     vectors = {k: v for k, v in vector_rows if isinstance(v, dict) and "batched_ratio" in v}
     if vectors:
