@@ -3,7 +3,7 @@
 A code env (GoogleSheets by default, ``--task Tabletop`` too) runs each step's agent code in a
 sandboxed child, with a per-step time budget (``time_limit``; 2 s here, passed in ``--env-kwargs``).
 Each phase starts a fresh server, ``toolbench serve env --task GoogleSheets --env-kwargs '{"mode":
-"interactive", "time_limit": 2}' --port 0 --max-sessions 224 --connection-limit 248 --no-access-log``,
+"interactive", "time_limit": 2}' --port 0 --max-sessions 224 --no-access-log``,
 and opens every session over OpenEnv's WebSocket (one asyncio client process, ``serve_sessions.py``),
 each reset to its first task (which builds its env) before any clock starts:
 
@@ -21,7 +21,7 @@ each reset to its first task (which builds its env) before any clock starts:
   that calls the env's API in a loop, each call served by the env (GoogleSheets: ``worksheet.acell``
   requests answered by the emulator; Tabletop: ``put_first_on_second``, a physics simulation).
 - Tabletop's phase ``calls``: a loop of cheap API calls (``get_obj_pos``): the child mostly waits
-  for the env's answers, so its budget (CPU time charged) fills slowly.
+  for the env's answers (its budget is wall-clock time all the same).
 - block: not run, for want of a way for agent code to block (reported as n/a with the reason).
 
 Reported per phase: the light sessions' step p50/p99 and the p99 over the ``alone`` p99 (target:
@@ -33,7 +33,7 @@ floor: the light sessions' p99 alone. (The server's own CPU is not shown: the sa
 are reaped by the kernel, so their time reaches no parent's account.)
 
 ``python benchmarks/bench_serve_fairness.py`` (about 2 minutes on 2 cores); ``--quick`` (50 light
-sessions, 8 s); ``--task Tabletop --light 32``; ``--server-args='--threads 32'`` adds server flags.
+sessions, 8 s); ``--task Tabletop --light 32``; ``--server-args='--idle-timeout 60'`` adds server flags.
 Results go to ``benchmarks/results/serve_fairness_<task>.json``.
 """
 
@@ -113,7 +113,7 @@ def server_command(task: str, budget: float, sessions: int, extra: tuple[str, ..
     """``toolbench serve env`` for ``sessions`` sessions (and a few to spare), ``extra`` flags last."""
     return [sys.executable, "-m", "toolbench", "serve", "env", "--task", task, "--env-kwargs",
             json.dumps(env_kwargs(budget)), "--port", "0", "--max-sessions", str(sessions + 8),
-            "--connection-limit", str(sessions + 32), "--no-access-log", *extra]  # fmt: skip
+            "--no-access-log", *extra]  # fmt: skip
 
 
 # --------------------------------------------------------------------- sessions
@@ -399,7 +399,7 @@ if __name__ == "__main__":
     parser.add_argument("--budget", type=float, default=BUDGET, help="each step's time_limit, seconds")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_LIGHT} light sessions, {QUICK_SECONDS:g} s")
     parser.add_argument(
-        "--server-args", default="", help="more flags for the server, as one string: --server-args='--threads 32'"
+        "--server-args", default="", help="more flags for the server, as one string: --server-args='--idle-timeout 60'"
     )
     args = parser.parse_args()
     main(

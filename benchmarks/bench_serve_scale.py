@@ -4,9 +4,8 @@ For each N (64, 128, 256, 512, 1024, 2048; ``--sessions`` to choose) and each se
 a fresh server runs as a subprocess on 127.0.0.1 (what users run):
 
 - ours over WebSocket and over HTTP: ``toolbench serve env --task HomeSearch --env-kwargs
-  '{"mode": "interactive"}' --port 0 --max-sessions N --connection-limit N+16 --no-access-log``
-  (``--connection-limit`` counts WebSocket connections and keep-alive connections: its default of
-  100 would refuse the 101st session);
+  '{"mode": "interactive"}' --port 0 --max-sessions N --no-access-log`` (the connection cap's
+  default follows ``--max-sessions``, so HTTP's keep-alive clients fit as WebSocket's do);
 - openenv-core's server over WebSocket: the same env through our adapter (``openenv_adapter.py``:
   an openenv ``Environment`` wrapping ``gym.make``), ``create_app(..., max_concurrent_envs=N)`` on
   uvicorn's defaults. Its HTTP column is n/a: openenv-core 0.3's ``POST /reset`` and ``POST /step``
@@ -92,8 +91,7 @@ def server_command(server: str, sessions: int) -> list[str]:
     kwargs = json.dumps(ENV_KWARGS)
     if server == "toolbench":
         return [sys.executable, "-m", "toolbench", "serve", "env", "--task", TASK, "--env-kwargs", kwargs,
-                "--port", "0", "--max-sessions", str(sessions), "--connection-limit", str(sessions + 16),
-                "--no-access-log"]  # fmt: skip
+                "--port", "0", "--max-sessions", str(sessions), "--no-access-log"]  # fmt: skip
     return [sys.executable, str(ADAPTER), "--task", TASK, "--env-kwargs", kwargs,
             "--max-concurrent-envs", str(sessions), "--port", "0"]  # fmt: skip
 
