@@ -192,8 +192,8 @@ def test_the_child_holds_no_handle_on_the_c_library_or_libseccomp():
         ("v = pd.Series([np.random.default_rng(0).bit_generator]).to_json()", "cannot be written as JSON here"),
         ("v = pd.DataFrame({'a': [1.5]}).to_string(float_format='{0.__class__}')", "may not read attributes"),
         ("v = pd.Series([1.0, 2.0]).rolling(2, win_type='__class__')", "a plain name"),
-        ("np.sctypeDict['float64'] = 'O'", "does not support item assignment"),
-        ("np.typecodes['All'] = 'O'", "does not support item assignment"),
+        ("np.sctypeDict['float64'] = 'O'", "mappingproxy items cannot be assigned here"),
+        ("np.typecodes['All'] = 'O'", "mappingproxy items cannot be assigned here"),
     ],
 )
 def test_constructor_arguments_flags_and_library_state_that_break_invariants_are_refused(code, said):
@@ -230,3 +230,50 @@ def test_a_library_that_loads_its_own_blas_in_the_child_runs_single_threaded():
         code, lambda: {"np": np, "pd": pd}, lambda ns: ns.get("value"), Limits(seconds=30, memory_mb=1024)
     )
     assert result.ok and result.payload == [1.0, 2.0, 3.0], result.error
+
+
+@pytest.mark.parametrize(
+    "code, said",
+    [
+        ("setattr(np, 'x', 1)", "name 'setattr' is not defined"),  # it would write past _write_
+        ("delattr(np, 'mean')", "name 'delattr' is not defined"),
+        ("value = hash(np.mean)", "name 'hash' is not defined"),  # an address, rotated
+        ("c = pd.Categorical(['a'])\nc.codes.flags['WRITEABLE'] = True", "flagsobj items cannot be assigned here"),
+        ("np.random.RandomState(0).set_state(('MT19937', np.zeros(624, 'uint32'), -24))", "set_state"),
+        ("value = pd.DataFrame({'a': [1.5]}).agg('to_string', float_format='{0.__class__}')", "'to_string'"),
+        ("value = pd.DataFrame({'a': [1]}).agg('to_json')", "'to_json'"),
+        ("value = pd.CategoricalDtype(['a']).construct_array_type()", "is not available here"),
+    ],
+)
+def test_writes_addresses_raw_states_and_by_name_calls_past_the_rules_are_refused(code, said):
+    result = run(code)
+    assert not result.ok and said in result.error, result.error
+
+
+def test_codes_a_constructor_keeps_are_the_constructors_own():
+    """pandas checks a Categorical's (a MultiIndex's) codes once and keeps the array: changing the
+    array afterwards must not change the codes, which index categories without bounds checks."""
+    code = (
+        "src = np.array([0, 1], dtype='int16')\nc = pd.Categorical.from_codes(src, ['a', 'b'])\n"
+        "m = pd.MultiIndex(levels=[['x', 'y']], codes=[src])\nn = m.set_codes([pd.Series(src)])\n"
+        "src[:] = 30000\nvalue = [c.tolist(), list(m), list(n)]"
+    )
+    result = run(code)
+    assert result.ok and result.payload == [["a", "b"], [["x"], ["y"]], [["x"], ["y"]]], result.error
+
+
+@pytest.mark.parametrize(
+    "code, said",
+    [
+        (("a" + "[a" * 20 + "[0" + "]" * 21 + " += 1\n") * 150, "nested too deeply"),
+        ("b = a" + ".x" * 70 + "\n", "levels deep"),
+        ("x = [" + ",".join(["1"] * 21_000) + "]\n", "syntax nodes"),
+    ],
+)
+def test_code_whose_checking_would_cost_the_env_seconds_is_refused_before_it(code, said):
+    import time
+
+    started = time.process_time()
+    with pytest.raises(sandbox.CodeError, match=said):
+        sandbox.compile_code("a = 0\n" + code)
+    assert time.process_time() - started < 0.5

@@ -169,6 +169,35 @@ def _as_load(node: ast.expr) -> ast.expr:
 LAYOUT_ATTRIBUTES = frozenset({"strides", "dtype", "data", "shape", "base", "flags"})
 
 
+#: Bounds on the syntax tree: checking and compiling it runs in the env's process before the run's
+#: deadline. RestrictedPython's pass over an attribute or item lookup walks the lookup's whole
+#: subtree, so its cost is the sum of those subtrees' sizes (``MAX_LOOKUP_COST``, about 0.1 s).
+MAX_NODES = 20_000
+MAX_DEPTH = 60
+MAX_LOOKUP_COST = 100_000
+
+
+def _check_size(tree: ast.AST) -> None:
+    order, stack = [], [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        order.append(node)
+        if len(order) > MAX_NODES:
+            raise CodeError(f"the code has more than {MAX_NODES:,} syntax nodes; write it shorter")
+        if depth > MAX_DEPTH:
+            line = getattr(node, "lineno", "?")
+            raise CodeError(f"line {line}: the code is nested more than {MAX_DEPTH} levels deep")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    sizes: dict[int, int] = {}
+    cost = 0
+    for node in reversed(order):  # each node after its children
+        size = sizes[id(node)] = 1 + sum(sizes[id(child)] for child in ast.iter_child_nodes(node))
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            cost += size
+    if cost > MAX_LOOKUP_COST:
+        raise CodeError("the code's attribute and item lookups are nested too deeply; use intermediate variables")
+
+
 def compile_code(code: str, echo_last_expression: bool = False) -> Any:
     """Check and compile agent code; raises ``CodeError`` saying what is not allowed."""
     if len(code) > MAX_CODE_CHARS:
@@ -180,6 +209,7 @@ def compile_code(code: str, echo_last_expression: bool = False) -> Any:
         raise CodeError(f"line {exc.lineno}: syntax error: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise CodeError(f"the code cannot be parsed: {type(exc).__name__}") from None
+    _check_size(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             raise CodeError(f"line {node.lineno}: import is not allowed; use the names already provided")
@@ -393,19 +423,38 @@ _RULE_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 def _checked_call(function: Callable[..., Any], rules: dict[str, str], args: tuple, kwargs: dict[str, Any]) -> Any:
     """``function(*args, **kwargs)`` once the arguments its rules name pass them."""
     try:
-        given = inspect.signature(function).bind_partial(*args, **kwargs).arguments
+        bound = inspect.signature(function).bind_partial(*args, **kwargs)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{getattr(function, '__name__', 'this call')}(): {exc}") from None
+    given = bound.arguments
     for parameter, rule in rules.items():
         if rule == "refusing_default":
             if parameter not in given:
                 kwargs = {**kwargs, parameter: _refuse_unknown_object}
+            continue
+        if rule == "copied":  # what the callee keeps by reference, the code must not change after its checks
+            if parameter in given:
+                given[parameter] = _copied(given[parameter])
+                args, kwargs = bound.args, bound.kwargs
             continue
         check, allowed = _RULE_CHECKS[rule]
         if parameter in given and not check(given[parameter]):
             shown = _shown(given[parameter], repr, 80)
             raise ValueError(f"{parameter}={shown} is not available here ({allowed})")
     return function(*args, **kwargs)
+
+
+def _copied(value: Any, depth: int = 0) -> Any:
+    """Arrays and array-likes (a Series, an Index; in lists and tuples too) as numpy arrays of their
+    own; anything else as it is (pandas builds a new array from a plain list itself)."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None or surface.is_plain(value) and not isinstance(value, (list, tuple)):
+        return value
+    if isinstance(value, numpy.ndarray) or hasattr(type(value), "__array__"):
+        return numpy.array(value, copy=True)
+    if depth < 3 and type(value) in (list, tuple):
+        return type(value)(_copied(item, depth + 1) for item in value)
+    return value
 
 
 def _guarded_callable(function: Callable[..., Any], rules: dict[str, str]) -> Callable[..., Any]:
@@ -598,10 +647,35 @@ class _WriteTarget:
         raise TypeError(f"{type(object.__getattribute__(self, '_target')).__name__}.{name} cannot be deleted here")
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        object.__getattribute__(self, "_target")[key] = value
+        object.__getattribute__(self, "_item_target")()[key] = value
 
     def __delitem__(self, key: Any) -> None:
-        del object.__getattribute__(self, "_target")[key]
+        del object.__getattribute__(self, "_item_target")()[key]
+
+    def _item_target(self) -> Any:
+        target = object.__getattribute__(self, "_target")
+        if not isinstance(target, _item_writable_classes()):
+            raise TypeError(f"{type(target).__name__} items cannot be assigned here")
+        return target
+
+
+#: What agent code may assign items of, besides plain containers: arrays, frames and their indexers,
+#: pandas' extension arrays (which check what they store). Not an array's flags (``flags["W"] = True``
+#: would make a pandas object's read-only codes writable), nor anything else.
+ITEM_WRITABLE = (
+    ("numpy", "ndarray"),
+    ("numpy", "flatiter"),
+    ("pandas.core.generic", "NDFrame"),
+    ("pandas.core.indexing", "_LocationIndexer"),
+    ("pandas.core.indexing", "_ScalarAccessIndexer"),
+    ("pandas.core.arrays.base", "ExtensionArray"),
+    ("pandas.core.flags", "Flags"),
+)
+
+
+def _item_writable_classes() -> tuple[type, ...]:
+    classes = (getattr(sys.modules.get(module), name, None) for module, name in ITEM_WRITABLE)
+    return tuple(cls for cls in classes if isinstance(cls, type))
 
 
 def _guarded_write(obj: Any) -> Any:
@@ -612,18 +686,24 @@ def _guarded_write(obj: Any) -> Any:
         raise TypeError(f"the module {obj.__name__} cannot be changed here")
     if isinstance(obj, type):
         raise TypeError(f"the class {obj.__name__} cannot be changed here")
-    if surface.is_plain(obj) or _is_own_function(obj) or isinstance(obj, ModuleType):
+    if isinstance(obj, (list, dict, set, bytearray)) or surface.is_plain(obj) or _is_own_function(obj):
         return obj
     return _WriteTarget(obj)
+
+
+#: RestrictedPython's safe builtins that agent code does without: ``setattr``/``delattr`` write past
+#: ``_write_`` (RestrictedPython's own guard lets through any object that answers
+#: ``_guarded_writes``, which a pandas label does) and past the compile-time layout check;
+#: ``id`` and ``hash`` give object addresses, what forged pointers are made of; classes are refused.
+_REMOVED_BUILTINS = frozenset({"setattr", "delattr", "id", "hash", "__build_class__", "_getattr_"})
 
 
 def restricted_globals(names: dict[str, Any], printer: _Printer) -> dict[str, Any]:
     """The globals agent code runs with: safe builtins, RestrictedPython's guards, and ``names``."""
     import builtins
 
-    allowed = dict(safe_builtins)
+    allowed = {name: value for name, value in safe_builtins.items() if name not in _REMOVED_BUILTINS}
     allowed["__import__"] = _library_import
-    del allowed["id"]  # object addresses are what forged pointers are made of; no task needs them
     allowed.update({name: getattr(builtins, name) for name in _EXTRA_BUILTINS})
     allowed["getattr"] = guarded_getattr
     allowed["hasattr"] = _guarded_hasattr
@@ -912,13 +992,14 @@ def _refusal(name: str) -> Callable[..., Any]:
     return refuse
 
 
-def _no_dunder_labels(getattr_: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+def _no_private_labels(getattr_: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
     """pandas answers an unknown attribute with the row or column of that label, so numpy asking a
-    Series for ``__array_interface__`` would get a dict the code wrote (an array at any address)."""
+    Series for ``__array_interface__`` would get a dict the code wrote (an array at any address),
+    and a library asking for any ``_`` name (``_guarded_writes``) would get what the code chose."""
 
     @functools.wraps(getattr_)
     def lookup(self: Any, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("_"):
             raise AttributeError(name)
         return getattr_(self, name)
 
@@ -930,11 +1011,12 @@ def _by_name_allowed(obj: Any, name: str) -> bool:
     code: the attribute guard's rules. A name that is neither is pandas' own error to raise."""
     if name.startswith("_") or name in DENIED_NAMES:
         return False
-    if surface.defined(obj, name):
-        return surface.decision(obj, name)[0]
     numpy = sys.modules.get("numpy")
-    if numpy is not None and surface.defined(numpy, name):
-        return surface.decision(numpy, name)[0]
+    for owner in (obj, numpy):
+        if owner is not None and surface.defined(owner, name):
+            # Called by name, a method with argument rules would be called unwrapped: call it directly.
+            found = getattr(owner if isinstance(owner, (type, ModuleType)) else type(owner), name, None)
+            return surface.decision(owner, name)[0] and surface.callable_name(found) not in surface.argument_rules()
     return True
 
 
@@ -962,6 +1044,14 @@ _BY_NAME_MODULES = (
     "pandas.core.window.ewm",
 )
 _BY_NAME_METHODS = ("aggregate", "agg", "transform", "apply")
+#: The classes whose ``__getattr__`` answers with a label (a column, a row, a grouped column).
+_LABEL_GETATTRS = (
+    ("pandas.core.generic", "NDFrame"),
+    ("pandas.core.groupby.groupby", "GroupBy"),
+    ("pandas.core.groupby.groupby", "BaseGroupBy"),
+    ("pandas.core.window.rolling", "BaseWindow"),
+    ("pandas.core.resample", "Resampler"),
+)
 _DISARMED_MODULES = (
     "pandas",
     "numpy",
@@ -969,6 +1059,7 @@ _DISARMED_MODULES = (
     "pandas.core.generic",
     "pandas.core.apply",
     *_BY_NAME_MODULES,
+    *(module for module, _ in _LABEL_GETATTRS),
 )
 
 
@@ -1008,9 +1099,11 @@ def _plan_for(loaded: frozenset[str]) -> tuple[tuple[Any, str, Any], ...]:
     plan: list[tuple[Any, str, Any]] = []
     if "pandas.plotting._core" in loaded:  # .plot(backend=NAME) and the plotting.backend option import NAME
         plan.append((sys.modules["pandas.plotting._core"], "_load_backend", _refusal("pandas plotting backends")))
-    generic = sys.modules.get("pandas.core.generic") if "pandas.core.generic" in loaded else None
-    if generic is not None and hasattr(generic, "NDFrame"):  # s.__array_interface__ would be a row label
-        plan.append((generic.NDFrame, "__getattr__", _no_dunder_labels(generic.NDFrame.__getattr__)))
+    for module_name, class_name in _LABEL_GETATTRS:  # s.__array_interface__ would be a row label
+        module = sys.modules.get(module_name) if module_name in loaded else None
+        owner = getattr(module, class_name, None)
+        if isinstance(owner, type) and "__getattr__" in vars(owner):
+            plan.append((owner, "__getattr__", _no_private_labels(vars(owner)["__getattr__"])))
     applying = sys.modules.get("pandas.core.apply") if "pandas.core.apply" in loaded else None
     if applying is not None and hasattr(applying, "Apply"):
         plan.append((applying.Apply, "_apply_str", _guarded_apply_str(applying.Apply._apply_str)))

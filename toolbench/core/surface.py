@@ -93,6 +93,7 @@ ALLOWED_MODULES = frozenset(
         "pandas.api",  # of which only the module pandas.api.types
         "pandas.api.types",
         "pandas.errors",
+        "pandas.tseries.offsets",  # pd.offsets
     }
 )
 
@@ -231,7 +232,8 @@ _PROCESS = (
     r"|show_versions|show_config|show_runtime|info|source|lookfor|test|who|get_include|add_docstring"
     r"|add_newdoc|add_newdoc_ufunc|setbufsize|seterrcall"
 )
-_INSIDES = r"session|auth|adapters|lock|mro|func_.*|f_.*|gi_.*|cr_.*|ag_.*|tb_.*"
+_INSIDES = r"session|auth|adapters|lock|mro|func_.*|f_.*|gi_.*|cr_.*|ag_.*|tb_.*|construct_array_type"
+_STATE = r"set_state"  # a generator's state: MT19937's position is not range-checked
 DENIED: tuple[tuple[str, str, str], ...] = (
     ("numpy", "resize", ""),  # np.resize, the function, returns a new array: allowed (an empty reason)
     ("numpy.*", _MEMORY, "frees, reallocates or reinterprets an array's memory, or shows its address"),
@@ -239,7 +241,8 @@ DENIED: tuple[tuple[str, str, str], ...] = (
     (".*", _FILES, "files, pickles and native readers"),
     (".*", _CODE, "runs code, templates or plotting"),
     (r"numpy|pandas|numpy\..*", _PROCESS, "process-wide settings and introspection"),
-    (".*", _INSIDES, "the transport, locks, frames and functions' insides"),
+    (".*", _INSIDES, "the transport, locks, frames and functions' insides, raw classes"),
+    ("numpy.random.*", _STATE, "a random generator's raw state (its position is not range-checked)"),
 )
 _DENIED = tuple((re.compile(owner), re.compile(name), reason) for owner, name, reason in DENIED)
 
@@ -277,7 +280,9 @@ def denial(key: str, owner: Any = None, value: Any = None) -> str | None:
 #: (a check that may not be switched off); ``falsy``: absent or false; ``no_field_lookup``: a string
 #: that is not a ``str.format`` template reading attributes or items (``"{0.__class__}"``);
 #: ``public_name``: None or a plain identifier; ``refusing_default``: when absent, a handler that
-#: refuses is passed (pandas' JSON writer would otherwise read any object's attributes itself).
+#: refuses is passed (pandas' JSON writer would otherwise read any object's attributes itself);
+#: ``copied``: arrays passed are copied first (pandas keeps a Categorical's or MultiIndex's codes by
+#: reference after checking them once).
 #: Rules marked ``raw`` apply only where the callable takes a buffer or strides (an array over
 #: given memory, whose object fields could alias other memory); ``offset`` elsewhere (a diagonal's)
 #: is harmless.
@@ -289,6 +294,7 @@ ARGUMENT_RULES: tuple[tuple[str, str, str, bool], ...] = (
     ("pandas.*", "float_format", "no_field_lookup", False),
     ("pandas.*", "win_type", "public_name", False),
     ("pandas.*", "default_handler", "refusing_default", False),
+    ("pandas.*", "codes", "copied", False),  # validated, then kept by reference: the code keeps the array
 )
 _ARGUMENT_RULES = tuple((re.compile(owner), re.compile(param), rule, raw) for owner, param, rule, raw in ARGUMENT_RULES)
 _RAW_PARAMETERS = frozenset({"buffer", "buf", "strides"})
@@ -558,12 +564,16 @@ def library_samples(np: Any, pd: Any = None) -> dict[str, Any]:
         "frame groupby": frame.groupby("a"),
         "series groupby": frame.groupby("a")["b"],
         "rolling": frame["b"].rolling(2),
+        "weighted rolling": frame["b"].rolling(2, win_type="triang"),
+        "month end": pd.offsets.MonthEnd(),
         "frame rolling": frame[["a", "b"]].rolling(2),
         "expanding": frame["b"].expanding(),
         "ewm": frame["b"].ewm(span=2),
         "resampler": frame.set_index("d").resample("D"),
         "grouped rolling": frame.groupby("a")["b"].rolling(2),
         "timestamp": frame["d"][0],
+        "date": frame["d"][0].date(),
+        "time": frame["d"][0].time(),
         "timedelta": pd.Timedelta(days=1),
         "period": periods[0],
         "interval": intervals[0],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, ClassVar
 
 import numpy as np
@@ -255,12 +256,16 @@ class TabletopEnv(ToolEnv):
         assert sim is not None and self.task is not None
         api = make_agent_api(sim)
         perform, moves, said_before = sim.pick_place, 0, len(sim.messages)
+        # One call may make many moves (stack_objects_in_order): the step's deadline holds between them too.
+        ends = time.monotonic() + self.limits.seconds
 
         def pick_place(pick_xy: Any, place_xy: Any) -> Any:
             nonlocal moves
             moves += 1
             if moves > MAX_MOVES:
                 raise ValueError(f"a program may make at most {MAX_MOVES} pick-and-place moves")
+            if time.monotonic() > ends:
+                raise ValueError(f"the step's {self.limits.seconds:g} s time budget ran out during its moves")
             result = perform(pick_xy, place_xy)
             self._collisions += len(result.collisions)
             if self.record_frames:
