@@ -123,3 +123,35 @@ def test_no_code_env_step_outlasts_its_budget_and_the_grace(env_id, code):
     assert reward == 0.0 and ("time budget" in observation or "[504]" in observation), observation
     assert elapsed < 1.0 + GRACE, elapsed
     env.close()
+
+
+def test_runs_at_once_share_a_memory_capacity_and_a_run_waits_for_room():
+    import threading
+
+    admission = sandbox.MemoryAdmission(capacity_mb=1000)
+    assert admission.admit(600, timeout=0.1)
+    started = time.monotonic()
+    assert not admission.admit(600, timeout=0.2)  # no room within its time: refused, not queued for ever
+    assert 0.15 < time.monotonic() - started < 1
+    threading.Timer(0.2, admission.release, args=(600,)).start()
+    assert admission.admit(600, timeout=5)  # room once the first run ended
+    assert admission.admit(400, timeout=0.1)
+    admission.release(600)
+    admission.release(400)
+    assert admission.admit(5000, timeout=0.1)  # larger than the capacity: runs alone
+
+
+def test_a_run_that_finds_no_room_within_its_budget_ends_with_a_clear_error(monkeypatch):
+    monkeypatch.setattr(sandbox, "MEMORY", sandbox.MemoryAdmission(capacity_mb=600))
+    assert sandbox.MEMORY.admit(600, timeout=0.1)  # another run holds all of it
+    result, elapsed = timed(lambda: run("result = 1", seconds=0.5))
+    assert result.timed_out and "stayed taken by other runs" in result.error and elapsed < 0.5 + GRACE
+
+
+def test_a_child_is_the_first_process_the_kernel_ends_when_memory_runs_out():
+    def setup():  # in the child, before its layers close /proc
+        with open("/proc/self/oom_score_adj") as handle:
+            return {"score": handle.read().strip()}
+
+    result = sandbox.run_code("x = 1", setup, lambda ns: ns["score"], Limits(5, 512))
+    assert result.payload == "1000", result

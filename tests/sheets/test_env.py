@@ -91,6 +91,17 @@ def test_interactive_cells_carry_values_and_dataframes():
     assert terminated and not info["success"] and reward < 1.0  # nothing was changed yet
 
 
+def test_a_value_json_cannot_carry_is_left_behind_not_a_broken_session():
+    env = gym.make(ENV_ID, mode="interactive")
+    env.reset(options={"task_id": first("pandas").id})
+    obs, *_ = env.step("x = float('nan')\ny = [float('inf')]\nz = 3\nprint('set')")
+    assert obs == "set"
+    obs, _, _, _, info = env.step("print(z)")
+    assert obs == "3" and info["error"] is None
+    obs, *_ = env.step("x")
+    assert "NameError" in obs  # not carried, like a function or a module
+
+
 def test_a_number_format_is_compared_as_it_shows():
     env = gym.make(ENV_ID)
     task = next(t for t in toolbench.load_tasks("GoogleSheets") if "'CURRENCY'" in t.references[0])

@@ -27,6 +27,8 @@ logger = logging.getLogger("toolbench")
 OBSERVATION_MAX_LENGTH = 2**18
 ACTION_MAX_LENGTH = 2**17
 TRUNCATION_NOTE = "\n...[observation truncated at {n} characters]"
+#: What an episode's transcript (``render``, ``get_state``) keeps: a few full steps' worth.
+TRANSCRIPT_MAX_CHARS = 2**21
 
 
 def _unpaired_surrogate(text: str) -> int | None:
@@ -359,11 +361,21 @@ class ToolEnv(gym.Env[str, str]):
         self._done = ended
         info = self._step_info(outcome)
         observation = self._fit(outcome.observation)
-        self._transcript.append(("action", self._fit(action if isinstance(action, str) else repr(action)[:1000])))
-        self._transcript.append(("observation", observation))
+        if not was_done:  # steps after the end change nothing: the episode's record is complete
+            self._record("action", self._fit(action if isinstance(action, str) else repr(action)[:1000]))
+            self._record("observation", observation)
         if ended and not was_done:
             self._transcript.append(("end", f"reward={reward:.3f} success={info['success']} error={info['error']}"))
         return observation, reward, terminated, truncated, info
+
+    def _record(self, kind: str, text: str) -> None:
+        """Add to the transcript within ``TRANSCRIPT_MAX_CHARS`` (a long episode of long actions and
+        observations would otherwise hold gigabytes): past it, entries are cut, and then kept short."""
+        used = sum(len(entry) for _, entry in self._transcript)
+        room = max(TRANSCRIPT_MAX_CHARS - used, 200)
+        if len(text) > room:
+            text = text[: room - 100] + f"\n...[cut: the transcript keeps at most {TRANSCRIPT_MAX_CHARS} characters]"
+        self._transcript.append((kind, text))
 
     def _step_info(self, outcome: Outcome) -> dict[str, Any]:
         assert self._task is not None

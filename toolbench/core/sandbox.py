@@ -925,6 +925,13 @@ def _quiet_stdio() -> None:
 MAX_DESCRIPTORS = 256
 
 
+def _first_to_go_when_memory_runs_out() -> None:
+    """The kernel's OOM killer takes this child before anything else of the machine's (a process may
+    raise its own score without privileges)."""
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w", encoding="ascii") as handle:
+        handle.write("1000")
+
+
 def _drop_privileges() -> None:
     """No new processes: RLIMIT_NPROC = 0 stops fork for an unprivileged user (seccomp, applied
     later, stops it for root too). At most MAX_DESCRIPTORS descriptors, and no core dump for the
@@ -1211,6 +1218,7 @@ def _child(
     _clear_environment()
     _limit_memory(limits.memory_mb)
     _single_threaded_libraries()
+    _first_to_go_when_memory_runs_out()
     _drop_privileges()
     _seed_libraries(seed)
     reply = _run_agent_code(code_object, setup, collect, limits, UNGUARDED_FOR_TESTS)
@@ -1361,6 +1369,7 @@ def ready_child(link: socket.socket) -> None:
     _clear_environment()
     pages = _mapped_pages()  # before Landlock closes /proc
     _die_with_the_worker()
+    _first_to_go_when_memory_runs_out()
     _drop_privileges()
     _apply_kernel_layers()
     _disarm_libraries()  # the same for every run: done while waiting, not on the step's path
@@ -1454,6 +1463,49 @@ def _marshalled(code: str, echo_last_expression: bool) -> str:
     return _marshalled_cached.__wrapped__(code, echo_last_expression)
 
 
+class MemoryAdmission:
+    """How much memory the runs of this process may have at once: each run reserves its budget
+    (``Limits.memory_mb``) before its child starts and returns it when the child ends, so many
+    sessions at once cannot together exhaust the machine's memory (each child's own budget bounds
+    only itself). The capacity is ``TOOLBENCH_SANDBOX_MEMORY_MB`` or 80% of the machine's memory;
+    a run larger than the capacity runs alone."""
+
+    def __init__(self, capacity_mb: int) -> None:
+        self.capacity_mb = capacity_mb
+        self._reserved = 0
+        self._changed = threading.Condition()
+
+    def admit(self, memory_mb: int, timeout: float) -> bool:
+        """Reserve ``memory_mb`` once it fits, waiting at most ``timeout`` seconds; False if it never did."""
+        with self._changed:
+            fits = self._changed.wait_for(
+                lambda: self._reserved == 0 or self._reserved + memory_mb <= self.capacity_mb, timeout
+            )
+            if fits:
+                self._reserved += memory_mb
+            return fits
+
+    def release(self, memory_mb: int) -> None:
+        with self._changed:
+            self._reserved -= memory_mb
+            self._changed.notify_all()
+
+
+def _memory_capacity_mb() -> int:
+    given = os.environ.get("TOOLBENCH_SANDBOX_MEMORY_MB", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            total_kb = next(int(line.split()[1]) for line in handle if line.startswith("MemTotal:"))
+        return max(int(total_kb / 1024 * 0.8), 256)
+    except (OSError, StopIteration, ValueError, IndexError):
+        return 16 * 1024  # not Linux: a workstation's worth
+
+
+MEMORY = MemoryAdmission(_memory_capacity_mb())
+
+
 def start_worker() -> None:
     """Start this process's clean worker now, if it is not running, so that no step pays for its
     start (a second or more on a loaded machine); a failure shows at the first run instead."""
@@ -1486,13 +1538,46 @@ def run_in_worker(
             compiled = _marshalled(code, echo_last_expression)
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
+    started = time.monotonic()
+    if not MEMORY.admit(limits.memory_mb, timeout=limits.seconds):
+        return SandboxResult(
+            False,
+            "",
+            f"the sandbox's memory for runs at once ({MEMORY.capacity_mb} MB) stayed taken by other runs for "
+            f"the whole {limits.seconds:g} s time budget; try the step again",
+            timed_out=True,
+        )
+    try:
+        return _run_admitted(
+            code, compiled, echo_last_expression, names, collect, serve, limits, seed, names_args, collect_args,
+            account, seconds=max(limits.seconds - (time.monotonic() - started), 0.05),
+        )  # fmt: skip
+    finally:
+        MEMORY.release(limits.memory_mb)
+
+
+def _run_admitted(
+    code: str,
+    compiled: str,
+    echo_last_expression: bool,
+    names: str,
+    collect: str,
+    serve: Callable[[str, Any], Any],
+    limits: Limits,
+    seed: int,
+    names_args: dict[str, Any] | None,
+    collect_args: dict[str, Any] | None,
+    account: CpuAccount | None,
+    seconds: float,
+) -> SandboxResult:
+    """``run_in_worker``'s run, once its memory is reserved, within ``seconds`` (its budget's rest)."""
     try:
         child, channel = WorkerServer.get().fork()
     except (WorkerUnavailable, OSError) as exc:
         return SandboxResult(False, "", f"the sandbox could not start a run ({exc}); try the step again")
     # From here: starting the clean worker (seconds, the first time, on a loaded machine) is not the
     # code's time. The rest is, in wall-clock time, whatever the child does (``RunDeadline``).
-    deadline = RunDeadline(limits.seconds, child.pid, account)
+    deadline = RunDeadline(seconds, child.pid, account)
     try:
         channel.send(
             {

@@ -149,7 +149,7 @@ def _carry(namespace: dict[str, Any], given: Collection[str]) -> dict[str, Any]:
             if isinstance(value, (pd.DataFrame, pd.Series)):
                 item = _frame_item(value)
             else:
-                json.dumps(value)
+                json.dumps(value, allow_nan=False)  # the next cell's job is strict JSON: NaN is not carried
                 item = {"kind": "json", "data": value}
         except (TypeError, ValueError, OverflowError, NotImplementedError):
             continue  # functions, modules, gspread objects: not carried over
