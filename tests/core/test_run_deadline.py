@@ -125,27 +125,21 @@ def test_no_code_env_step_outlasts_its_budget_and_the_grace(env_id, code):
     env.close()
 
 
-def test_runs_at_once_share_a_memory_capacity_and_a_run_waits_for_room():
-    import threading
-
-    admission = sandbox.MemoryAdmission(capacity_mb=1000)
-    assert admission.admit(600, timeout=0.1)
-    started = time.monotonic()
-    assert not admission.admit(600, timeout=0.2)  # no room within its time: refused, not queued for ever
-    assert 0.15 < time.monotonic() - started < 1
-    threading.Timer(0.2, admission.release, args=(600,)).start()
-    assert admission.admit(600, timeout=5)  # room once the first run ended
-    assert admission.admit(400, timeout=0.1)
-    admission.release(600)
-    admission.release(400)
-    assert admission.admit(5000, timeout=0.1)  # larger than the capacity: runs alone
+def test_the_run_using_most_of_the_shared_memory_is_the_one_ended():
+    watch = worker.MemoryWatch(capacity_mb=1000)
+    assert not watch.report(1, 400 * 2**20) and not watch.report(2, 500 * 2**20)
+    assert not watch.report(1, 450 * 2**20)  # over 1,000 MB, but run 2 uses more
+    assert watch.report(2, 600 * 2**20)
+    watch.forget(2)
+    assert not watch.report(1, 900 * 2**20)
 
 
-def test_a_run_that_finds_no_room_within_its_budget_ends_with_a_clear_error(monkeypatch):
-    monkeypatch.setattr(sandbox, "MEMORY", sandbox.MemoryAdmission(capacity_mb=600))
-    assert sandbox.MEMORY.admit(600, timeout=0.1)  # another run holds all of it
-    result, elapsed = timed(lambda: run("result = 1", seconds=0.5))
-    assert result.timed_out and "stayed taken by other runs" in result.error and elapsed < 0.5 + GRACE
+def test_runs_that_together_pass_the_memory_capacity_end_the_largest_with_a_clear_error(unguarded, monkeypatch):
+    monkeypatch.setattr(worker, "MEMORY", worker.MemoryWatch(capacity_mb=150))
+    code = "import time\nblock = bytearray(200 * 2**20)\nfor i in range(0, len(block), 4096):\n    block[i] = 1\ntime.sleep(10)"
+    result, elapsed = timed(lambda: run(code, seconds=5))
+    assert not result.ok and "this run used the most of it" in result.error and elapsed < 3, (result.error, elapsed)
+    assert run("result = 1", seconds=5).payload == 1  # a short run is not looked at
 
 
 def test_a_child_is_the_first_process_the_kernel_ends_when_memory_runs_out():

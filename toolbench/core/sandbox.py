@@ -1463,49 +1463,6 @@ def _marshalled(code: str, echo_last_expression: bool) -> str:
     return _marshalled_cached.__wrapped__(code, echo_last_expression)
 
 
-class MemoryAdmission:
-    """How much memory the runs of this process may have at once: each run reserves its budget
-    (``Limits.memory_mb``) before its child starts and returns it when the child ends, so many
-    sessions at once cannot together exhaust the machine's memory (each child's own budget bounds
-    only itself). The capacity is ``TOOLBENCH_SANDBOX_MEMORY_MB`` or 80% of the machine's memory;
-    a run larger than the capacity runs alone."""
-
-    def __init__(self, capacity_mb: int) -> None:
-        self.capacity_mb = capacity_mb
-        self._reserved = 0
-        self._changed = threading.Condition()
-
-    def admit(self, memory_mb: int, timeout: float) -> bool:
-        """Reserve ``memory_mb`` once it fits, waiting at most ``timeout`` seconds; False if it never did."""
-        with self._changed:
-            fits = self._changed.wait_for(
-                lambda: self._reserved == 0 or self._reserved + memory_mb <= self.capacity_mb, timeout
-            )
-            if fits:
-                self._reserved += memory_mb
-            return fits
-
-    def release(self, memory_mb: int) -> None:
-        with self._changed:
-            self._reserved -= memory_mb
-            self._changed.notify_all()
-
-
-def _memory_capacity_mb() -> int:
-    given = os.environ.get("TOOLBENCH_SANDBOX_MEMORY_MB", "")
-    if given.isdigit() and int(given) > 0:
-        return int(given)
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            total_kb = next(int(line.split()[1]) for line in handle if line.startswith("MemTotal:"))
-        return max(int(total_kb / 1024 * 0.8), 256)
-    except (OSError, StopIteration, ValueError, IndexError):
-        return 16 * 1024  # not Linux: a workstation's worth
-
-
-MEMORY = MemoryAdmission(_memory_capacity_mb())
-
-
 def start_worker() -> None:
     """Start this process's clean worker now, if it is not running, so that no step pays for its
     start (a second or more on a loaded machine); a failure shows at the first run instead."""
@@ -1538,25 +1495,13 @@ def run_in_worker(
             compiled = _marshalled(code, echo_last_expression)
     except CodeError as exc:
         return SandboxResult(False, "", str(exc))
-    started = time.monotonic()
-    if not MEMORY.admit(limits.memory_mb, timeout=limits.seconds):
-        return SandboxResult(
-            False,
-            "",
-            f"the sandbox's memory for runs at once ({MEMORY.capacity_mb} MB) stayed taken by other runs for "
-            f"the whole {limits.seconds:g} s time budget; try the step again",
-            timed_out=True,
-        )
-    try:
-        return _run_admitted(
-            code, compiled, echo_last_expression, names, collect, serve, limits, seed, names_args, collect_args,
-            account, seconds=max(limits.seconds - (time.monotonic() - started), 0.05),
-        )  # fmt: skip
-    finally:
-        MEMORY.release(limits.memory_mb)
+    return _run_in_child(
+        code, compiled, echo_last_expression, names, collect, serve, limits, seed, names_args, collect_args,
+        account, ends=time.monotonic() + limits.seconds,
+    )  # fmt: skip
 
 
-def _run_admitted(
+def _run_in_child(
     code: str,
     compiled: str,
     echo_last_expression: bool,
@@ -1568,16 +1513,16 @@ def _run_admitted(
     names_args: dict[str, Any] | None,
     collect_args: dict[str, Any] | None,
     account: CpuAccount | None,
-    seconds: float,
+    ends: float,
 ) -> SandboxResult:
-    """``run_in_worker``'s run, once its memory is reserved, within ``seconds`` (its budget's rest)."""
+    """``run_in_worker``'s run, ending by ``ends`` (``time.monotonic()``): waiting for a child counts,
+    as the child's own time does (``RunDeadline``). Code envs start the clean worker at reset, so
+    its start is no step's."""
     try:
         child, channel = WorkerServer.get().fork()
     except (WorkerUnavailable, OSError) as exc:
         return SandboxResult(False, "", f"the sandbox could not start a run ({exc}); try the step again")
-    # From here: starting the clean worker (seconds, the first time, on a loaded machine) is not the
-    # code's time. The rest is, in wall-clock time, whatever the child does (``RunDeadline``).
-    deadline = RunDeadline(seconds, child.pid, account)
+    deadline = RunDeadline(max(ends - time.monotonic(), 0.05), child.pid, account)
     try:
         channel.send(
             {
@@ -1610,6 +1555,8 @@ def _run_admitted(
                 raise ChannelTimeout()
             channel.send(_serve_call(serve, message, deadline), deadline)
     except ChannelTimeout:
+        if deadline.over_memory:
+            return SandboxResult(False, "", deadline.over_memory)
         return SandboxResult(
             False, "", f"the code did not finish within its {limits.seconds:g} s time budget", timed_out=True
         )

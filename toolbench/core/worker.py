@@ -93,6 +93,61 @@ class CpuAccount:
         self._at = now
 
 
+class MemoryWatch:
+    """The memory the runs of this process use at once, and the capacity they share: each child's
+    own budget (RLIMIT_AS) bounds only itself, so many sessions at once could together exhaust the
+    machine. A run that has lasted ``MEMORY_LOOK_AFTER`` seconds reports its child's proportional set
+    size (shared pages split among their sharers) every ``MEMORY_LOOK_EVERY`` seconds; when the
+    reported total passes the capacity, the run using the most is ended (a short run is never
+    looked at, nor waits for anyone). The capacity is ``TOOLBENCH_SANDBOX_MEMORY_MB`` or 80% of the
+    machine's memory."""
+
+    def __init__(self, capacity_mb: int) -> None:
+        self.capacity_mb = capacity_mb
+        self._used: dict[int, int] = {}  # pid -> bytes
+        self._lock = threading.Lock()
+
+    def report(self, pid: int, used: int) -> bool:
+        """Record a run's use; True when the runs' total is over the capacity and this run uses the most."""
+        with self._lock:
+            self._used[pid] = used
+            over = sum(self._used.values()) > self.capacity_mb * 2**20
+            return over and used >= max(self._used.values())
+
+    def forget(self, pid: int) -> None:
+        with self._lock:
+            self._used.pop(pid, None)
+
+
+def _memory_capacity_mb() -> int:
+    given = os.environ.get("TOOLBENCH_SANDBOX_MEMORY_MB", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            total_kb = next(int(line.split()[1]) for line in handle if line.startswith("MemTotal:"))
+        return max(int(total_kb / 1024 * 0.8), 256)
+    except (OSError, StopIteration, ValueError, IndexError):
+        return 16 * 1024  # not Linux: a workstation's worth
+
+
+MEMORY = MemoryWatch(_memory_capacity_mb())
+MEMORY_LOOK_AFTER = 0.5
+MEMORY_LOOK_EVERY = 0.5
+
+
+def proportional_set_size(pid: int) -> int | None:
+    """A process's proportional set size in bytes (``/proc/PID/smaps_rollup``), None where unknown."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 class RunDeadline:
     """When a run's time is up: ``seconds`` of wall-clock time after it began, however the child
     spends them (running, blocked, waiting for a core) and however long the env takes to serve
@@ -110,7 +165,9 @@ class RunDeadline:
         self._ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         self._before = self._child_cpu()  # what the child spent getting ready is not the run's
         self.demoted = False
+        self.over_memory: str | None = None  # why the run was ended for the runs' shared memory
         self._next_look = self.started
+        self._next_memory_look = self.started + MEMORY_LOOK_AFTER
         self._look()
 
     def _child_cpu(self) -> float | None:
@@ -137,25 +194,45 @@ class RunDeadline:
 
     def demote(self) -> None:
         """The child at the lowest priority from now on (its own seccomp filter and RLIMIT_NICE keep
-        it there)."""
+        it there). The child leads a session of its own, and where the kernel groups scheduling by
+        session (autogroup), a process's nice value orders it only within its group: the group's
+        own nice value is what weighs against the env's and other sessions' children."""
         self.demoted = True
-        if self.pid is not None:
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, self.pid, DEMOTED_NICE)
+        if self.pid is None:
+            return
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, self.pid, DEMOTED_NICE)
+        with contextlib.suppress(OSError), open(f"/proc/{self.pid}/autogroup", "w", encoding="ascii") as group:
+            group.write(str(DEMOTED_NICE))
+
+    def _look_at_memory(self, now: float) -> None:
+        self._next_memory_look = now + MEMORY_LOOK_EVERY
+        used = proportional_set_size(self.pid) if self.pid is not None else None
+        if used is not None and MEMORY.report(self.pid, used):
+            self.over_memory = (
+                f"the sandbox's memory for runs at once ({MEMORY.capacity_mb} MB) ran out, and this run used "
+                f"the most of it ({used / 2**20:.0f} MB): it was ended"
+            )
 
     def remaining(self) -> float:
-        """Seconds to wait before looking again; 0 once the run's time is up."""
+        """Seconds to wait before looking again; 0 once the run's time is up (or its memory is)."""
         now = time.monotonic()
-        if now >= self.ends:
+        if now >= self.ends or self.over_memory:
             return 0.0
         if not self.demoted and now >= self._next_look:
             self._look()
-        wake = self.ends if self.demoted else min(self.ends, self._next_look)
+        if now >= self._next_memory_look:
+            self._look_at_memory(now)
+            if self.over_memory:
+                return 0.0
+        wake = min(self.ends, self._next_memory_look, self.ends if self.demoted else self._next_look)
         return max(wake - now, 1e-3)
 
     def finish(self) -> None:
         """Charge the run's use to the session's account (called once, when the run ends)."""
         self.account.charge(self.used())
+        if self.pid is not None:
+            MEMORY.forget(self.pid)
 
 
 def _wait_until_ready(
