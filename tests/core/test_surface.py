@@ -241,7 +241,7 @@ def test_a_library_that_loads_its_own_blas_in_the_child_runs_single_threaded():
         ("c = pd.Categorical(['a'])\nc.codes.flags['WRITEABLE'] = True", "flagsobj items cannot be assigned here"),
         ("np.random.RandomState(0).set_state(('MT19937', np.zeros(624, 'uint32'), -24))", "set_state"),
         ("value = pd.DataFrame({'a': [1.5]}).agg('to_string', float_format='{0.__class__}')", "'to_string'"),
-        ("value = pd.DataFrame({'a': [1]}).agg('to_json')", "'to_json'"),
+        ("value = pd.DataFrame({'a': [np.random.MT19937(0)]}).agg('to_json')", "cannot be written as JSON here"),
         ("value = pd.CategoricalDtype(['a']).construct_array_type()", "is not available here"),
     ],
 )
@@ -277,3 +277,57 @@ def test_code_whose_checking_would_cost_the_env_seconds_is_refused_before_it(cod
     with pytest.raises(sandbox.CodeError, match=said):
         sandbox.compile_code("a = 0\n" + code)
     assert time.process_time() - started < 0.5
+
+
+def test_codes_stay_the_objects_own_however_they_were_passed():
+    code = (
+        "src = np.array([0, 1], dtype='int16')\nview = src[:]\n"
+        "frozen = pd.MultiIndex.from_arrays([[0], [0]]).codes[:0]\n"
+        "m = pd.MultiIndex(levels=[['x', 'y']], codes=frozen + [src])\n"
+        "c = pd.Categorical.from_codes(pd.Series(src), ['a', 'b'])\n"
+        "view[:] = 30000\nvalue = [list(m), c.tolist()]"
+    )
+    result = run(code)
+    assert result.ok and result.payload == [[["x"], ["y"]], ["a", "b"]], result.error
+
+
+def test_rows_whose_length_and_iteration_disagree_build_as_their_iteration():
+    # A DataFrame has one row but iterates its 50 column labels: pandas' row packer trusted len().
+    code = (
+        "wide = pd.DataFrame([[0] * 50], columns=['c%d' % i for i in range(50)])\n"
+        "value = [pd.DataFrame([(1, 2)] + [wide] * 3).shape, pd.DataFrame([[1, 2], wide]).shape,"
+        " len(pd.MultiIndex.from_tuples([(1, 2), wide]))]"
+    )
+    result = run(code)
+    assert result.ok and result.payload == [[4, 50], [2, 50], 2], result.error
+
+
+def test_an_objects_cached_containers_reach_the_code_as_copies():
+    code = (
+        "df = pd.DataFrame({'g': [0, 0, 1], 'v': [1.0, 2.0, 3.0]})\ngb = df.groupby('g')\n"
+        "gb.indices[0][:] = 99\nindices = gb.indices\nindices[0] = np.arange(10**6)\n"
+        "value = [gb.indices[0].tolist(), gb['v'].sum().tolist()]"
+    )
+    result = run(code)
+    assert result.ok and result.payload == [[0, 1], [3.0, 3.0]], result.error
+
+
+def test_the_envs_own_code_in_the_child_writes_no_object_by_its_attributes():
+    import gymnasium as gym
+
+    env = gym.make("toolbench/GoogleSheets-v0", mode="interactive")
+    env.reset(seed=0)
+    env.step("x = pd.DataFrame({'a': [np.random.MT19937(0)]})\ny = 1")
+    observation, *_ = env.step("print(y)\nx")
+    assert observation.startswith("1") and "NameError" in observation and "ctypes" not in observation
+    env.close()
+
+
+def test_match_objects_and_harmless_explicit_defaults_are_usable():
+    code = (
+        "s = pd.Series(['ab', 'cb'])\n"
+        "value = [s.str.replace('b', lambda m: m.group(0).upper() + str(m.start()), regex=True).tolist(),"
+        " pd.concat([s, s], verify_integrity=False, ignore_index=True).size]"
+    )
+    result = run(code)
+    assert result.ok and result.payload == [["aB1", "cB1"], 4], result.error

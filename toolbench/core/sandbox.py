@@ -428,10 +428,6 @@ def _checked_call(function: Callable[..., Any], rules: dict[str, str], args: tup
         raise TypeError(f"{getattr(function, '__name__', 'this call')}(): {exc}") from None
     given = bound.arguments
     for parameter, rule in rules.items():
-        if rule == "refusing_default":
-            if parameter not in given:
-                kwargs = {**kwargs, parameter: _refuse_unknown_object}
-            continue
         if rule == "copied":  # what the callee keeps by reference, the code must not change after its checks
             if parameter in given:
                 given[parameter] = _copied(given[parameter])
@@ -561,7 +557,24 @@ def guarded_getattr(obj: Any, name: str, *default: Any) -> Any:
         raise AttributeError(f"{type(obj).__name__!r} object has no attribute {name!r}")
     if isinstance(obj, (ModuleType, type)):  # np.sctypeDict: the library's own state, to read, not to change
         value = _read_only(value)
+    elif key is not None and type(value) in (dict, list, set):  # gb.indices: an object's cache, trusted later
+        value = _detached(value)
     return _checked(value, repr(name))
+
+
+def _detached(value: Any) -> Any:
+    """A library object's dict, list or set (a groupby's cached ``indices``, which later calls trust
+    as positions) as a copy, the arrays in it copied too: what the code changes, the library never sees."""
+    numpy = sys.modules.get("numpy")
+
+    def own(item: Any) -> Any:
+        return item.copy() if numpy is not None and isinstance(item, numpy.ndarray) else item
+
+    if type(value) is dict:
+        return {key: own(item) for key, item in value.items()}
+    if type(value) is list:
+        return [own(item) for item in value]
+    return set(value)
 
 
 def _read_only(value: Any) -> Any:
@@ -1065,6 +1078,8 @@ _DISARMED_MODULES = (
     "pandas.plotting._core",
     "pandas.core.generic",
     "pandas.core.apply",
+    "pandas.core.dtypes.cast",
+    "pandas._libs.lib",
     *_BY_NAME_MODULES,
     *(module for module, _ in _LABEL_GETATTRS),
 )
@@ -1095,6 +1110,64 @@ def _names_checked(method: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
+def _own_codes(coerce: Callable[..., Any]) -> Callable[..., Any]:
+    """pandas' ``coerce_indexer_dtype``, whose result a Categorical or MultiIndex keeps as its codes,
+    always an array of its own: given the code's own array of the right type, it returns that very
+    array, which the code could change after pandas checked it (codes index categories unchecked)."""
+
+    @functools.wraps(coerce)
+    def coerced(indexer: Any, categories: Any) -> Any:
+        return coerce(indexer, categories).copy()  # small integers: a copy costs little, and it is sure
+
+    return coerced
+
+
+def _rows_as(function: Callable[..., Any], kind: type) -> Callable[..., Any]:
+    """pandas' ``lib.to_object_array`` (and its tuples twin) sizes each row by ``len(row)`` and fills it
+    from ``list(row)`` with bounds checks off: a DataFrame as a row has one length and another
+    iteration. Each row as a list (a tuple) first, whose length is what it holds."""
+
+    @functools.wraps(function)
+    def converted(rows: Any, *args: Any, **kwargs: Any) -> Any:
+        return function([row if type(row) is kind else kind(row) for row in rows], *args, **kwargs)
+
+    return converted
+
+
+def _json_refusing_unknown_objects(to_json: Callable[..., Any]) -> Callable[..., Any]:
+    """``to_json`` without a ``default_handler`` reads each public attribute of an object it cannot
+    write, in C, past the attribute guard: here such objects are refused instead (the env's own
+    code in the child writes frames with it too)."""
+
+    @functools.wraps(to_json)
+    def written(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("default_handler") is None:
+            kwargs["default_handler"] = _refuse_unknown_object
+        return to_json(self, *args, **kwargs)
+
+    return written
+
+
+def _invariant_keepers(loaded: frozenset[str]) -> list[tuple[Any, str, Any]]:
+    """Patches for pandas' internals that trust what they were given: codes kept by reference,
+    rows sized by ``len``, objects written to JSON by their attributes."""
+    plan: list[tuple[Any, str, Any]] = []
+    cast = sys.modules.get("pandas.core.dtypes.cast") if "pandas.core.dtypes.cast" in loaded else None
+    coerce = getattr(cast, "coerce_indexer_dtype", None)
+    if coerce is not None:  # the function, and every pandas module that imported it by name
+        for name, module in list(sys.modules.items()):
+            if name.startswith("pandas") and getattr(module, "coerce_indexer_dtype", None) is coerce:
+                plan.append((module, "coerce_indexer_dtype", _own_codes(coerce)))
+    lib = sys.modules.get("pandas._libs.lib") if "pandas._libs.lib" in loaded else None
+    for name, kind in (("to_object_array", list), ("to_object_array_tuples", tuple)):
+        if callable(getattr(lib, name, None)):
+            plan.append((lib, name, _rows_as(getattr(lib, name), kind)))
+    generic = sys.modules.get("pandas.core.generic") if "pandas.core.generic" in loaded else None
+    if generic is not None and callable(getattr(generic.NDFrame, "to_json", None)):
+        plan.append((generic.NDFrame, "to_json", _json_refusing_unknown_objects(generic.NDFrame.to_json)))
+    return plan
+
+
 def _disarm_plan() -> tuple[tuple[Any, str, Any], ...]:
     """(owner, attribute, replacement) for the libraries loaded now; built in the parent, where it
     is kept for as long as the same libraries are loaded, and applied in each child."""
@@ -1111,6 +1184,7 @@ def _plan_for(loaded: frozenset[str]) -> tuple[tuple[Any, str, Any], ...]:
         owner = getattr(module, class_name, None)
         if isinstance(owner, type) and "__getattr__" in vars(owner):
             plan.append((owner, "__getattr__", _no_private_labels(vars(owner)["__getattr__"])))
+    plan.extend(_invariant_keepers(loaded))
     applying = sys.modules.get("pandas.core.apply") if "pandas.core.apply" in loaded else None
     if applying is not None and hasattr(applying, "Apply"):
         plan.append((applying.Apply, "_apply_str", _guarded_apply_str(applying.Apply._apply_str)))

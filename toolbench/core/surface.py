@@ -212,7 +212,10 @@ def _module_names(module: ModuleType) -> frozenset[str]:
 #: Whose members the generator may allow at all: the data libraries agent code is given and the
 #: standard types their values carry. Anything else (Cython functions, whose ``func_globals`` is
 #: a module's globals; code objects; descriptors; locks; the transport) is denied by default.
-ALLOWED_OWNER_ROOTS = ("numpy", "pandas", "gspread", "gspread_dataframe", "datetime", "builtins.mappingproxy")
+ALLOWED_OWNER_ROOTS = (
+    *("numpy", "pandas", "gspread", "gspread_dataframe", "datetime", "builtins.mappingproxy"),
+    *("re.Match", "re.Pattern"),  # what s.str.replace(pattern, function) hands the function
+)
 #: What the generator never allows, even there: (owner pattern, name pattern, reason); both
 #: patterns match whole strings (the owner is a module's name or a class's module.qualname).
 #: The test checks that no allowed key matches one of these.
@@ -279,21 +282,20 @@ def denial(key: str, owner: Any = None, value: Any = None) -> str | None:
 #: ``none``: absent or None; ``none_or_zero``: absent, None or 0; ``not_false``: not ``False``
 #: (a check that may not be switched off); ``falsy``: absent or false; ``no_field_lookup``: a string
 #: that is not a ``str.format`` template reading attributes or items (``"{0.__class__}"``);
-#: ``public_name``: None or a plain identifier; ``refusing_default``: when absent, a handler that
-#: refuses is passed (pandas' JSON writer would otherwise read any object's attributes itself);
-#: ``copied``: arrays passed are copied first (pandas keeps a Categorical's or MultiIndex's codes by
-#: reference after checking them once).
+#: ``public_name``: None or a plain identifier; ``copied``: arrays passed are copied first (pandas
+#: keeps a Categorical's or MultiIndex's codes by reference after checking them once; the child also
+#: makes pandas copy them where it stores them, ``sandbox._own_codes``).
 #: Rules marked ``raw`` apply only where the callable takes a buffer or strides (an array over
 #: given memory, whose object fields could alias other memory); ``offset`` elsewhere (a diagonal's)
 #: is harmless.
 ARGUMENT_RULES: tuple[tuple[str, str, str, bool], ...] = (
     ("numpy.*", "buffer|buf|strides", "none", True),
     ("numpy.*", "offset", "none_or_zero", True),
-    ("pandas.*", "validate|verify_integrity", "not_false", False),
+    (".*from_codes", "validate", "not_false", False),
+    ("pandas.*(MultiIndex|IntervalIndex).*", "verify_integrity", "not_false", False),
     (".*", "fastpath", "falsy", False),
     ("pandas.*", "float_format", "no_field_lookup", False),
     ("pandas.*", "win_type", "public_name", False),
-    ("pandas.*", "default_handler", "refusing_default", False),
     ("pandas.*", "codes", "copied", False),  # validated, then kept by reference: the code keeps the array
 )
 _ARGUMENT_RULES = tuple((re.compile(owner), re.compile(param), rule, raw) for owner, param, rule, raw in ARGUMENT_RULES)
@@ -513,6 +515,8 @@ def library_samples(np: Any, pd: Any = None) -> dict[str, Any]:
     """Values of the kinds numpy (and pandas, where given) calls return, which no attribute
     reaches: the walk starts from them too. (Our own code, run in the generator's and the test's
     process.)"""
+    import re
+
     array = np.array([[1.0, 2.0], [3.0, 4.0]])
     dates = np.array(["2024-01-01"], dtype="datetime64[D]")
     with warnings.catch_warnings():
@@ -541,6 +545,7 @@ def library_samples(np: Any, pd: Any = None) -> dict[str, Any]:
         "ndenumerate": np.ndenumerate(array),
         "svd": np.linalg.svd(array),
         "eig": np.linalg.eig(array),
+        "match": re.match("(a)", "a"),
     }
     if pd is None:
         return samples

@@ -125,7 +125,9 @@ def _frame_item(value: pd.DataFrame | pd.Series) -> dict[str, Any]:
             return {"kind": kind, "orient": "table", "data": data}
     except (ValueError, TypeError, KeyError, NotImplementedError):
         pass
-    return {"kind": kind, "orient": "split", "data": value.to_json(orient="split", date_format="iso")}
+    item = {"kind": kind, "orient": "split", "data": value.to_json(orient="split", date_format="iso")}
+    _frame_from(item)  # what does not read back is not carried (raises): the next cell would fail on it
+    return item
 
 
 def _frame_from(item: dict[str, Any]) -> pd.DataFrame | pd.Series:
@@ -151,8 +153,8 @@ def _carry(namespace: dict[str, Any], given: Collection[str]) -> dict[str, Any]:
             else:
                 json.dumps(value, allow_nan=False)  # the next cell's job is strict JSON: NaN is not carried
                 item = {"kind": "json", "data": value}
-        except (TypeError, ValueError, OverflowError, NotImplementedError):
-            continue  # functions, modules, gspread objects: not carried over
+        except (TypeError, ValueError, KeyError, OverflowError, NotImplementedError):
+            continue  # functions, modules, gspread objects, frames that do not read back: not carried over
         size += len(json.dumps(item))
         if size > MAX_CARRIED_BYTES:
             break
