@@ -43,7 +43,7 @@ from toolbench.core.env import ACTION_MAX_LENGTH, OBSERVATION_MAX_LENGTH
 from toolbench.core.jsonsafe import to_json_safe
 from toolbench.env_server import protocol
 from toolbench.env_server.access import AccessGuard, AccessPolicy, cors_headers_allowed
-from toolbench.env_server.protocol import BadRequest, json_text
+from toolbench.env_server.protocol import BadRequest, json_bytes
 from toolbench.env_server.sessions import Session, SessionPool
 from toolbench.env_server.snapshots import SnapshotError, SnapshotSigner
 from toolbench.env_server.statecodec import DEFAULT_MAX_STATE_BYTES, StateCodecError, StateTooLarge
@@ -225,6 +225,7 @@ class EnvServer:
         return {**self.summary(session), "snapshot": text}
 
     def restore_call(self, session: Session, body: Any) -> dict[str, Any]:
+        protocol.refuse_text_that_is_not_unicode(body, "the restore body")
         if not isinstance(body, dict) or set(body) != {"snapshot"}:
             raise BadRequest('the restore body is {"snapshot": "<the snapshot field of GET /state>"}')
         try:
@@ -305,7 +306,7 @@ class EnvServer:
 
 
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(json_text(payload).encode(), status_code=status, headers=headers, media_type="application/json")
+    return Response(json_bytes(payload), status_code=status, headers=headers, media_type="application/json")
 
 
 # --------------------------------------------------------------------- the app

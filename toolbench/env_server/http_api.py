@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from toolbench.env_server import protocol
 from toolbench.env_server.app import EnvServer, error_response, json_response, logger
 from toolbench.env_server.connections import mark_holds_session
-from toolbench.env_server.protocol import BadRequest, json_text
+from toolbench.env_server.protocol import BadRequest, json_bytes, json_text
 from toolbench.env_server.sessions import CapacityReached, Session, SessionError
 
 SESSION_HEADER = "X-Session-Id"
@@ -59,7 +59,7 @@ def _session_headers(session_id: str) -> dict[str, str]:
 
 def _json_bytes(payload: Any) -> bytes:
     """An answer's body, made on the session's thread (a snapshot's can be megabytes)."""
-    return json_text(payload).encode()
+    return json_bytes(payload)
 
 
 def _bytes_response(body: bytes, headers: dict[str, str] | None = None) -> Response:
@@ -192,6 +192,12 @@ async def _ws_reply(server: EnvServer, session: Session | None, message: Any) ->
     if not isinstance(message, dict):
         raise BadRequest('a message is a JSON object {"type": ..., "data": ...}')
     kind, data = message.get("type"), message.get("data")
+    protocol.refuse_text_that_is_not_unicode({key: value for key, value in message.items() if key != "data"},
+                                             "the message")  # fmt: skip
+    if kind == "step" and isinstance(data, dict) and "action" in data:
+        protocol.refuse_text_that_is_not_unicode({k: v for k, v in data.items() if k != "action"}, "the step data")
+    elif kind not in ("step", "reset", "restore"):  # their own parsers check theirs; the others' data is unused
+        protocol.refuse_text_that_is_not_unicode(data, "the message")
     if kind not in ("reset", "step", "state", "restore", "schema"):
         raise BadRequest(f"unknown message type {str(kind)[:64]!r}; known: reset, step, state, restore, schema, close",
                          code="UNKNOWN_TYPE")  # fmt: skip

@@ -40,9 +40,52 @@ def load_json(raw: bytes | str) -> Any:
         raise BadRequest(message, 400, "INVALID_JSON") from None
 
 
+def refuse_text_that_is_not_unicode(value: Any, where: str) -> None:
+    """Every string of ``value``, keys included, must encode as UTF-8, else a 422 ``INVALID_TEXT``: JSON's
+    ``\\ud800`` escapes can spell a lone surrogate, which is no text, and would come back in answers
+    (an episode id, an error message). An action's text is not held to it: it is the env's to judge, and
+    the env answers such an action with an error observation, as in-process."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            strings: Any = (item,)
+        elif isinstance(item, dict):
+            strings = item.keys()
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+            continue
+        else:
+            continue
+        for text in strings:
+            if not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise BadRequest(f"{where} holds a string that is not Unicode text: a lone surrogate (an unpaired "
+                                     "\\ud800-\\udfff escape)", 422, "INVALID_TEXT") from None  # fmt: skip
+
+
 def json_text(payload: Any) -> str:
-    """The compact JSON text of an answer (strict: no NaN)."""
-    return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """The compact JSON text of an answer (strict: no NaN), always encodable as UTF-8: readable where it
+    can be, and where a string holds a lone surrogate (an env's text may) written with ASCII escapes."""
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(payload, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return text
+
+
+def json_bytes(payload: Any) -> bytes:
+    """``json_text`` as the UTF-8 bytes of an HTTP answer."""
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(payload, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 @dataclass(frozen=True)
@@ -66,6 +109,7 @@ def parse_reset(body: Any, task_ids: set[str]) -> ResetParams:
         body = {}
     if not isinstance(body, dict):
         raise BadRequest(f"the reset body must be a JSON object, not {type(body).__name__}")
+    refuse_text_that_is_not_unicode(body, "the reset body")
     unknown = set(body) - {"seed", "task_id", "episode_id", "options"}
     if unknown:
         raise BadRequest(f"unknown reset field(s) {sorted(unknown)}; known: seed, task_id, episode_id, options")
@@ -84,6 +128,7 @@ def parse_reset(body: Any, task_ids: set[str]) -> ResetParams:
 def parse_action(action: Any) -> str:
     """The action text: a string, or OpenEnv's action object ``{"text": "...", "metadata"?: {...}}``."""
     if isinstance(action, dict):
+        refuse_text_that_is_not_unicode({key: value for key, value in action.items() if key != "text"}, "the action")
         extra = set(action) - {"text", "metadata"}
         if "text" not in action or extra:
             raise BadRequest('an action object is {"text": "<action>"} (and OpenEnv\'s optional "metadata")')
@@ -98,6 +143,7 @@ def parse_step(body: Any) -> str:
     (each step is bounded by the env's own limit)."""
     if not isinstance(body, dict) or "action" not in body:
         raise BadRequest('the step body must be a JSON object {"action": ...}')
+    refuse_text_that_is_not_unicode({key: value for key, value in body.items() if key != "action"}, "the step body")
     unknown = set(body) - {"action", "timeout_s", "request_id"}
     if unknown:
         raise BadRequest(f"unknown step field(s) {sorted(unknown)}; known: action, timeout_s, request_id")
