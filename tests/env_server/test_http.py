@@ -291,3 +291,26 @@ def test_answers_are_not_held_by_nagle_on_keep_alive_connections(server):
     """uvicorn writes an answer's head and body apart: without TCP_NODELAY each keep-alive answer
     waits for the client's delayed ACK (40 ms). Accepted sockets inherit it from the listening one."""
     assert server.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+def test_a_500_carries_no_exception_text_but_a_request_id_that_the_log_has(caplog):
+    """A bug of ours may hold paths or state in its message: the client gets an id, the log the traceback."""
+    running = serve()
+    try:
+        session = post(running.url, "/reset", {}).headers["X-Session-Id"]
+        server = running.app.state.env_server
+
+        def broken(session):
+            raise RuntimeError("secret /srv/path in the message")
+
+        server.render_call = broken
+        with caplog.at_level("ERROR", logger="toolbench.env_server"):
+            reply = requests.get(running.url + "/render", headers={"X-Session-Id": session}, timeout=10)
+        assert reply.status_code == 500
+        body = reply.json()
+        assert body["code"] == "INTERNAL_ERROR" and "secret" not in reply.text and "RuntimeError" not in reply.text
+        assert body["request_id"] and body["request_id"] in body["detail"]
+        logged = "\n".join(record.getMessage() + str(record.exc_info) for record in caplog.records)
+        assert body["request_id"] in logged and "secret /srv/path" in logged
+    finally:
+        running.stop()

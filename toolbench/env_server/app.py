@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -77,7 +78,8 @@ class EnvServerConfig:
 
     @property
     def fingerprint(self) -> str:
-        return f"{self.env_id}|{json.dumps(self.env_kwargs, sort_keys=True)}"
+        # The version too: another release's env may read the same state differently
+        return f"{self.env_id}|{json.dumps(self.env_kwargs, sort_keys=True)}|toolbench {__version__}"
 
 
 def make_env_factory(env_id: str, env_kwargs: dict[str, Any]) -> Callable[[], gym.Env]:
@@ -217,8 +219,10 @@ class EnvServer:
             raise BadRequest(f"{exc}: the episode's state is too large to snapshot (--max-state-bytes)", 413,
                              "STATE_TOO_LARGE") from None  # fmt: skip
         except StateCodecError as exc:  # an env's state holds a type the codec does not carry: our bug
-            logger.error("GET /state: %s", exc)
-            raise BadRequest(f"this env's state cannot be snapshotted: {exc}", 500, "STATE_NOT_DATA") from None
+            request_id = new_request_id()
+            logger.error("GET /state (request id %s): %s", request_id, exc)
+            raise BadRequest(f"this env's state cannot be snapshotted (a bug, logged under request id {request_id})",
+                             500, "STATE_NOT_DATA", request_id=request_id) from None  # fmt: skip
         if len(text) + SNAPSHOT_ENVELOPE > self.config.max_body:
             raise BadRequest(f"the snapshot is {len(text)} bytes, more than a restore request may carry "
                              f"(--max-body {self.config.max_body})", 413, "STATE_TOO_LARGE")  # fmt: skip
@@ -289,7 +293,10 @@ class EnvServer:
             "documentation_url": None,
         }
 
-    def health(self) -> dict[str, Any]:
+    def health(self, full: bool) -> dict[str, Any]:
+        """Liveness; with ``full`` (the request carried the token, or none is set) the sessions and exposure."""
+        if not full:
+            return {"status": "healthy"}
         return {
             "status": "healthy",
             "env_id": self.config.env_id,
@@ -334,8 +341,11 @@ def create_env_app(config: EnvServerConfig, probe: gym.Env | None = None) -> Any
         return error_response(405, f"{request.method} is not allowed on {request.url.path[:200]}", "METHOD_NOT_ALLOWED")
 
     async def internal(request: Request, exc: Exception) -> Response:
-        logger.exception("internal error on %s %s", request.method, request.url.path)
-        return error_response(500, f"internal error in the env server ({type(exc).__name__}: {exc})", "INTERNAL_ERROR")
+        # The exception's text may hold paths or state: it goes to the log, the client gets its id there
+        request_id = new_request_id()
+        logger.error("internal error (request id %s) on %s %s", request_id, request.method, request.url.path[:200],
+                     exc_info=exc)  # fmt: skip
+        return internal_error_response(request_id)
 
     app = Starlette(
         routes=routes(server),
@@ -353,5 +363,21 @@ def create_env_app(config: EnvServerConfig, probe: gym.Env | None = None) -> Any
     return guarded
 
 
-def error_response(status: int, message: str, code: str, headers: dict[str, str] | None = None) -> Response:
-    return json_response({"detail": message, "code": code}, status, headers)
+def error_response(
+    status: int, message: str, code: str, headers: dict[str, str] | None = None, request_id: str | None = None
+) -> Response:
+    body = {"detail": message, "code": code, **({"request_id": request_id} if request_id else {})}
+    return json_response(body, status, headers)
+
+
+def new_request_id() -> str:
+    """An id naming one failed request in the log and in its answer."""
+    return secrets.token_hex(8)
+
+
+def internal_error_message(request_id: str) -> str:
+    return f"internal error in the env server; it is logged under request id {request_id}"
+
+
+def internal_error_response(request_id: str) -> Response:
+    return error_response(500, internal_error_message(request_id), "INTERNAL_ERROR", request_id=request_id)

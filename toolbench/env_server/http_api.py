@@ -19,7 +19,15 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from toolbench.env_server import protocol
-from toolbench.env_server.app import EnvServer, error_response, json_response, logger
+from toolbench.env_server.access import AUTHENTICATED
+from toolbench.env_server.app import (
+    EnvServer,
+    error_response,
+    internal_error_message,
+    json_response,
+    logger,
+    new_request_id,
+)
 from toolbench.env_server.connections import mark_holds_session
 from toolbench.env_server.protocol import BadRequest, json_bytes, json_text
 from toolbench.env_server.sessions import CapacityReached, Session, SessionError
@@ -85,7 +93,7 @@ def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[
                 session = server.pool.claim(session_id)
             return await call(request, session, parsed)
         except BadRequest as exc:
-            return error_response(exc.status, str(exc), exc.code, exc.headers)
+            return error_response(exc.status, str(exc), exc.code, exc.headers, exc.request_id)
         except SessionError as exc:
             headers = {"Retry-After": "1"} if isinstance(exc, CapacityReached) else {}
             if exc.status == 404:  # a stale cookie would otherwise name the lost session forever
@@ -149,7 +157,7 @@ def routes(server: EnvServer) -> list[Any]:
         return json_response({"closed": session_id}, headers={"Set-Cookie": CLEAR_COOKIE})
 
     async def health(request: Request, _: None, __: Any) -> Response:
-        return json_response(server.health())
+        return json_response(server.health(full=bool(request.scope.get(AUTHENTICATED, True))))
 
     async def schema(request: Request, _: None, __: Any) -> Response:
         session_id = _session_id(request)
@@ -180,8 +188,9 @@ def routes(server: EnvServer) -> list[Any]:
 
 
 # --------------------------------------------------------------------- WebSocket (openenv-core's EnvClient)
-def _ws_error(message: str, code: str) -> dict[str, Any]:
-    return {"type": "error", "data": {"message": message, "code": code}}
+def _ws_error(message: str, code: str, request_id: str | None = None) -> dict[str, Any]:
+    return {"type": "error", "data": {"message": message, "code": code, **({"request_id": request_id} if request_id
+                                                                            else {})}}  # fmt: skip
 
 
 SESSION_MESSAGES = ("reset", "step", "state", "restore")
@@ -266,11 +275,11 @@ async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
                         raise
                 reply = await _ws_reply(server, session, message)
             except (BadRequest, SessionError) as exc:
-                reply = json_text(_ws_error(str(exc), exc.code))
-            except Exception as exc:  # a bug of ours: reported to this client, the session goes on
-                logger.exception("internal error in a WebSocket session")
-                reply = json_text(_ws_error(f"internal error in the env server ({type(exc).__name__}: {exc})",
-                                            "EXECUTION_ERROR"))  # fmt: skip
+                reply = json_text(_ws_error(str(exc), exc.code, getattr(exc, "request_id", None)))
+            except Exception:  # a bug of ours: logged, reported to this client by its id; the session goes on
+                request_id = new_request_id()
+                logger.exception("internal error (request id %s) in a WebSocket session", request_id)
+                reply = json_text(_ws_error(internal_error_message(request_id), "EXECUTION_ERROR", request_id))
             await send(reply)
         await websocket.close()
     except WebSocketDisconnect:

@@ -22,12 +22,18 @@ class BadRequest(Exception):
     """A request we refuse, with its HTTP status and code: 422 (JSON of the wrong shape) unless told."""
 
     def __init__(
-        self, message: str, status: int = 422, code: str = "VALIDATION_ERROR", headers: dict[str, str] | None = None
+        self,
+        message: str,
+        status: int = 422,
+        code: str = "VALIDATION_ERROR",
+        headers: dict[str, str] | None = None,
+        request_id: str | None = None,  # a 500's: the log names it beside what went wrong
     ):
         super().__init__(message)
         self.status = status
         self.code = code
         self.headers = headers or {}
+        self.request_id = request_id
 
 
 def load_json(raw: bytes | str) -> Any:
