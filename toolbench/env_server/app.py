@@ -72,7 +72,10 @@ class EnvServerConfig:
     access: AccessPolicy = field(default_factory=AccessPolicy)
     connection_idle: float = 30.0  # seconds an idle keep-alive connection, or a WebSocket with no session, stays
     header_timeout: float = 10.0  # seconds for a request head to arrive whole
-    body_timeout: float = 30.0  # seconds for a request body to arrive whole
+    body_timeout: float = 30.0  # seconds for a request body to arrive whole (and for a client to read anything)
+    min_body_rate: float = 1024.0  # bytes a second a body must average once past its grace
+    body_rate_grace: float = 5.0  # seconds before a body's rate is held to the minimum
+    max_buffered_output: int = 256 * 1024 * 1024  # bytes of answers waiting for slow readers, all together
     max_connections: int | None = None  # None: derived from max_sessions (connections.default_max_connections)
     shutdown_grace: float = 2.0  # seconds running requests get to finish when the server stops
 

@@ -31,6 +31,7 @@ from toolbench.env_server.app import (
 from toolbench.env_server.connections import mark_holds_session
 from toolbench.env_server.protocol import BadRequest, json_bytes, json_text
 from toolbench.env_server.sessions import CapacityReached, Session, SessionError
+from toolbench.env_server.websocket_connections import ABORT_CONNECTION
 
 SESSION_HEADER = "X-Session-Id"
 SESSION_COOKIE = "toolbench_session"
@@ -239,11 +240,21 @@ async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
     ``connection_idle`` seconds is closed, as an idle keep-alive HTTP connection is."""
 
     async def send(text: str) -> None:
-        await websocket.send({"type": "websocket.send", "text": text})
+        # A client that reads nothing leaves send() waiting for ever: past the body timeout the connection
+        # is cut, so the handler ends and the session is closed
+        try:
+            with anyio.fail_after(config.body_timeout):
+                await websocket.send({"type": "websocket.send", "text": text})
+        except TimeoutError:
+            logger.info("a WebSocket client read nothing for %g s: connection cut", config.body_timeout)
+            cut = websocket.scope.get(ABORT_CONNECTION)
+            if cut is not None:
+                cut()
+            raise WebSocketDisconnect(1006) from None
 
+    config = server.config
     await websocket.accept()
     session: Session | None = None
-    config = server.config
     try:
         while True:
             idle_limit = config.idle_timeout if session is not None else config.connection_idle
