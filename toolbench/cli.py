@@ -841,7 +841,8 @@ def _serve_env(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     env_only = {"--task": args.task, "--env-kwargs": args.env_kwargs, "--max-sessions": args.max_sessions,
-                "--idle-timeout": args.idle_timeout, "--snapshot-key": args.snapshot_key,
+                "--idle-timeout": args.idle_timeout, "--fresh-idle-timeout": args.fresh_idle_timeout,
+                "--snapshot-key": args.snapshot_key,
                 "--snapshot-key-file": args.snapshot_key_file, "--token": args.token, "--token-file": args.token_file,
                 "--allow-host": args.allow_host, "--allow-origin": args.allow_origin,
                 "--max-state-bytes": args.max_state_bytes, "--header-timeout": args.header_timeout,
@@ -1141,6 +1142,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--idle-timeout", type=_float_in(0.05, 7 * 24 * 3600),
         help="env: seconds before an unused session and its env are closed (default 600)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--fresh-idle-timeout", type=_float_in(0.05, 7 * 24 * 3600),
+        help="env: at the session cap, seconds idle after which a session that never stepped nor restored is "
+        "closed for a new one (default 30)",
     )  # fmt: skip
     serve.add_argument(
         "--snapshot-key-file", metavar="PATH",

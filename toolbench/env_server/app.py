@@ -45,7 +45,7 @@ from toolbench.core.jsonsafe import to_json_safe
 from toolbench.env_server import protocol
 from toolbench.env_server.access import AccessGuard, AccessPolicy, cors_headers_allowed
 from toolbench.env_server.protocol import BadRequest, json_bytes
-from toolbench.env_server.sessions import Session, SessionPool
+from toolbench.env_server.sessions import CapacityReached, Session, SessionPool
 from toolbench.env_server.snapshots import SnapshotError, SnapshotSigner
 from toolbench.env_server.statecodec import DEFAULT_MAX_STATE_BYTES, StateCodecError, StateTooLarge
 from toolbench.env_server.workers import SessionWorker
@@ -65,6 +65,7 @@ class EnvServerConfig:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     max_sessions: int = 64
     idle_timeout: float = 600.0  # seconds before an unused session (and its env) is closed
+    fresh_idle_timeout: float = 30.0  # at the cap: seconds idle after which a never-stepped session gives way
     max_body: int = MAX_BODY
     max_state_bytes: int = DEFAULT_MAX_STATE_BYTES  # a snapshot's encoded state
     snapshot_key: bytes | None = None  # None: random per process
@@ -123,7 +124,20 @@ class EnvServer:
 
     # ----------------------------------------------------------------- sessions
     async def new_session(self, kind: str) -> Session:
-        self.pool.reserve()
+        try:
+            self.pool.reserve()
+        except CapacityReached:
+            unused = self.pool.unused_idle_since(self.config.fresh_idle_timeout)
+            if unused is None:
+                raise
+            logger.info("session cap reached: closing session %s, never stepped and idle for %g s or more",
+                        unused.id, self.config.fresh_idle_timeout)  # fmt: skip
+            self.pool.remove(unused.id)
+            if unused.cut_connection is not None:  # a WebSocket's: its handler closes the env as it ends
+                unused.cut_connection()
+            else:
+                self.close_in_background(unused)
+            self.pool.reserve()
         worker = SessionWorker(f"toolbench-session-{kind}")
         try:
             env = await worker.run(self.pool.build_env)
@@ -201,6 +215,7 @@ class EnvServer:
     def step_call(self, session: Session, action: str) -> dict[str, Any]:
         if session.base.task is None:
             raise BadRequest("the session has no episode yet: POST /reset first", 409, "RESET_NEEDED")
+        session.used = True
         observation, reward, terminated, truncated, info = session.base.step(action)
         session.step_count += 1
         return protocol.step_result(observation, reward, terminated, truncated, info)
@@ -253,6 +268,7 @@ class EnvServer:
             raise RestoreFailed(f"the env refused the snapshot ({type(exc).__name__}: {str(exc)[:200]}); "
                                 "the session keeps its state") from None  # fmt: skip
         session.episode_id, session.step_count = snapshot["episode_id"], snapshot["step_count"]
+        session.used = True
         return self.summary(session)
 
     def render_call(self, session: Session) -> dict[str, Any]:

@@ -281,6 +281,7 @@ async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
                     mark_holds_session(websocket.scope)  # from here not closed at the connection cap
                     try:
                         session = await server.new_session("ws")
+                        session.cut_connection = websocket.scope.get(ABORT_CONNECTION)
                     except BaseException:
                         mark_holds_session(websocket.scope, False)
                         raise
