@@ -18,6 +18,8 @@ declared JSON, 421 a foreign Host, 422 JSON of the wrong shape or a snapshot tha
 
 Each session's env calls run on its own thread (``workers``), and so do the JSON encoding of its
 answers and its snapshots: the event loop only moves bytes, so no session's slowness delays another's.
+What they share is the GIL: snapshots, restores, transcripts and large parses take the heavy lane
+(``heavy_lane``), one at a time across sessions, so light requests keep most of it.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from toolbench.core.env import ACTION_MAX_LENGTH, OBSERVATION_MAX_LENGTH
 from toolbench.core.jsonsafe import to_json_safe
 from toolbench.env_server import protocol
 from toolbench.env_server.access import AccessGuard, AccessPolicy, cors_headers_allowed
+from toolbench.env_server.heavy_lane import HEAVY_BYTES, HeavyLane
 from toolbench.env_server.protocol import BadRequest, json_bytes
 from toolbench.env_server.sessions import CapacityReached, Session, SessionPool
 from toolbench.env_server.snapshots import SnapshotError, SnapshotSigner
@@ -53,7 +56,7 @@ from toolbench.env_server.workers import SessionWorker
 logger = logging.getLogger("toolbench.env_server")
 
 MAX_BODY = 10 * 1024 * 1024  # bytes: a maximal action JSON-escaped, or a large snapshot, fits
-PARSE_ON_THREAD = 64 * 1024  # bytes: larger bodies and messages are parsed off the event loop
+PARSE_ON_THREAD = HEAVY_BYTES  # bytes: larger bodies and messages are parsed off the event loop, in the heavy lane
 SNAPSHOT_ENVELOPE = 256  # bytes around a snapshot in a restore request: it must fit --max-body with them
 
 
@@ -118,6 +121,7 @@ class EnvServer:
         self.pool = SessionPool(make_env, config.max_sessions, config.idle_timeout)
         self.signer = SnapshotSigner(config.fingerprint, config.snapshot_key, config.max_state_bytes)
         self.parse_limiter: anyio.CapacityLimiter | None = None  # made on the event loop (lifespan)
+        self.lane = HeavyLane(slots=1)  # snapshots, restores, transcripts and large parses: one at a time
         self.docs_per_task = bool(getattr(base, "docs_per_task", False))
         self.shared_docs = None if self.docs_per_task else (base.api_docs(), base.tools())
         self._background: set[asyncio.Task[Any]] = set()
@@ -202,9 +206,18 @@ class EnvServer:
                            self.config.shutdown_grace)  # fmt: skip
 
     # ----------------------------------------------------------------- env calls, on the session's thread
-    async def call(self, session: Session, func: Callable[..., Any], *args: Any, render: Callable[[Any], Any]) -> Any:
-        """``render(func(*args))`` on the session's worker thread."""
-        return await session.worker.run(lambda: render(func(*args)))
+    async def call(
+        self, session: Session, func: Callable[..., Any], *args: Any, render: Callable[[Any], Any], heavy: bool = False
+    ) -> Any:
+        """``render(func(*args))`` on the session's worker thread; with ``heavy``, in the heavy lane."""
+        if not heavy:
+            return await session.worker.run(lambda: render(func(*args)))
+
+        def in_the_lane() -> Any:
+            with self.lane.held(session.id):
+                return render(func(*args))
+
+        return await session.worker.run(in_the_lane)
 
     def reset_call(self, session: Session, params: protocol.ResetParams) -> dict[str, Any]:
         options = {"task_id": params.task_id} if params.task_id else None
@@ -324,11 +337,19 @@ class EnvServer:
             "exposure": {**self.config.access.exposure(), "snapshot_key": self.config.snapshot_key_source},
         }
 
-    async def parse(self, raw: bytes | str) -> Any:
-        """The JSON of a body or message; a large one is parsed on a worker thread."""
+    async def parse(self, raw: bytes | str, key: Any) -> Any:
+        """The JSON of a body or message; a large one is parsed on a worker thread, in the heavy lane in
+        ``key``'s turn (its session's, or its connection's before it has one)."""
         if len(raw) <= PARSE_ON_THREAD:
             return protocol.load_json(raw)
-        return await anyio.to_thread.run_sync(protocol.load_json, raw, limiter=self.parse_limiter)
+        if protocol.too_many_items(raw):  # refused at once, not after waiting for the lane
+            return protocol.load_json(raw)
+
+        def in_the_lane() -> Any:
+            with self.lane.held(key):
+                return protocol.load_json(raw)
+
+        return await anyio.to_thread.run_sync(in_the_lane, limiter=self.parse_limiter)
 
 
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

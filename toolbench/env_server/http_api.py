@@ -85,7 +85,8 @@ def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[
             parsed: Any = NO_BODY
             if body != "none":
                 raw = await _read_body(request, server.config.max_body)
-                parsed = None if body == "optional" and (not raw or raw.isspace()) else await server.parse(raw)
+                empty = body == "optional" and (not raw or raw.isspace())
+                parsed = None if empty else await server.parse(raw, _session_id(request) or request.scope.get("client"))
             if session_needed:
                 session_id = _session_id(request)
                 if session_id is None:
@@ -140,13 +141,15 @@ def routes(server: EnvServer) -> list[Any]:
         return _bytes_response(await server.call(session, server.step_call, session, action, render=encode))
 
     async def state(request: Request, session: Session, _: Any) -> Response:
-        return _bytes_response(await server.call(session, server.state_call, session, render=encode))
+        return _bytes_response(await server.call(session, server.state_call, session, render=encode, heavy=True))
 
     async def restore(request: Request, session: Session, body: Any) -> Response:
-        return _bytes_response(await server.call(session, server.restore_call, session, body, render=encode))
+        return _bytes_response(
+            await server.call(session, server.restore_call, session, body, render=encode, heavy=True)
+        )
 
     async def render(request: Request, session: Session, _: Any) -> Response:
-        return _bytes_response(await server.call(session, server.render_call, session, render=encode))
+        return _bytes_response(await server.call(session, server.render_call, session, render=encode, heavy=True))
 
     async def close(request: Request, _: None, __: Any) -> Response:
         session_id = _session_id(request)
@@ -229,8 +232,8 @@ async def _ws_reply(server: EnvServer, session: Session | None, message: Any) ->
         action = protocol.parse_action(data["action"] if isinstance(data, dict) and "action" in data else data)
         return await server.call(session, server.step_call, session, action, render=envelope("observation"))
     if kind == "state":
-        return await server.call(session, server.state_call, session, render=envelope("state"))
-    return await server.call(session, server.restore_call, session, data, render=envelope("state"))
+        return await server.call(session, server.state_call, session, render=envelope("state"), heavy=True)
+    return await server.call(session, server.restore_call, session, data, render=envelope("state"), heavy=True)
 
 
 async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
@@ -270,7 +273,7 @@ async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
                 raise WebSocketDisconnect(frame.get("code", 1000))
             raw = frame.get("text") if frame.get("text") is not None else frame.get("bytes") or b""
             try:
-                message = await server.parse(raw)
+                message = await server.parse(raw, session.id if session is not None else id(websocket))
             except BadRequest as exc:
                 await send(json_text(_ws_error(str(exc), exc.code)))
                 continue

@@ -15,6 +15,10 @@ from toolbench.core.env import ACTION_MAX_LENGTH, OBSERVATION_MAX_LENGTH
 from toolbench.core.jsonsafe import to_json_safe
 
 SEED_LIMIT = 2**64  # numpy seeds are non-negative integers; this bounds what a client can make us hash
+#: Values one request may hold: an action of ACTION_MAX_LENGTH commas fits, a body of millions of empty
+#: objects (which the parser builds with the GIL held, 0.3 s for 10 MiB) does not.
+MAX_JSON_ITEMS = 2 * ACTION_MAX_LENGTH
+MAX_NUMBER_CHARACTERS = 100  # a seed has 20 digits
 ID_LIMIT = 256  # characters of a task or episode id
 
 
@@ -36,11 +40,38 @@ class BadRequest(Exception):
         self.request_id = request_id
 
 
+def too_many_items(raw: bytes | str, limit: int = MAX_JSON_ITEMS) -> bool:
+    """Whether parsing ``raw`` could build more than ``limit`` values: its ``[``, ``{``, ``,`` and ``:``
+    counted (at the speed of a memory scan), an upper bound whatever the strings hold."""
+    marks = (b"[", b"{", b",", b":") if isinstance(raw, bytes) else ("[", "{", ",", ":")
+    return sum(raw.count(mark) for mark in marks) > limit  # type: ignore[arg-type]
+
+
+def _number(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        if len(text) > MAX_NUMBER_CHARACTERS:  # converting thousands of digits costs more than its bytes
+            raise ValueError(f"a number of {len(text)} characters; the protocol's have at most {MAX_NUMBER_CHARACTERS}")
+        return kind(text)
+
+    return parse
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_PARSE_INT, _PARSE_FLOAT = _number(int), _number(float)
+
+
 def load_json(raw: bytes | str) -> Any:
-    """Parsed JSON; anything the parser refuses (bad UTF-8, a 5,000-digit number, nesting deeper than
-    the stack) is a 400 ``INVALID_JSON`` saying so."""
+    """Parsed JSON, at a cost bounded by its size: more values than ``MAX_JSON_ITEMS`` is a 413
+    ``TOO_MANY_ITEMS`` before parsing; anything the parser refuses (bad UTF-8, a number over
+    ``MAX_NUMBER_CHARACTERS``, NaN, nesting deeper than the stack) is a 400 ``INVALID_JSON`` saying so."""
+    if too_many_items(raw):
+        raise BadRequest(f"the body could hold more than {MAX_JSON_ITEMS} JSON values; a request holds a few",
+                         413, "TOO_MANY_ITEMS")  # fmt: skip
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_int=_PARSE_INT, parse_float=_PARSE_FLOAT, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         message = f"the body is not JSON we can read: {type(exc).__name__}: {str(exc)[:200]}"
         raise BadRequest(message, 400, "INVALID_JSON") from None
