@@ -41,6 +41,7 @@ logger = logging.getLogger("toolbench.env_server")
 
 FD_MARGIN = 256  # descriptors besides the sockets: the envs' files, sandbox pipes, logs
 SWEEP_EVERY = 0.5  # seconds between looks at every connection's write buffer
+EVICTION_ALLOWANCE = 0.05  # seconds a body may lag behind the minimum rate before it is evictable
 #: Set in a WebSocket's ASGI scope (the dict its protocol holds) once the connection has a session:
 #: until then it is as idle as a keep-alive socket, and may be closed at the connection cap.
 HOLDS_SESSION = "toolbench.holds_session"
@@ -220,7 +221,8 @@ def bounded_protocol(limits: ConnectionLimits, guard: ConnectionGuard | None = N
 
         def eviction_rank(self, now: float, limits: ConnectionLimits) -> tuple[int, float] | None:
             if self.in_flight():
-                slow = self.receiving_body() and now - self.body_began >= 1.0 and self.body_too_slow(now)
+                # Not after a second only: flooders that reconnect as fast as they are cut would all be younger
+                slow = self.receiving_body() and self.body_too_slow(now - EVICTION_ALLOWANCE)
                 return (JUNK, self.body_began) if slow else None
             return (SERVED if self.served else JUNK, self.idle_since)
 
