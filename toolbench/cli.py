@@ -771,15 +771,15 @@ def cmd_data_retrieval(args: argparse.Namespace) -> int:
 
 def _doctor_server(args: argparse.Namespace) -> int:
     """``toolbench doctor --url URL``: a running env server's exposure, reported and probed."""
-    import requests
-
     from toolbench.env_server.launch import exposure_lines
-    from toolbench.env_server.probe import probe_server
+    from toolbench.env_server.probe import ProbeError, probe_server
+    from toolbench.remote import client_token
 
     try:
-        token = args.token_file and Path(args.token_file).read_text(encoding="ascii").strip()
-        report = probe_server(args.url, token or os.environ.get("TOOLBENCH_TOKEN") or None)
-    except (OSError, ValueError, requests.RequestException) as exc:
+        # As RemoteEnv: a --token-file token goes to the URL given, TOOLBENCH_TOKEN to a loopback one only
+        token, _ = client_token(args.url, token_file=args.token_file)
+        report = probe_server(args.url, token)
+    except (OSError, ValueError, ProbeError) as exc:
         print(f"toolbench doctor: {args.url}: {exc}", file=sys.stderr)
         return 2
     if args.json:
@@ -795,6 +795,8 @@ def _doctor_server(args: argparse.Namespace) -> int:
     for probe in report["probes"]:
         mark = "ok  " if probe["ok"] else "FAIL"
         print(f"  {mark} {probe['name'].ljust(width)}  {probe['got']} (expected {probe['expected']})")
+    for warning in report["warnings"]:  # allowed on loopback, so not a failure, but said plainly
+        print(f"WARN {warning}")
     return 0 if report["ok"] else 1
 
 
@@ -841,7 +843,8 @@ def _serve_env(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     env_only = {"--task": args.task, "--env-kwargs": args.env_kwargs, "--max-sessions": args.max_sessions,
-                "--idle-timeout": args.idle_timeout, "--snapshot-key": args.snapshot_key,
+                "--idle-timeout": args.idle_timeout, "--fresh-idle-timeout": args.fresh_idle_timeout,
+                "--snapshot-key": args.snapshot_key,
                 "--snapshot-key-file": args.snapshot_key_file, "--token": args.token, "--token-file": args.token_file,
                 "--allow-host": args.allow_host, "--allow-origin": args.allow_origin,
                 "--max-state-bytes": args.max_state_bytes, "--header-timeout": args.header_timeout,
@@ -1141,6 +1144,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--idle-timeout", type=_float_in(0.05, 7 * 24 * 3600),
         help="env: seconds before an unused session and its env are closed (default 600)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--fresh-idle-timeout", type=_float_in(0.05, 7 * 24 * 3600),
+        help="env: at the session cap, seconds idle after which a session that never stepped nor restored is "
+        "closed for a new one (default 30)",
     )  # fmt: skip
     serve.add_argument(
         "--snapshot-key-file", metavar="PATH",

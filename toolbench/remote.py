@@ -8,24 +8,29 @@ session (and env) on the server. The server decides the task and its ``gym.make`
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import math
 import os
 import re
+import time
 import zlib
 from typing import Any
+from urllib.parse import urlsplit
 
 import gymnasium as gym
-import requests
 
+from toolbench.bounded_http import Answer, BoundedConnection, HttpError, NotSent
 from toolbench.core.spaces import UnicodeText
 
 SESSION_HEADER = "X-Session-Id"
 TOKEN_ENV = "TOOLBENCH_TOKEN"
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # an answer's bytes on the wire, and decoded: a large snapshot fits
+#: JSON values an answer may hold, counted before parsing (a 64 MiB answer of ``{}`` would take 1.7 GB
+#: parsed): a maximal observation of commas and an info fit; the served schemas hold under 4,000.
+MAX_RESPONSE_ITEMS = 2**19
 MAX_SPACE_LENGTH = 2**30  # a served space's maximum length we believe
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
-_CHUNK = 64 * 1024
 
 
 class RemoteEnvError(RuntimeError):
@@ -51,20 +56,30 @@ class RemoteEnv(gym.Env[str, str]):
 
     ## Arguments
     - ``url``: the server (``http://host:port``).
-    - ``timeout``: seconds to wait for one answer (a step's own time is bounded by the env).
+    - ``timeout``: seconds one call may take in all, from connecting to the answer's last byte (a step's
+      own time is bounded by the env); ``close()`` too.
     - ``headers``: extra HTTP headers (say, one a proxy in front needs).
     - ``token`` / ``token_file``: the server's token (``toolbench serve env --token-file``), sent as
-      ``Authorization: Bearer``; without either, the ``TOOLBENCH_TOKEN`` environment variable, if set.
+      ``Authorization: Bearer`` to ``url`` whatever it is; without either, the ``TOOLBENCH_TOKEN``
+      environment variable, if set, is sent to a loopback ``url`` only (``localhost``, ``127.0.0.1``,
+      ``[::1]``), so that a URL to another machine never receives a token it was not given for.
     - ``max_response_bytes``: the most bytes one answer may have, on the wire and decoded (64 MiB).
+    - ``max_response_items``: the most JSON values one answer may hold, counted before it is parsed.
     - ``render_mode``: ``"ansi"`` fetches the served env's transcript (serve it with ``render_mode="ansi"``).
 
-    The server's answers are checked as hostile input: read as a stream, stopped past
-    ``max_response_bytes`` (asked uncompressed; a compressed answer is inflated within the same
-    bound), and held to their shape (the observation text within ``observation_space``, a finite
-    reward, boolean ``terminated``/``truncated``, a dict ``info``): anything else is a ``RemoteEnvError``.
+    The server's answers are checked as hostile input: the whole call has one deadline (a server that
+    drips bytes, or sends endless interim answers or trailers, cannot stretch it), heads and bodies are
+    read within bounds, stopped past ``max_response_bytes`` (asked uncompressed; a compressed answer is
+    inflated within the same bound) and ``max_response_items``, and held to their shape (the observation
+    text within ``observation_space``, a finite reward, boolean ``terminated``/``truncated``, a dict
+    ``info``): anything else is a ``RemoteEnvError``.
 
     ``get_state()`` returns the server's signed snapshot and ``set_state(snapshot)`` restores it, in
     this session or another of the same server. ``close()`` ends the session on the server.
+
+    A request whose connection was reset before it was sent whole (the server closed an idle keep-alive
+    connection, say at its connection cap) is sent again once, on a new connection: the server cannot have
+    acted on it. Any other failure is a ``RemoteEnvError``: a step is never sent twice.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}
@@ -78,6 +93,7 @@ class RemoteEnv(gym.Env[str, str]):
         token: str | None = None,
         token_file: str | os.PathLike[str] | None = None,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        max_response_items: int = MAX_RESPONSE_ITEMS,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -85,13 +101,17 @@ class RemoteEnv(gym.Env[str, str]):
         self.url = url.rstrip("/")
         self.timeout = float(timeout)
         self.max_response_bytes = int(max_response_bytes)
+        self.max_response_items = int(max_response_items)
         self.render_mode = render_mode
-        self._http = requests.Session()
-        self._http.headers.update(headers or {})
-        self._http.headers["Accept-Encoding"] = "identity"  # a compressed answer's size says nothing of its own
-        token = _client_token(token, token_file)
+        try:
+            self._http = BoundedConnection(self.url)
+        except ValueError as exc:
+            raise RemoteEnvError(str(exc)) from None
+        self._headers = dict(headers or {})
+        self._headers["Accept-Encoding"] = "identity"  # a compressed answer's size says nothing of its own
+        token, self._token_withheld = client_token(self.url, token, token_file)
         if token is not None:
-            self._http.headers["Authorization"] = f"Bearer {token}"
+            self._headers["Authorization"] = f"Bearer {token}"
         self._session_id: str | None = None
         self._schema = self._call("GET", "/schema")
         if not isinstance(self._schema, dict):
@@ -102,66 +122,64 @@ class RemoteEnv(gym.Env[str, str]):
         self.action_space = UnicodeText(_length(self._schema, "action_max_length"))
 
     # ----------------------------------------------------------------- HTTP
-    def _read(self, response: requests.Response, what: str) -> bytes:
-        """The body, counted as it arrives and as it is inflated; stopped past ``max_response_bytes``."""
+    def _body(self, answer: Answer, what: str) -> bytes:
+        """The answer's body, inflated within ``max_response_bytes`` if the server compressed it anyway."""
         limit = self.max_response_bytes
-        encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
-        if encoding in ("gzip", "x-gzip", "deflate"):
-            inflate: Any = zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or zlib header, found by itself
-        elif encoding in ("identity", ""):
-            inflate = None
-        else:
+        encoding = answer.headers.get("content-encoding", "identity").strip().lower()
+        if encoding in ("identity", ""):
+            return answer.body
+        if encoding not in ("gzip", "x-gzip", "deflate"):
             raise RemoteEnvError(f"{what}: the answer is encoded as {encoding[:40]!r}, which this client does not read")
-        received, parts, size = 0, [], 0
+        inflate = zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or zlib header, found by itself
         try:
-            while True:
-                chunk = response.raw.read(_CHUNK, decode_content=False)
-                if not chunk:
-                    break
-                received += len(chunk)
-                if received > limit:
-                    raise RemoteEnvError(f"{what}: the answer is over {limit} bytes on the wire")
-                if inflate is not None:
-                    chunk = inflate.decompress(chunk, limit - size + 1)
-                    if inflate.unconsumed_tail:
-                        raise RemoteEnvError(f"{what}: the answer inflates past {limit} bytes")
-                size += len(chunk)
-                if size > limit:
-                    raise RemoteEnvError(f"{what}: the answer is over {limit} bytes")
-                parts.append(chunk)
+            body = inflate.decompress(answer.body, limit + 1)
         except zlib.error as exc:
             raise RemoteEnvError(f"{what}: the answer does not inflate: {exc}") from None
-        except requests.RequestException as exc:
-            raise RemoteEnvError(f"{what}: {exc}") from exc
-        except OSError as exc:  # urllib3's protocol and read errors
-            raise RemoteEnvError(f"{what}: {type(exc).__name__}: {exc}") from exc
-        finally:
-            response.close()
-        return b"".join(parts)
+        if len(body) > limit or inflate.unconsumed_tail:
+            raise RemoteEnvError(f"{what}: the answer inflates past {limit} bytes")
+        return body
+
+    def _exchange(self, method: str, path: str, data: bytes | None, deadline: float) -> Answer:
+        headers = dict(self._headers)
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if self._session_id:
+            headers[SESSION_HEADER] = self._session_id
+        limit = self.max_response_bytes
+        try:
+            try:
+                return self._http.request(method, path, headers, data, deadline, limit)
+            except NotSent:  # the server cannot have acted on it: once more, on a new connection
+                return self._http.request(method, path, headers, data, deadline, limit)
+        except HttpError as exc:
+            raise RemoteEnvError(f"{method} {self.url}{path}: {exc}") from None
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
-        headers = {SESSION_HEADER: self._session_id} if self._session_id else {}
         what = f"{method} {path}"
-        try:
-            response = self._http.request(method, self.url + path, json=body, headers=headers, timeout=self.timeout,
-                                          allow_redirects=False, stream=True)  # fmt: skip
-        except requests.RequestException as exc:
-            raise RemoteEnvError(f"{method} {self.url}{path}: {exc}") from exc
-        raw = self._read(response, what)
-        try:
-            payload = json.loads(raw)
-        except (ValueError, RecursionError):
-            payload = None
-        if response.status_code >= 400:
+        data = None if body is None and method != "POST" else json.dumps(body).encode()
+        answer = self._exchange(method, path, data, time.monotonic() + self.timeout)
+        raw = self._body(answer, what)
+        payload: Any = None
+        if not _too_many_items(raw, self.max_response_items):
+            try:
+                payload = json.loads(raw)
+            except (ValueError, RecursionError):
+                payload = None
+        elif answer.status < 400:
+            raise RemoteEnvError(f"{what}: the answer holds more than {self.max_response_items} JSON values")
+        if answer.status >= 400:
             detail = payload.get("detail") if isinstance(payload, dict) else raw[:500].decode("utf-8", "replace")
             code = payload.get("code") if isinstance(payload, dict) else None
             detail, code = str(detail)[:2000], (str(code)[:100] if code is not None else None)
             if code == "RESET_NEEDED":
                 raise gym.error.ResetNeeded(detail)
-            raise RemoteEnvError(f"{what}: {response.status_code} {detail}", response.status_code, code)
+            if answer.status == 401 and self._token_withheld:
+                detail += (f" ({TOKEN_ENV} is set but sent to loopback URLs only; pass token= or token_file= to "
+                           "send it to this one)")  # fmt: skip
+            raise RemoteEnvError(f"{what}: {answer.status} {detail}", answer.status, code)
         if payload is None:
             raise RemoteEnvError(f"{what}: the answer is not JSON ({raw[:200]!r})")
-        session_id = response.headers.get(SESSION_HEADER)
+        session_id = answer.headers.get(SESSION_HEADER.lower())
         if session_id is not None:
             if not _SESSION_ID.fullmatch(session_id):
                 raise RemoteEnvError(f"{what}: the session id {session_id[:40]!r} is not one this server writes")
@@ -266,7 +284,22 @@ class RemoteEnv(gym.Env[str, str]):
         self._call("POST", "/restore", {"snapshot": snapshot})
 
 
-def _client_token(token: str | None, token_file: str | os.PathLike[str] | None) -> str | None:
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url`` names this machine by a loopback name or address."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def client_token(
+    url: str, token: str | None = None, token_file: str | os.PathLike[str] | None = None
+) -> tuple[str | None, bool]:
+    """The token to send to ``url``, and whether ``TOOLBENCH_TOKEN`` was withheld from it: a token given
+    (``token`` or ``token_file``) goes to ``url`` whatever it is; the environment's, to loopback URLs only."""
     if token is not None and token_file is not None:
         raise ValueError("give token or token_file, not both")
     if token_file is not None:
@@ -274,7 +307,17 @@ def _client_token(token: str | None, token_file: str | os.PathLike[str] | None) 
             token = file.read().strip()
         if not token:
             raise ValueError(f"token file {token_file} is empty")
-    return token if token is not None else os.environ.get(TOKEN_ENV) or None
+    if token is not None:
+        return token, False
+    from_environment = os.environ.get(TOKEN_ENV) or None
+    if from_environment is not None and not is_loopback_url(url):
+        return None, True
+    return from_environment, False
+
+
+def _too_many_items(raw: bytes, limit: int) -> bool:
+    """Whether parsing ``raw`` could build more than ``limit`` values (its structural bytes counted)."""
+    return sum(raw.count(mark) for mark in (b"[", b"{", b",", b":")) > limit
 
 
 def _typed(payload: dict[str, Any], key: str, kind: type, what: str) -> Any:

@@ -148,7 +148,9 @@ def test_the_env_server_in_a_container_refuses_to_start_without_a_token(image: s
 def test_the_env_server_in_a_container_answers_only_with_its_token(container) -> None:
     url = container("serve", "env", "--task", "HomeSearch", "--host", "0.0.0.0")
     _wait(f"{url}/health", url)
-    assert requests.get(f"{url}/health", timeout=10).json()["exposure"]["token_required"] is True
+    assert requests.get(f"{url}/health", timeout=10).json() == {"status": "healthy"}  # liveness only, without it
+    full = requests.get(f"{url}/health", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10).json()
+    assert full["exposure"]["token_required"] is True
     assert requests.get(f"{url}/schema", timeout=10).status_code == 401
     assert requests.get(f"{url}/schema", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10).status_code == 200
 

@@ -18,6 +18,7 @@ SLOW_ID = "toolbench-test/SlowHomeSearch-v0"
 
 
 BIG_STATE_ID = "toolbench-test/BigStateHomeSearch-v0"
+BIG_RENDER_ID = "toolbench-test/BigRenderHomeSearch-v0"
 
 
 class SlowHomeSearchEnv(HomeSearchEnv):
@@ -43,7 +44,18 @@ class BigStateHomeSearchEnv(HomeSearchEnv):
         return {**super().get_state(), "rows": self.ROWS}
 
 
-for env_id, entry_point in ((SLOW_ID, SlowHomeSearchEnv), (BIG_STATE_ID, BigStateHomeSearchEnv)):
+class BigRenderHomeSearchEnv(HomeSearchEnv):
+    """HomeSearch whose transcript is 8 MB: an answer a client that does not read leaves in the server's buffer."""
+
+    def ansi_transcript(self) -> str:
+        return "x" * 8_000_000
+
+
+for env_id, entry_point in (
+    (SLOW_ID, SlowHomeSearchEnv),
+    (BIG_STATE_ID, BigStateHomeSearchEnv),
+    (BIG_RENDER_ID, BigRenderHomeSearchEnv),
+):
     if env_id not in gym.registry:
         gym.register(id=env_id, entry_point=entry_point)
 

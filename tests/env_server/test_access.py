@@ -38,7 +38,8 @@ def ws_url(server) -> str:
 
 def test_a_rebound_host_name_is_refused_before_any_endpoint_runs(guarded):
     """DNS rebinding: a page's own name resolved to 127.0.0.1 makes its requests same-origin, with its Host."""
-    for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "localhost.", ""):
+    for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "localhost.", "", "localhost:evil.com",
+                 "[::1]evil.com", "localhost:80:80", "[::1]:x", "localhost:", "localhost:+80", "[::1]/x"):  # fmt: skip
         reply = requests.post(guarded.url + "/reset", json={}, headers={"Host": host}, timeout=10)
         assert (reply.status_code, reply.json()["code"]) == (421, "HOST_NOT_ALLOWED"), host
     assert len(guarded.app.state.env_server.pool) == 0  # no session was made
@@ -93,8 +94,7 @@ def test_with_a_token_every_request_but_health_needs_it(tokened):
             assert (reply.status_code, reply.json()["code"]) == (401, "TOKEN_REQUIRED"), (path, headers)
             assert reply.headers["WWW-Authenticate"].startswith("Bearer")
     health = requests.get(tokened.url + "/health", timeout=10)
-    assert health.status_code == 200 and health.json()["exposure"]["token_required"] is True
-    assert TOKEN not in health.text
+    assert health.status_code == 200 and health.json() == {"status": "healthy"}  # liveness only
     assert requests.post(tokened.url + "/reset", json={}, headers=AUTH, timeout=10).status_code == 200
 
 
@@ -136,7 +136,7 @@ def test_a_wildcard_bind_with_a_token_answers_loopback_names_and_allowed_hosts_o
         assert requests.get(url + "/schema", headers=AUTH, timeout=10).status_code == 200
         assert requests.get(url + "/schema", headers={**AUTH, "Host": "env:8000"}, timeout=10).status_code == 200
         assert requests.get(url + "/schema", headers={**AUTH, "Host": "10.1.2.3"}, timeout=10).status_code == 421
-        exposure = requests.get(url + "/health", timeout=10).json()["exposure"]
+        exposure = requests.get(url + "/health", headers=AUTH, timeout=10).json()["exposure"]
         assert exposure["bound"] == "0.0.0.0" and exposure["loopback_only"] is False
         assert exposure["allowed_hosts"] == ["127.0.0.1", "[::1]", "env", "localhost"]
     finally:
@@ -155,3 +155,25 @@ def test_health_reports_the_exposure(guarded):
         "request_bodies": "application/json only",
         "snapshot_key": "random per process",
     }
+
+
+def test_health_without_the_token_is_liveness_only_and_with_it_the_full_report(tmp_path):
+    """Another local user learns that a server runs, not its files, sessions or settings."""
+    token_file = tmp_path / "token"
+    access = AccessPolicy(token=TOKEN.encode(), token_source=f"file {token_file}")
+    running = serve(access=access, snapshot_key_source=f"file {tmp_path / 'snapshot.key'}")
+    try:
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            reply = requests.get(running.url + "/health", headers=headers, timeout=10)
+            assert reply.status_code == 200 and reply.json() == {"status": "healthy"}
+            assert str(tmp_path) not in reply.text
+        full = requests.get(running.url + "/health", headers=AUTH, timeout=10).json()
+        assert full["sessions"] == 0 and full["exposure"]["token_source"] == f"file {token_file}"
+    finally:
+        running.stop()
+
+
+@pytest.mark.parametrize("origin", ["null", "*", " NULL ", ""])
+def test_origins_any_page_can_claim_are_refused_at_start(origin):
+    with pytest.raises(ValueError, match="--allow-origin"):
+        AccessPolicy(allowed_origins=(origin,))

@@ -23,6 +23,8 @@ from toolbench.cli import main
         (["serve", "env", "--task", "HomeSearch", "--env-kwargs", '{"colour": 1}'], "colour"),
         (["serve", "env", "--task", "HomeSearch", "--api-key", "k"], "--api-key apply to the mock services only"),
         (["serve", "openweather", "--task", "HomeSearch"], "--task apply to 'toolbench serve env' only"),
+        (["serve", "env", "--task", "HomeSearch", "--allow-origin", "null"], "sandboxed frames and file: pages"),
+        (["serve", "env", "--task", "HomeSearch", "--allow-origin", "*"], "would let every web page"),
     ],
 )
 def test_bad_serve_env_arguments_exit_2_with_a_message(argv, message, capsys):

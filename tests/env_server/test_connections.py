@@ -12,7 +12,7 @@ import time
 import pytest
 import requests
 
-from tests.env_server.conftest import serve
+from tests.env_server.conftest import SLOW_ID, serve
 from tests.env_server.test_http import post
 from toolbench.env_server import EnvServerConfig, RunningEnvServer
 
@@ -112,15 +112,23 @@ def test_a_session_whose_request_stalls_is_reaped_like_an_idle_one():
 
 
 def test_with_every_connection_running_a_request_a_new_one_is_a_503_until_one_ends():
-    running = serve(max_connections=4, body_timeout=1.0)
+    running = serve(SLOW_ID, max_connections=4)
     try:
-        session = post(running.url, "/reset", {}).headers["X-Session-Id"]
-        busy = [stalled_step(running, session) for _ in range(4)]
-        time.sleep(0.2)
+        sessions = [post(running.url, "/reset", {}).headers["X-Session-Id"] for _ in range(4)]
+        time.sleep(0.1)
+        body = b'{"action": "sleep2"}'
+        busy = [
+            raw_connection(running, (f"POST /step HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                                     f"X-Session-Id: {s}\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
+            for s in sessions
+        ]  # fmt: skip
+        time.sleep(0.3)
         refused = read_all(raw_connection(running, b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"), 3)
         assert refused.startswith(b"HTTP/1.1 503 "), refused[:80]
         assert json.loads(refused.split(b"\r\n\r\n", 1)[1])["code"] == "TOO_MANY_CONNECTIONS"
-        time.sleep(1.2)  # their bodies' deadline passes: their connections close
+        for sock in busy:  # their steps end and are answered: the connections are served, idle, evictable
+            sock.settimeout(5)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
         assert requests.get(running.url + "/health", timeout=10).status_code == 200
         for sock in busy:
             sock.close()

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import gymnasium as gym
+import pytest
 import requests
 
 import toolbench
@@ -291,3 +292,65 @@ def test_answers_are_not_held_by_nagle_on_keep_alive_connections(server):
     """uvicorn writes an answer's head and body apart: without TCP_NODELAY each keep-alive answer
     waits for the client's delayed ACK (40 ms). Accepted sockets inherit it from the listening one."""
     assert server.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+def test_a_500_carries_no_exception_text_but_a_request_id_that_the_log_has(caplog):
+    """A bug of ours may hold paths or state in its message: the client gets an id, the log the traceback."""
+    running = serve()
+    try:
+        session = post(running.url, "/reset", {}).headers["X-Session-Id"]
+        server = running.app.state.env_server
+
+        def broken(session):
+            raise RuntimeError("secret /srv/path in the message")
+
+        server.render_call = broken
+        with caplog.at_level("ERROR", logger="toolbench.env_server"):
+            reply = requests.get(running.url + "/render", headers={"X-Session-Id": session}, timeout=10)
+        assert reply.status_code == 500
+        body = reply.json()
+        assert body["code"] == "INTERNAL_ERROR" and "secret" not in reply.text and "RuntimeError" not in reply.text
+        assert body["request_id"] and body["request_id"] in body["detail"]
+        logged = "\n".join(record.getMessage() + str(record.exc_info) for record in caplog.records)
+        assert body["request_id"] in logged and "secret /srv/path" in logged
+    finally:
+        running.stop()
+
+
+def test_a_full_server_gives_a_new_client_the_slot_of_a_session_that_never_stepped_once_it_idled():
+    """One client can fill the session cap with bodiless resets in a blink: a session that never stepped
+    nor restored gives its slot to a new one once idle for --fresh-idle-timeout; a session in use never does."""
+    running = serve(max_sessions=4, fresh_idle_timeout=0.5)
+    try:
+        hoarded = [requests.post(running.url + "/reset", timeout=10).headers["X-Session-Id"] for _ in range(4)]
+        refused = requests.post(running.url + "/reset", timeout=10)
+        assert (refused.status_code, refused.json()["code"]) == (503, "CAPACITY_REACHED")  # not idle long enough
+        time.sleep(0.7)
+        newcomer = requests.post(running.url + "/reset", timeout=10)
+        assert newcomer.status_code == 200, newcomer.text
+        gone = post(running.url, "/step", {"action": "x"}, hoarded[0])  # the one idle the longest
+        assert (gone.status_code, gone.json()["code"]) == (404, "UNKNOWN_SESSION")
+        for session in [*hoarded[1:], newcomer.headers["X-Session-Id"]]:  # now in use: they keep their slots
+            assert post(running.url, "/step", {"action": "API.set_location('Raleigh')"}, session).status_code == 200
+        time.sleep(0.7)
+        assert requests.post(running.url + "/reset", timeout=10).status_code == 503
+    finally:
+        running.stop()
+
+
+def test_a_websocket_session_that_never_stepped_gives_way_too():
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    running = serve(max_sessions=1, fresh_idle_timeout=0.3)
+    try:
+        with connect(running.url.replace("http://", "ws://") + "/ws") as hoarder:
+            hoarder.send(json.dumps({"type": "reset", "data": {}}))
+            assert json.loads(hoarder.recv(timeout=10))["type"] == "observation"
+            time.sleep(0.5)
+            assert requests.post(running.url + "/reset", timeout=10).status_code == 200
+            with pytest.raises(ConnectionClosed):  # its connection was cut with its session
+                hoarder.send(json.dumps({"type": "state"}))
+                hoarder.recv(timeout=5)
+    finally:
+        running.stop()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import threading
+import time
 import tracemalloc
 import zlib
 from collections.abc import Iterator
@@ -159,3 +161,145 @@ def test_requests_say_identity_and_carry_the_token(evil):
     for headers in evil.seen:
         assert headers["Accept-Encoding"] == "identity"
         assert headers["Authorization"] == "Bearer secret-token"
+
+
+SCHEMA_BYTES = json.dumps(SCHEMA).encode()
+
+
+def raw_server(behave) -> str:
+    """A server that answers /schema properly and everything else with ``behave(connection)``."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def handle(connection: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                if b" /schema " in data.split(b"\r\n", 1)[0]:
+                    connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(SCHEMA_BYTES)
+                                       + SCHEMA_BYTES)  # fmt: skip
+                    continue
+                behave(connection)
+                return
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = listener.accept()
+                threading.Thread(target=handle, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+
+def drip(data: bytes, every: float = 0.2):
+    def behave(connection) -> None:
+        for byte in data:
+            connection.sendall(bytes([byte]))
+            time.sleep(every)
+
+    return behave
+
+
+def endless(prefix: bytes, line: bytes):
+    def behave(connection) -> None:
+        connection.sendall(prefix)
+        while True:
+            connection.sendall(line)
+            time.sleep(0.05)
+
+    return behave
+
+
+@pytest.mark.parametrize(
+    "behave",
+    [
+        drip(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"a" * 1000, every=0.05),  # a body dripped
+        drip(b"HTTP/1.1 200 OK\r\nX-A: " + b"a" * 1000),  # a head dripped
+        endless(b"", b"HTTP/1.1 100 Continue\r\n\r\n"),  # interim answers without end
+        endless(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n", b"X-T: " + b"a" * 100 + b"\r\n"
+        ),
+    ],
+    ids=["dripped body", "dripped head", "endless 100 Continue", "endless trailers"],
+)
+def test_a_call_has_one_deadline_however_the_server_stretches_its_answer(behave):
+    env = RemoteEnv(raw_server(behave), timeout=1.0)
+    began = time.monotonic()
+    with pytest.raises(RemoteEnvError):
+        env.reset()
+    assert time.monotonic() - began < 2.0
+    env._session_id = "s1"  # close() asks the same server to end a session: bounded the same way
+    began = time.monotonic()
+    env.close()
+    assert time.monotonic() - began < 2.0
+
+
+def test_an_answer_of_millions_of_tiny_values_is_refused_before_it_is_parsed():
+    """64 MiB of '{},' parse into 1.7 GB of objects: the values are counted first."""
+    body = (
+        b'{"observation": {"text": "x", "terminated": false, "truncated": false, "info": {"a": [' + b"{}," * 3_000_000
+    )
+    body += b'{}]}}, "reward": 0, "done": false}'
+
+    def behave(connection) -> None:
+        connection.sendall(b"HTTP/1.1 200 OK\r\nX-Session-Id: s1\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+
+    env = RemoteEnv(raw_server(behave), timeout=10)
+    tracemalloc.start()
+    try:
+        with pytest.raises(RemoteEnvError, match="JSON values"):
+            env.reset()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(body), peak
+
+
+def test_the_environments_token_goes_to_loopback_urls_only(evil, monkeypatch):
+    from toolbench.remote import client_token
+
+    monkeypatch.setenv("TOOLBENCH_TOKEN", "from-the-environment-" + "x" * 20)
+    assert client_token("http://10.0.0.5:8000") == (None, True)
+    assert client_token("https://envs.example.com") == (None, True)
+    for loopback in ("http://127.0.0.1:8000", "http://localhost:1", "http://[::1]:8000", "http://127.9.9.9"):
+        assert client_token(loopback)[0] == "from-the-environment-" + "x" * 20, loopback
+    assert client_token("http://10.0.0.5:8000", token="given") == ("given", False)  # given: sent where told
+    url = evil({"/reset": step_answer()})
+    RemoteEnv(url).reset()
+    assert evil.seen[-1]["Authorization"] == "Bearer from-the-environment-" + "x" * 20
+
+
+def test_a_request_reset_before_it_was_sent_is_sent_once_more_and_no_other_is(evil, monkeypatch):
+    from toolbench import bounded_http
+
+    url = evil({"/reset": step_answer(), "/step": step_answer(text="stepped")})
+    env = RemoteEnv(url)
+    env.reset()
+    real = bounded_http.BoundedConnection.request
+    calls = []
+
+    def reset_once(self, method, path, *args, **kwargs):
+        calls.append(path)
+        if len(calls) == 1:
+            raise bounded_http.NotSent("the connection failed while the request was sent: reset")
+        return real(self, method, path, *args, **kwargs)
+
+    monkeypatch.setattr(bounded_http.BoundedConnection, "request", reset_once)
+    assert env.step("x")[0] == "stepped" and calls == ["/step", "/step"]
+
+    def lost_after_sending(self, method, path, *args, **kwargs):
+        calls.append(path)
+        raise bounded_http.HttpError("the connection failed before any answer")
+
+    calls.clear()
+    monkeypatch.setattr(bounded_http.BoundedConnection, "request", lost_after_sending)
+    with pytest.raises(RemoteEnvError, match="before any answer"):
+        env.step("x")
+    assert calls == ["/step"]  # a step the server may have taken is not sent twice

@@ -16,11 +16,13 @@ import requests
 
 from tests.env_server.conftest import serve
 from tests.env_server.test_http import TASK_IDS, post
+from toolbench import __version__
+from toolbench.env_server import EnvServerConfig
 from toolbench.env_server.snapshots import VERSION, SnapshotError, SnapshotSigner
 from toolbench.env_server.statecodec import encode_state
 
 KEY = b"k" * 32
-FINGERPRINT = 'toolbench/HomeSearch-v0|{"mode": "interactive"}'
+FINGERPRINT = EnvServerConfig("toolbench/HomeSearch-v0", {"mode": "interactive"}).fingerprint
 
 
 class WritesAFile:
@@ -140,3 +142,41 @@ def test_replicas_with_the_same_key_file_restore_each_others_snapshots(tmp_path)
     finally:
         first.stop()
         second.stop()
+
+
+def test_a_snapshot_has_one_spelling_only():
+    """Base64 with the other alphabet's characters, line breaks, missing padding or stray low bits decodes to
+    the same bytes in lax decoders: each is refused, so a snapshot's text is canonical."""
+    signer = SnapshotSigner("fp", KEY)
+    text = signer.dump({"env": {"x": "y" * 300}, "episode_id": None, "step_count": 0})
+    payload = text[4:]
+    assert "-" in payload or "_" in payload  # the URL-safe alphabet is in use, so the swaps below change it
+    last = payload.rstrip("=")[-1]
+    low_bit = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".index(last) ^ 1
+    respelled = [
+        "tb2." + payload.replace("-", "+").replace("_", "/"),
+        "tb2." + payload[:40] + "\n" + payload[40:],
+        "tb2." + payload + "\n",
+        "tb2." + payload.rstrip("="),
+        "tb2."
+        + payload.rstrip("=")[:-1]
+        + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[low_bit]
+        + payload[len(payload.rstrip("=")) :],
+        "tb2." + payload + "====",
+        " " + text,
+    ]
+    assert signer.load(text)["env"] == {"x": "y" * 300}
+    for spelling in respelled:
+        if spelling == text:
+            continue
+        with pytest.raises(SnapshotError):
+            signer.load(spelling)
+
+
+def test_the_fingerprint_names_the_toolbench_version_so_another_versions_snapshot_is_refused():
+    config = EnvServerConfig("toolbench/HomeSearch-v0", {"mode": "interactive"})
+    assert __version__ in config.fingerprint
+    snapshot = {"env": {}, "episode_id": None, "step_count": 0}
+    other_version = config.fingerprint.replace(__version__, __version__ + ".post1")
+    with pytest.raises(SnapshotError, match="signature"):
+        SnapshotSigner(config.fingerprint, KEY).load(SnapshotSigner(other_version, KEY).dump(snapshot))

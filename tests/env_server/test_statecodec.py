@@ -19,7 +19,6 @@ from toolbench.env_server.statecodec import (
     StateTooLarge,
     decode_state,
     encode_state,
-    nesting_depth,
 )
 
 
@@ -98,19 +97,26 @@ def test_the_encoder_stops_at_its_budget_without_building_the_rest():
         encode_state("y" * 70_000, max_bytes=65536)  # one string over it: refused before it is escaped
 
 
-def test_nesting_is_bounded_when_writing_and_before_parsing():
+def test_nesting_is_bounded_when_writing_and_reading():
     deep: list = []
     for _ in range(MAX_DEPTH + 1):
         deep = [deep]
     with pytest.raises(StateCodecError, match="nested deeper than"):
         encode_state(deep)
-    text = b"[" * 5000 + b"]" * 5000
-    assert nesting_depth(text) == 5000
-    assert nesting_depth(b'["[[[[", {"a": "]]}"}]') == 2  # brackets inside strings are not nesting
-    with pytest.raises(StateCodecError, match="nests 5000 deep"):
-        decode_state(text)
+    for depth in (MAX_DEPTH + 1, 5000, 200_000):  # past the codec's limit, and past the parser's own guard
+        with pytest.raises(StateCodecError, match="nest"):
+            decode_state(b"[" * depth + b"]" * depth)
+    assert decode_state(b'["[[[[", {"a": "]]}"}]') == ["[[[[", {"a": "]]}"}]  # brackets in strings are text
     with pytest.raises(StateTooLarge):
         decode_state(b"[" + b"1," * 100 + b"1]", max_bytes=100)
+
+
+def test_reading_a_state_at_its_size_limit_is_linear_and_quick():
+    """A pre-scan for nesting with a regular expression held the GIL for seconds on 16 MiB of one string."""
+    for text in (encode_state("x" * (16 * 2**20 - 100)), encode_state(['"\\'] * (2 * 2**20))):
+        began = time.perf_counter()
+        decode_state(text)
+        assert time.perf_counter() - began < 1.0
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ own server runs on, and Starlette is the toolkit under OpenEnv's FastAPI app; bo
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import socket
@@ -20,11 +21,14 @@ from toolbench.core.server import _listen
 from toolbench.env_server.access import AccessPolicy, is_loopback
 from toolbench.env_server.app import MAX_BODY, EnvServerConfig, create_env_app
 from toolbench.env_server.connections import (
+    ConnectionGuard,
     ConnectionLimits,
     bounded_protocol,
     default_max_connections,
     raise_descriptor_limit,
 )
+from toolbench.env_server.loop_errors import install_accept_error_limiter
+from toolbench.env_server.websocket_connections import bounded_websocket_protocol
 
 __all__ = [
     "MAX_BODY",
@@ -64,6 +68,14 @@ def bound_config(config: EnvServerConfig, host: str) -> EnvServerConfig:
     return config if access is config.access else dataclasses.replace(config, access=access)
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, with accept errors logged once per interval rather than once per attempt."""
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        install_accept_error_limiter(asyncio.get_running_loop())
+        await super().serve(sockets)
+
+
 class RunningEnvServer:
     """A uvicorn server on a socket bound at construction (port 0 gives a free port, read ``.port``)."""
 
@@ -80,8 +92,16 @@ class RunningEnvServer:
         # Accepted sockets inherit the option from the listening one.
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.app = app if app is not None else create_env_app(config)
-        limits = ConnectionLimits(self.max_connections, config.header_timeout, config.body_timeout)
-        self.server = uvicorn.Server(
+        limits = ConnectionLimits(
+            self.max_connections,
+            config.header_timeout,
+            config.body_timeout,
+            config.min_body_rate,
+            config.body_rate_grace,
+            config.max_buffered_output,
+        )
+        guard = ConnectionGuard(limits)
+        self.server = _Server(
             uvicorn.Config(
                 self.app,
                 lifespan="on",
@@ -91,8 +111,9 @@ class RunningEnvServer:
                 # uvicorn's httptools protocol, with deadlines on heads and bodies and a connection cap
                 # that idle sockets cannot fill (connections.py); h11's parser also races its own 400
                 # for a bad body against the app's answer
-                http=bounded_protocol(limits),
-                ws="websockets-sansio",  # the websockets library without its legacy (deprecated) server
+                http=bounded_protocol(limits, guard),
+                # the websockets library without its legacy (deprecated) server, bounded as the HTTP protocol is
+                ws=bounded_websocket_protocol(limits, guard),
                 ws_max_size=config.max_body,  # a larger WebSocket message closes the connection (1009)
                 ws_per_message_deflate=False,  # a message's size on the wire is its size: no 1000x inflation
                 timeout_keep_alive=max(1, round(config.connection_idle)),

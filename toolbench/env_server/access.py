@@ -6,13 +6,16 @@ request), open ``ws://127.0.0.1:8000/ws``, or rebind its own host name to 127.0.
 and then read the answers as same-origin. So before any endpoint runs:
 
 - ``Host`` must name the bound address (for loopback: ``localhost``, ``127.0.0.1``, ``[::1]``, any
-  port) or a name given with ``--allow-host``: a rebound name is 421;
+  port of digits) or a name given with ``--allow-host``: a rebound name, or a header that is not a name
+  and a port (``localhost:evil.com``), is 421;
 - ``Origin``, which browsers send and other clients do not, must be absent or one given with
-  ``--allow-origin``: a page's request is 403 (a WebSocket's handshake too, before it is accepted);
+  ``--allow-origin``: a page's request is 403 (a WebSocket's handshake too, before it is accepted).
+  ``null`` (sandboxed frames, file: pages: any page can make one) and ``*`` cannot be allowed;
 - a request body must be declared JSON (``application/json``, optionally with ``charset=utf-8``):
   anything else is 415, which no page can send cross-origin without a preflight we never approve;
 - with a token, ``Authorization: Bearer <token>`` (compared in constant time) on every request but
-  ``GET /health``, which says nothing secret and serves liveness probes: 401 otherwise.
+  ``GET /health``, which serves liveness probes: 401 otherwise. Without the token ``/health`` says only
+  that the server is alive (no file paths, no session count); with it, the whole report.
 
 Errors are the app's JSON ``{"detail", "code"}``.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,8 +36,18 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
-OPEN_PATHS = frozenset({"/health"})  # answered without a token
+OPEN_PATHS = frozenset({"/health"})  # answered without a token (with liveness only)
 JSON_TYPES = ("application/json",)
+#: Set in a request's ASGI scope by the guard: whether it carried the token (always, when none is set).
+AUTHENTICATED = "toolbench.authenticated"
+_PORT = re.compile(r"[0-9]{1,5}")
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s]+")
+#: Origins no operator should allow, and why.
+_ORIGINS_ANY_PAGE_HAS = {
+    "null": "'null' is the origin browsers give sandboxed frames and file: pages, and any page can open one of "
+    "those: allowing it would let every web page drive the server",
+    "*": "'*' would let every web page drive the server (and read its answers)",
+}
 
 
 def is_loopback(host: str) -> bool:
@@ -70,6 +84,35 @@ def normalize_origin(origin: str) -> str:
     return origin.strip().rstrip("/").lower()
 
 
+def checked_origin(origin: str) -> str:
+    """An ``--allow-origin`` value, normalized; ``ValueError`` for one any page can claim or not of the form."""
+    normalized = normalize_origin(origin)
+    if normalized in _ORIGINS_ANY_PAGE_HAS:
+        raise ValueError(f"--allow-origin {origin.strip()}: refused: {_ORIGINS_ANY_PAGE_HAS[normalized]}; name the "
+                         "pages' origins (scheme://host[:port])")  # fmt: skip
+    if not _ORIGIN.fullmatch(normalized):
+        raise ValueError(f"--allow-origin {origin.strip()[:100]!r}: an origin is scheme://host[:port], as a browser "
+                         "sends it")  # fmt: skip
+    return normalized
+
+
+def host_header_name(host: str) -> str | None:
+    """The name in a Host header, lower case, without its port: ``None`` when the header is not a name with an
+    optional port of digits (``localhost:evil.com`` and ``[::1]evil.com`` are not)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        if end < 0:
+            return None
+        name, rest = host[: end + 1], host[end + 1 :]
+    else:
+        name, separator, port = host.partition(":")
+        rest = separator + port
+    if rest and not (rest.startswith(":") and _PORT.fullmatch(rest[1:])):
+        return None
+    return name or None
+
+
 @dataclass(frozen=True)
 class AccessPolicy:
     """The names, origins and token a server accepts."""
@@ -84,18 +127,15 @@ class AccessPolicy:
     def __post_init__(self) -> None:
         hosts = {*default_hosts(self.bound), *(host_name(h) for h in self.extra_hosts)}
         object.__setattr__(self, "allowed_hosts", frozenset(hosts))
-        object.__setattr__(self, "allowed_origins", tuple(normalize_origin(o) for o in self.allowed_origins))
+        object.__setattr__(self, "allowed_origins", tuple(checked_origin(o) for o in self.allowed_origins))
 
     @property
     def any_host(self) -> bool:
         return "*" in self.allowed_hosts
 
     def host_allowed(self, host: str | None) -> bool:
-        if host is None:
-            return False
-        host = host.strip().lower()
-        name = host[: host.index("]") + 1] if host.startswith("[") and "]" in host else host.rsplit(":", 1)[0]
-        return self.any_host or name in self.allowed_hosts
+        name = None if host is None else host_header_name(host)
+        return name is not None and (self.any_host or name in self.allowed_hosts)
 
     def origin_allowed(self, origin: str | None) -> bool:
         return origin is None or normalize_origin(origin) in self.allowed_origins
@@ -174,7 +214,9 @@ def check(policy: AccessPolicy, scope: Scope) -> Refusal | None:
     preflight = scope["type"] == "http" and scope["method"] == "OPTIONS" and "access-control-request-method" in headers
     if preflight and origins:  # an allowed origin's CORS preflight: it carries no credentials by design
         return None
-    if scope.get("path") not in OPEN_PATHS and not policy.token_accepted(_one(headers, "authorization")):
+    authenticated = policy.token_accepted(_one(headers, "authorization"))
+    scope[AUTHENTICATED] = authenticated
+    if scope.get("path") not in OPEN_PATHS and not authenticated:
         return Refusal(401, "TOKEN_REQUIRED", "this server needs its token: send 'Authorization: Bearer <token>'",
                        (("www-authenticate", 'Bearer realm="toolbench"'),))  # fmt: skip
     if scope["type"] == "http" and _has_body(headers):

@@ -18,6 +18,8 @@ declared JSON, 421 a foreign Host, 422 JSON of the wrong shape or a snapshot tha
 
 Each session's env calls run on its own thread (``workers``), and so do the JSON encoding of its
 answers and its snapshots: the event loop only moves bytes, so no session's slowness delays another's.
+What they share is the GIL: snapshots, restores, transcripts and large parses take the heavy lane
+(``heavy_lane``), one at a time across sessions, so light requests keep most of it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -43,8 +46,9 @@ from toolbench.core.env import ACTION_MAX_LENGTH, OBSERVATION_MAX_LENGTH
 from toolbench.core.jsonsafe import to_json_safe
 from toolbench.env_server import protocol
 from toolbench.env_server.access import AccessGuard, AccessPolicy, cors_headers_allowed
-from toolbench.env_server.protocol import BadRequest, json_text
-from toolbench.env_server.sessions import Session, SessionPool
+from toolbench.env_server.heavy_lane import HEAVY_BYTES, HeavyLane
+from toolbench.env_server.protocol import BadRequest, json_bytes
+from toolbench.env_server.sessions import CapacityReached, Session, SessionPool
 from toolbench.env_server.snapshots import SnapshotError, SnapshotSigner
 from toolbench.env_server.statecodec import DEFAULT_MAX_STATE_BYTES, StateCodecError, StateTooLarge
 from toolbench.env_server.workers import SessionWorker
@@ -52,7 +56,7 @@ from toolbench.env_server.workers import SessionWorker
 logger = logging.getLogger("toolbench.env_server")
 
 MAX_BODY = 10 * 1024 * 1024  # bytes: a maximal action JSON-escaped, or a large snapshot, fits
-PARSE_ON_THREAD = 64 * 1024  # bytes: larger bodies and messages are parsed off the event loop
+PARSE_ON_THREAD = HEAVY_BYTES  # bytes: larger bodies and messages are parsed off the event loop, in the heavy lane
 SNAPSHOT_ENVELOPE = 256  # bytes around a snapshot in a restore request: it must fit --max-body with them
 
 
@@ -64,6 +68,7 @@ class EnvServerConfig:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     max_sessions: int = 64
     idle_timeout: float = 600.0  # seconds before an unused session (and its env) is closed
+    fresh_idle_timeout: float = 30.0  # at the cap: seconds idle after which a never-stepped session gives way
     max_body: int = MAX_BODY
     max_state_bytes: int = DEFAULT_MAX_STATE_BYTES  # a snapshot's encoded state
     snapshot_key: bytes | None = None  # None: random per process
@@ -71,13 +76,17 @@ class EnvServerConfig:
     access: AccessPolicy = field(default_factory=AccessPolicy)
     connection_idle: float = 30.0  # seconds an idle keep-alive connection, or a WebSocket with no session, stays
     header_timeout: float = 10.0  # seconds for a request head to arrive whole
-    body_timeout: float = 30.0  # seconds for a request body to arrive whole
+    body_timeout: float = 30.0  # seconds for a request body to arrive whole (and for a client to read anything)
+    min_body_rate: float = 1024.0  # bytes a second a body must average once past its grace
+    body_rate_grace: float = 5.0  # seconds before a body's rate is held to the minimum
+    max_buffered_output: int = 256 * 1024 * 1024  # bytes of answers waiting for slow readers, all together
     max_connections: int | None = None  # None: derived from max_sessions (connections.default_max_connections)
     shutdown_grace: float = 2.0  # seconds running requests get to finish when the server stops
 
     @property
     def fingerprint(self) -> str:
-        return f"{self.env_id}|{json.dumps(self.env_kwargs, sort_keys=True)}"
+        # The version too: another release's env may read the same state differently
+        return f"{self.env_id}|{json.dumps(self.env_kwargs, sort_keys=True)}|toolbench {__version__}"
 
 
 def make_env_factory(env_id: str, env_kwargs: dict[str, Any]) -> Callable[[], gym.Env]:
@@ -112,13 +121,27 @@ class EnvServer:
         self.pool = SessionPool(make_env, config.max_sessions, config.idle_timeout)
         self.signer = SnapshotSigner(config.fingerprint, config.snapshot_key, config.max_state_bytes)
         self.parse_limiter: anyio.CapacityLimiter | None = None  # made on the event loop (lifespan)
+        self.lane = HeavyLane(slots=1)  # snapshots, restores, transcripts and large parses: one at a time
         self.docs_per_task = bool(getattr(base, "docs_per_task", False))
         self.shared_docs = None if self.docs_per_task else (base.api_docs(), base.tools())
         self._background: set[asyncio.Task[Any]] = set()
 
     # ----------------------------------------------------------------- sessions
     async def new_session(self, kind: str) -> Session:
-        self.pool.reserve()
+        try:
+            self.pool.reserve()
+        except CapacityReached:
+            unused = self.pool.unused_idle_since(self.config.fresh_idle_timeout)
+            if unused is None:
+                raise
+            logger.info("session cap reached: closing session %s, never stepped and idle for %g s or more",
+                        unused.id, self.config.fresh_idle_timeout)  # fmt: skip
+            self.pool.remove(unused.id)
+            if unused.cut_connection is not None:  # a WebSocket's: its handler closes the env as it ends
+                unused.cut_connection()
+            else:
+                self.close_in_background(unused)
+            self.pool.reserve()
         worker = SessionWorker(f"toolbench-session-{kind}")
         try:
             env = await worker.run(self.pool.build_env)
@@ -183,9 +206,18 @@ class EnvServer:
                            self.config.shutdown_grace)  # fmt: skip
 
     # ----------------------------------------------------------------- env calls, on the session's thread
-    async def call(self, session: Session, func: Callable[..., Any], *args: Any, render: Callable[[Any], Any]) -> Any:
-        """``render(func(*args))`` on the session's worker thread."""
-        return await session.worker.run(lambda: render(func(*args)))
+    async def call(
+        self, session: Session, func: Callable[..., Any], *args: Any, render: Callable[[Any], Any], heavy: bool = False
+    ) -> Any:
+        """``render(func(*args))`` on the session's worker thread; with ``heavy``, in the heavy lane."""
+        if not heavy:
+            return await session.worker.run(lambda: render(func(*args)))
+
+        def in_the_lane() -> Any:
+            with self.lane.held(session.id):
+                return render(func(*args))
+
+        return await session.worker.run(in_the_lane)
 
     def reset_call(self, session: Session, params: protocol.ResetParams) -> dict[str, Any]:
         options = {"task_id": params.task_id} if params.task_id else None
@@ -196,6 +228,7 @@ class EnvServer:
     def step_call(self, session: Session, action: str) -> dict[str, Any]:
         if session.base.task is None:
             raise BadRequest("the session has no episode yet: POST /reset first", 409, "RESET_NEEDED")
+        session.used = True
         observation, reward, terminated, truncated, info = session.base.step(action)
         session.step_count += 1
         return protocol.step_result(observation, reward, terminated, truncated, info)
@@ -217,14 +250,17 @@ class EnvServer:
             raise BadRequest(f"{exc}: the episode's state is too large to snapshot (--max-state-bytes)", 413,
                              "STATE_TOO_LARGE") from None  # fmt: skip
         except StateCodecError as exc:  # an env's state holds a type the codec does not carry: our bug
-            logger.error("GET /state: %s", exc)
-            raise BadRequest(f"this env's state cannot be snapshotted: {exc}", 500, "STATE_NOT_DATA") from None
+            request_id = new_request_id()
+            logger.error("GET /state (request id %s): %s", request_id, exc)
+            raise BadRequest(f"this env's state cannot be snapshotted (a bug, logged under request id {request_id})",
+                             500, "STATE_NOT_DATA", request_id=request_id) from None  # fmt: skip
         if len(text) + SNAPSHOT_ENVELOPE > self.config.max_body:
             raise BadRequest(f"the snapshot is {len(text)} bytes, more than a restore request may carry "
                              f"(--max-body {self.config.max_body})", 413, "STATE_TOO_LARGE")  # fmt: skip
         return {**self.summary(session), "snapshot": text}
 
     def restore_call(self, session: Session, body: Any) -> dict[str, Any]:
+        protocol.refuse_text_that_is_not_unicode(body, "the restore body")
         if not isinstance(body, dict) or set(body) != {"snapshot"}:
             raise BadRequest('the restore body is {"snapshot": "<the snapshot field of GET /state>"}')
         try:
@@ -245,6 +281,7 @@ class EnvServer:
             raise RestoreFailed(f"the env refused the snapshot ({type(exc).__name__}: {str(exc)[:200]}); "
                                 "the session keeps its state") from None  # fmt: skip
         session.episode_id, session.step_count = snapshot["episode_id"], snapshot["step_count"]
+        session.used = True
         return self.summary(session)
 
     def render_call(self, session: Session) -> dict[str, Any]:
@@ -288,7 +325,10 @@ class EnvServer:
             "documentation_url": None,
         }
 
-    def health(self) -> dict[str, Any]:
+    def health(self, full: bool) -> dict[str, Any]:
+        """Liveness; with ``full`` (the request carried the token, or none is set) the sessions and exposure."""
+        if not full:
+            return {"status": "healthy"}
         return {
             "status": "healthy",
             "env_id": self.config.env_id,
@@ -297,15 +337,23 @@ class EnvServer:
             "exposure": {**self.config.access.exposure(), "snapshot_key": self.config.snapshot_key_source},
         }
 
-    async def parse(self, raw: bytes | str) -> Any:
-        """The JSON of a body or message; a large one is parsed on a worker thread."""
+    async def parse(self, raw: bytes | str, key: Any) -> Any:
+        """The JSON of a body or message; a large one is parsed on a worker thread, in the heavy lane in
+        ``key``'s turn (its session's, or its connection's before it has one)."""
         if len(raw) <= PARSE_ON_THREAD:
             return protocol.load_json(raw)
-        return await anyio.to_thread.run_sync(protocol.load_json, raw, limiter=self.parse_limiter)
+        if protocol.too_many_items(raw):  # refused at once, not after waiting for the lane
+            return protocol.load_json(raw)
+
+        def in_the_lane() -> Any:
+            with self.lane.held(key):
+                return protocol.load_json(raw)
+
+        return await anyio.to_thread.run_sync(in_the_lane, limiter=self.parse_limiter)
 
 
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(json_text(payload).encode(), status_code=status, headers=headers, media_type="application/json")
+    return Response(json_bytes(payload), status_code=status, headers=headers, media_type="application/json")
 
 
 # --------------------------------------------------------------------- the app
@@ -333,8 +381,11 @@ def create_env_app(config: EnvServerConfig, probe: gym.Env | None = None) -> Any
         return error_response(405, f"{request.method} is not allowed on {request.url.path[:200]}", "METHOD_NOT_ALLOWED")
 
     async def internal(request: Request, exc: Exception) -> Response:
-        logger.exception("internal error on %s %s", request.method, request.url.path)
-        return error_response(500, f"internal error in the env server ({type(exc).__name__}: {exc})", "INTERNAL_ERROR")
+        # The exception's text may hold paths or state: it goes to the log, the client gets its id there
+        request_id = new_request_id()
+        logger.error("internal error (request id %s) on %s %s", request_id, request.method, request.url.path[:200],
+                     exc_info=exc)  # fmt: skip
+        return internal_error_response(request_id)
 
     app = Starlette(
         routes=routes(server),
@@ -352,5 +403,21 @@ def create_env_app(config: EnvServerConfig, probe: gym.Env | None = None) -> Any
     return guarded
 
 
-def error_response(status: int, message: str, code: str, headers: dict[str, str] | None = None) -> Response:
-    return json_response({"detail": message, "code": code}, status, headers)
+def error_response(
+    status: int, message: str, code: str, headers: dict[str, str] | None = None, request_id: str | None = None
+) -> Response:
+    body = {"detail": message, "code": code, **({"request_id": request_id} if request_id else {})}
+    return json_response(body, status, headers)
+
+
+def new_request_id() -> str:
+    """An id naming one failed request in the log and in its answer."""
+    return secrets.token_hex(8)
+
+
+def internal_error_message(request_id: str) -> str:
+    return f"internal error in the env server; it is logged under request id {request_id}"
+
+
+def internal_error_response(request_id: str) -> Response:
+    return error_response(500, internal_error_message(request_id), "INTERNAL_ERROR", request_id=request_id)

@@ -19,10 +19,19 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from toolbench.env_server import protocol
-from toolbench.env_server.app import EnvServer, error_response, json_response, logger
+from toolbench.env_server.access import AUTHENTICATED
+from toolbench.env_server.app import (
+    EnvServer,
+    error_response,
+    internal_error_message,
+    json_response,
+    logger,
+    new_request_id,
+)
 from toolbench.env_server.connections import mark_holds_session
-from toolbench.env_server.protocol import BadRequest, json_text
+from toolbench.env_server.protocol import BadRequest, json_bytes, json_text
 from toolbench.env_server.sessions import CapacityReached, Session, SessionError
+from toolbench.env_server.websocket_connections import ABORT_CONNECTION
 
 SESSION_HEADER = "X-Session-Id"
 SESSION_COOKIE = "toolbench_session"
@@ -59,7 +68,7 @@ def _session_headers(session_id: str) -> dict[str, str]:
 
 def _json_bytes(payload: Any) -> bytes:
     """An answer's body, made on the session's thread (a snapshot's can be megabytes)."""
-    return json_text(payload).encode()
+    return json_bytes(payload)
 
 
 def _bytes_response(body: bytes, headers: dict[str, str] | None = None) -> Response:
@@ -76,7 +85,8 @@ def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[
             parsed: Any = NO_BODY
             if body != "none":
                 raw = await _read_body(request, server.config.max_body)
-                parsed = None if body == "optional" and (not raw or raw.isspace()) else await server.parse(raw)
+                empty = body == "optional" and (not raw or raw.isspace())
+                parsed = None if empty else await server.parse(raw, _session_id(request) or request.scope.get("client"))
             if session_needed:
                 session_id = _session_id(request)
                 if session_id is None:
@@ -85,7 +95,7 @@ def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[
                 session = server.pool.claim(session_id)
             return await call(request, session, parsed)
         except BadRequest as exc:
-            return error_response(exc.status, str(exc), exc.code, exc.headers)
+            return error_response(exc.status, str(exc), exc.code, exc.headers, exc.request_id)
         except SessionError as exc:
             headers = {"Retry-After": "1"} if isinstance(exc, CapacityReached) else {}
             if exc.status == 404:  # a stale cookie would otherwise name the lost session forever
@@ -131,13 +141,15 @@ def routes(server: EnvServer) -> list[Any]:
         return _bytes_response(await server.call(session, server.step_call, session, action, render=encode))
 
     async def state(request: Request, session: Session, _: Any) -> Response:
-        return _bytes_response(await server.call(session, server.state_call, session, render=encode))
+        return _bytes_response(await server.call(session, server.state_call, session, render=encode, heavy=True))
 
     async def restore(request: Request, session: Session, body: Any) -> Response:
-        return _bytes_response(await server.call(session, server.restore_call, session, body, render=encode))
+        return _bytes_response(
+            await server.call(session, server.restore_call, session, body, render=encode, heavy=True)
+        )
 
     async def render(request: Request, session: Session, _: Any) -> Response:
-        return _bytes_response(await server.call(session, server.render_call, session, render=encode))
+        return _bytes_response(await server.call(session, server.render_call, session, render=encode, heavy=True))
 
     async def close(request: Request, _: None, __: Any) -> Response:
         session_id = _session_id(request)
@@ -149,7 +161,7 @@ def routes(server: EnvServer) -> list[Any]:
         return json_response({"closed": session_id}, headers={"Set-Cookie": CLEAR_COOKIE})
 
     async def health(request: Request, _: None, __: Any) -> Response:
-        return json_response(server.health())
+        return json_response(server.health(full=bool(request.scope.get(AUTHENTICATED, True))))
 
     async def schema(request: Request, _: None, __: Any) -> Response:
         session_id = _session_id(request)
@@ -180,8 +192,9 @@ def routes(server: EnvServer) -> list[Any]:
 
 
 # --------------------------------------------------------------------- WebSocket (openenv-core's EnvClient)
-def _ws_error(message: str, code: str) -> dict[str, Any]:
-    return {"type": "error", "data": {"message": message, "code": code}}
+def _ws_error(message: str, code: str, request_id: str | None = None) -> dict[str, Any]:
+    return {"type": "error", "data": {"message": message, "code": code, **({"request_id": request_id} if request_id
+                                                                            else {})}}  # fmt: skip
 
 
 SESSION_MESSAGES = ("reset", "step", "state", "restore")
@@ -192,6 +205,12 @@ async def _ws_reply(server: EnvServer, session: Session | None, message: Any) ->
     if not isinstance(message, dict):
         raise BadRequest('a message is a JSON object {"type": ..., "data": ...}')
     kind, data = message.get("type"), message.get("data")
+    protocol.refuse_text_that_is_not_unicode({key: value for key, value in message.items() if key != "data"},
+                                             "the message")  # fmt: skip
+    if kind == "step" and isinstance(data, dict) and "action" in data:
+        protocol.refuse_text_that_is_not_unicode({k: v for k, v in data.items() if k != "action"}, "the step data")
+    elif kind not in ("step", "reset", "restore"):  # their own parsers check theirs; the others' data is unused
+        protocol.refuse_text_that_is_not_unicode(data, "the message")
     if kind not in ("reset", "step", "state", "restore", "schema"):
         raise BadRequest(f"unknown message type {str(kind)[:64]!r}; known: reset, step, state, restore, schema, close",
                          code="UNKNOWN_TYPE")  # fmt: skip
@@ -213,8 +232,8 @@ async def _ws_reply(server: EnvServer, session: Session | None, message: Any) ->
         action = protocol.parse_action(data["action"] if isinstance(data, dict) and "action" in data else data)
         return await server.call(session, server.step_call, session, action, render=envelope("observation"))
     if kind == "state":
-        return await server.call(session, server.state_call, session, render=envelope("state"))
-    return await server.call(session, server.restore_call, session, data, render=envelope("state"))
+        return await server.call(session, server.state_call, session, render=envelope("state"), heavy=True)
+    return await server.call(session, server.restore_call, session, data, render=envelope("state"), heavy=True)
 
 
 async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
@@ -224,11 +243,21 @@ async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
     ``connection_idle`` seconds is closed, as an idle keep-alive HTTP connection is."""
 
     async def send(text: str) -> None:
-        await websocket.send({"type": "websocket.send", "text": text})
+        # A client that reads nothing leaves send() waiting for ever: past the body timeout the connection
+        # is cut, so the handler ends and the session is closed
+        try:
+            with anyio.fail_after(config.body_timeout):
+                await websocket.send({"type": "websocket.send", "text": text})
+        except TimeoutError:
+            logger.info("a WebSocket client read nothing for %g s: connection cut", config.body_timeout)
+            cut = websocket.scope.get(ABORT_CONNECTION)
+            if cut is not None:
+                cut()
+            raise WebSocketDisconnect(1006) from None
 
+    config = server.config
     await websocket.accept()
     session: Session | None = None
-    config = server.config
     try:
         while True:
             idle_limit = config.idle_timeout if session is not None else config.connection_idle
@@ -244,7 +273,7 @@ async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
                 raise WebSocketDisconnect(frame.get("code", 1000))
             raw = frame.get("text") if frame.get("text") is not None else frame.get("bytes") or b""
             try:
-                message = await server.parse(raw)
+                message = await server.parse(raw, session.id if session is not None else id(websocket))
             except BadRequest as exc:
                 await send(json_text(_ws_error(str(exc), exc.code)))
                 continue
@@ -255,16 +284,17 @@ async def websocket_session(server: EnvServer, websocket: WebSocket) -> None:
                     mark_holds_session(websocket.scope)  # from here not closed at the connection cap
                     try:
                         session = await server.new_session("ws")
+                        session.cut_connection = websocket.scope.get(ABORT_CONNECTION)
                     except BaseException:
                         mark_holds_session(websocket.scope, False)
                         raise
                 reply = await _ws_reply(server, session, message)
             except (BadRequest, SessionError) as exc:
-                reply = json_text(_ws_error(str(exc), exc.code))
-            except Exception as exc:  # a bug of ours: reported to this client, the session goes on
-                logger.exception("internal error in a WebSocket session")
-                reply = json_text(_ws_error(f"internal error in the env server ({type(exc).__name__}: {exc})",
-                                            "EXECUTION_ERROR"))  # fmt: skip
+                reply = json_text(_ws_error(str(exc), exc.code, getattr(exc, "request_id", None)))
+            except Exception:  # a bug of ours: logged, reported to this client by its id; the session goes on
+                request_id = new_request_id()
+                logger.exception("internal error (request id %s) in a WebSocket session", request_id)
+                reply = json_text(_ws_error(internal_error_message(request_id), "EXECUTION_ERROR", request_id))
             await send(reply)
         await websocket.close()
     except WebSocketDisconnect:

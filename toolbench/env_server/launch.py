@@ -82,6 +82,7 @@ def serve_env(args: argparse.Namespace) -> int:
             token_source=token.source if token else None,
         )
         bounds = {"max_sessions": args.max_sessions, "idle_timeout": args.idle_timeout,
+                  "fresh_idle_timeout": args.fresh_idle_timeout,
                   "max_state_bytes": args.max_state_bytes, "header_timeout": args.header_timeout,
                   "body_timeout": args.body_timeout}  # fmt: skip
         config = EnvServerConfig(

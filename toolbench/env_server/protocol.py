@@ -15,6 +15,10 @@ from toolbench.core.env import ACTION_MAX_LENGTH, OBSERVATION_MAX_LENGTH
 from toolbench.core.jsonsafe import to_json_safe
 
 SEED_LIMIT = 2**64  # numpy seeds are non-negative integers; this bounds what a client can make us hash
+#: Values one request may hold: an action of ACTION_MAX_LENGTH commas fits, a body of millions of empty
+#: objects (which the parser builds with the GIL held, 0.3 s for 10 MiB) does not.
+MAX_JSON_ITEMS = 2 * ACTION_MAX_LENGTH
+MAX_NUMBER_CHARACTERS = 100  # a seed has 20 digits
 ID_LIMIT = 256  # characters of a task or episode id
 
 
@@ -22,27 +26,103 @@ class BadRequest(Exception):
     """A request we refuse, with its HTTP status and code: 422 (JSON of the wrong shape) unless told."""
 
     def __init__(
-        self, message: str, status: int = 422, code: str = "VALIDATION_ERROR", headers: dict[str, str] | None = None
+        self,
+        message: str,
+        status: int = 422,
+        code: str = "VALIDATION_ERROR",
+        headers: dict[str, str] | None = None,
+        request_id: str | None = None,  # a 500's: the log names it beside what went wrong
     ):
         super().__init__(message)
         self.status = status
         self.code = code
         self.headers = headers or {}
+        self.request_id = request_id
+
+
+def too_many_items(raw: bytes | str, limit: int = MAX_JSON_ITEMS) -> bool:
+    """Whether parsing ``raw`` could build more than ``limit`` values: its ``[``, ``{``, ``,`` and ``:``
+    counted (at the speed of a memory scan), an upper bound whatever the strings hold."""
+    marks = (b"[", b"{", b",", b":") if isinstance(raw, bytes) else ("[", "{", ",", ":")
+    return sum(raw.count(mark) for mark in marks) > limit  # type: ignore[arg-type]
+
+
+def _number(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        if len(text) > MAX_NUMBER_CHARACTERS:  # converting thousands of digits costs more than its bytes
+            raise ValueError(f"a number of {len(text)} characters; the protocol's have at most {MAX_NUMBER_CHARACTERS}")
+        return kind(text)
+
+    return parse
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_PARSE_INT, _PARSE_FLOAT = _number(int), _number(float)
 
 
 def load_json(raw: bytes | str) -> Any:
-    """Parsed JSON; anything the parser refuses (bad UTF-8, a 5,000-digit number, nesting deeper than
-    the stack) is a 400 ``INVALID_JSON`` saying so."""
+    """Parsed JSON, at a cost bounded by its size: more values than ``MAX_JSON_ITEMS`` is a 413
+    ``TOO_MANY_ITEMS`` before parsing; anything the parser refuses (bad UTF-8, a number over
+    ``MAX_NUMBER_CHARACTERS``, NaN, nesting deeper than the stack) is a 400 ``INVALID_JSON`` saying so."""
+    if too_many_items(raw):
+        raise BadRequest(f"the body could hold more than {MAX_JSON_ITEMS} JSON values; a request holds a few",
+                         413, "TOO_MANY_ITEMS")  # fmt: skip
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_int=_PARSE_INT, parse_float=_PARSE_FLOAT, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         message = f"the body is not JSON we can read: {type(exc).__name__}: {str(exc)[:200]}"
         raise BadRequest(message, 400, "INVALID_JSON") from None
 
 
+def refuse_text_that_is_not_unicode(value: Any, where: str) -> None:
+    """Every string of ``value``, keys included, must encode as UTF-8, else a 422 ``INVALID_TEXT``: JSON's
+    ``\\ud800`` escapes can spell a lone surrogate, which is no text, and would come back in answers
+    (an episode id, an error message). An action's text is not held to it: it is the env's to judge, and
+    the env answers such an action with an error observation, as in-process."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            strings: Any = (item,)
+        elif isinstance(item, dict):
+            strings = item.keys()
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+            continue
+        else:
+            continue
+        for text in strings:
+            if not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise BadRequest(f"{where} holds a string that is not Unicode text: a lone surrogate (an unpaired "
+                                     "\\ud800-\\udfff escape)", 422, "INVALID_TEXT") from None  # fmt: skip
+
+
 def json_text(payload: Any) -> str:
-    """The compact JSON text of an answer (strict: no NaN)."""
-    return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """The compact JSON text of an answer (strict: no NaN), always encodable as UTF-8: readable where it
+    can be, and where a string holds a lone surrogate (an env's text may) written with ASCII escapes."""
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(payload, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return text
+
+
+def json_bytes(payload: Any) -> bytes:
+    """``json_text`` as the UTF-8 bytes of an HTTP answer."""
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(payload, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 @dataclass(frozen=True)
@@ -66,6 +146,7 @@ def parse_reset(body: Any, task_ids: set[str]) -> ResetParams:
         body = {}
     if not isinstance(body, dict):
         raise BadRequest(f"the reset body must be a JSON object, not {type(body).__name__}")
+    refuse_text_that_is_not_unicode(body, "the reset body")
     unknown = set(body) - {"seed", "task_id", "episode_id", "options"}
     if unknown:
         raise BadRequest(f"unknown reset field(s) {sorted(unknown)}; known: seed, task_id, episode_id, options")
@@ -84,6 +165,7 @@ def parse_reset(body: Any, task_ids: set[str]) -> ResetParams:
 def parse_action(action: Any) -> str:
     """The action text: a string, or OpenEnv's action object ``{"text": "...", "metadata"?: {...}}``."""
     if isinstance(action, dict):
+        refuse_text_that_is_not_unicode({key: value for key, value in action.items() if key != "text"}, "the action")
         extra = set(action) - {"text", "metadata"}
         if "text" not in action or extra:
             raise BadRequest('an action object is {"text": "<action>"} (and OpenEnv\'s optional "metadata")')
@@ -98,6 +180,7 @@ def parse_step(body: Any) -> str:
     (each step is bounded by the env's own limit)."""
     if not isinstance(body, dict) or "action" not in body:
         raise BadRequest('the step body must be a JSON object {"action": ...}')
+    refuse_text_that_is_not_unicode({key: value for key, value in body.items() if key != "action"}, "the step body")
     unknown = set(body) - {"action", "timeout_s", "request_id"}
     if unknown:
         raise BadRequest(f"unknown step field(s) {sorted(unknown)}; known: action, timeout_s, request_id")

@@ -1,5 +1,12 @@
 """One env per client session, a cap on sessions, and the reaping of idle ones.
 
+The cap protects the machine, not any one client from another: anyone who may start sessions (every
+local user, or every token holder) can fill it, and the server cannot tell one holder of the token from
+another. What it can do is not let a session that was started and never played keep its slot: at the
+cap, one that has never stepped nor restored and has been idle for ``fresh_idle_timeout`` seconds is
+closed for the newcomer. A session in use (stepped, restored, or running a call) is never closed for
+another.
+
 Every method here runs on the server's event loop thread, so the table needs no lock; the env's own
 calls run on the session's own worker thread (``workers``), one at a time (``busy``), so a session's
 env never sees two calls at once, two sessions never share an env, and no session waits for another's.
@@ -48,6 +55,8 @@ class Session:
     busy: bool = False
     episode_id: str | None = None
     step_count: int = 0
+    used: bool = False  # it stepped or restored: a client plays on it (until then its slot may go, see below)
+    cut_connection: Callable[[], None] | None = None  # a WebSocket session's: ends its connection
 
     @property
     def base(self) -> Any:
@@ -128,6 +137,13 @@ class SessionPool:
         for session in stale:
             del self._sessions[session.id]
         return stale
+
+    def unused_idle_since(self, seconds: float, now: float | None = None) -> Session | None:
+        """The session that has never stepped nor restored, is not busy, and has been idle the longest, if
+        for ``seconds`` or more: at the cap it gives its slot to a new session (it holds nothing yet)."""
+        now = time.monotonic() if now is None else now
+        unused = [s for s in self._sessions.values() if not s.used and not s.busy and now - s.last_active >= seconds]
+        return min(unused, key=lambda s: s.last_active) if unused else None
 
     def take_all(self) -> list[Session]:
         sessions = list(self._sessions.values())

@@ -6,8 +6,9 @@ zlib-compressed tagged JSON of ``{"env": get_state(), "episode_id": ..., "step_c
 Nothing in it is code: the codec reads back only data (lists, dicts, tuples, sets, numbers, text), so
 even a snapshot made with a leaked key restores a state and runs nothing. The signature is for
 integrity: a client must not forge an episode's state (a finished task, another task's progress), so
-the server restores only what it signed with its key, for this env configuration (the fingerprint),
-and checks the signature before it decompresses or parses anything. Decompression stops past the
+the server restores only what it signed with its key, for this env configuration and toolbench version
+(the fingerprint), and checks the signature before it decompresses or parses anything. A snapshot has one
+spelling: text that decodes to the same bytes by a lax base64 reading is refused. Decompression stops past the
 decoded-size limit; parsing refuses text nested deeper than the codec's limit.
 
 The key is random per server process unless the operator gives one (``--snapshot-key-file`` or
@@ -41,6 +42,25 @@ class SnapshotError(ValueError):
     """A snapshot this server cannot restore (not signed by it, for another env, or not of its form)."""
 
 
+_URLSAFE_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+def _canonical_base64(payload: bytes) -> bytes:
+    """The bytes of ``payload`` if it is exactly what ``urlsafe_b64encode`` writes for them: lax decoding
+    would also take the other alphabet's ``+/``, line breaks, missing padding and stray low bits, so one
+    snapshot would have many spellings."""
+    unpadded = payload.rstrip(b"=")
+    if len(payload) % 4 or len(payload) - len(unpadded) > 2 or unpadded.translate(None, _URLSAFE_ALPHABET):
+        raise SnapshotError("the snapshot is not in its canonical form (URL-safe base64, padded, one line)")
+    try:
+        raw = base64.urlsafe_b64decode(payload)
+    except (binascii.Error, ValueError):
+        raise SnapshotError("the snapshot is not valid base64") from None
+    if base64.urlsafe_b64encode(raw) != payload:
+        raise SnapshotError("the snapshot is not in its canonical form (URL-safe base64, padded, one line)")
+    return raw
+
+
 class SnapshotSigner:
     """Turns state into signed text and back, for one env configuration (``fingerprint``)."""
 
@@ -65,10 +85,7 @@ class SnapshotSigner:
         if version != VERSION:
             old = " (tb1 snapshots held pickles and are no longer read)" if version == b"tb1" else ""
             raise SnapshotError(f"not a snapshot of this server (unknown format){old}")
-        try:
-            raw = base64.urlsafe_b64decode(payload)
-        except (binascii.Error, ValueError):
-            raise SnapshotError("the snapshot is not valid base64") from None
+        raw = _canonical_base64(payload)
         mac, body = raw[:MAC_BYTES], raw[MAC_BYTES:]
         if len(mac) < MAC_BYTES or not hmac.compare_digest(mac, self._mac(body)):
             raise SnapshotError("the snapshot was not taken from this server's env (signature mismatch)")

@@ -17,8 +17,8 @@ named tuple, an enum), is a ``StateCodecError`` naming where it was, so a future
 env's state fails loudly instead of coming back as something else.
 
 Encoding walks the state with a byte budget and stops as soon as the text would pass it, before
-building the rest (``StateTooLarge``); decoding refuses text over the budget or nested deeper than
-``MAX_DEPTH`` before it parses it.
+building the rest (``StateTooLarge``); decoding refuses text over the budget before parsing it, and a
+value nested deeper than ``MAX_DEPTH`` after (the parser's recursion guard bounds the parse itself).
 """
 
 from __future__ import annotations
@@ -27,17 +27,13 @@ import base64
 import binascii
 import json
 import math
-import re
 from json.encoder import encode_basestring_ascii as _quote
 from typing import Any
-
-import numpy as np
 
 DEFAULT_MAX_STATE_BYTES = 16 * 1024 * 1024  # the encoded text; a step's state is far smaller
 MAX_DEPTH = 100  # nesting of containers; the envs' states nest less than 15 deep
 _TAGS = ("$tuple", "$set", "$frozenset", "$dict", "$float", "$bytes")
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 class StateCodecError(ValueError):
@@ -182,13 +178,24 @@ def encode_state(state: Any, max_bytes: int = DEFAULT_MAX_STATE_BYTES, max_depth
     return "".join(out).encode("ascii")
 
 
-def nesting_depth(text: bytes) -> int:
-    """How deep the JSON text's arrays and objects nest, counted without parsing it (strings removed)."""
-    structure = np.frombuffer(_JSON_STRING.sub(b'""', text), dtype=np.uint8)
-    steps = np.zeros(len(structure), dtype=np.int32)
-    steps[(structure == ord("[")) | (structure == ord("{"))] = 1
-    steps[(structure == ord("]")) | (structure == ord("}"))] = -1
-    return int(np.cumsum(steps).max()) if len(steps) else 0
+def _nests_deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value``'s containers nest more than ``limit`` deep: a walk of the parsed value, linear in
+    its containers, that stops at the first path too deep."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        kind = type(item)
+        if kind in (list, tuple, set, frozenset):
+            members: Any = item
+        elif kind is dict:
+            members = item.values()  # keys are hashable: tuples and frozensets, walked as values are
+            pending.extend((key, depth + 1) for key in item if type(key) in (tuple, frozenset))
+        else:
+            continue
+        if depth + 1 > limit:
+            return True
+        pending.extend((member, depth + 1) for member in members)
+    return False
 
 
 def _untag(obj: dict[str, Any]) -> Any:
@@ -221,12 +228,15 @@ def decode_state(text: bytes, max_bytes: int = DEFAULT_MAX_STATE_BYTES, max_dept
     """The state ``encode_state`` wrote; ``StateCodecError`` for text over the limits or not of its form."""
     if len(text) > max_bytes:
         raise StateTooLarge(f"the state's text is {len(text)} bytes, over the limit of {max_bytes}")
-    depth = nesting_depth(text)
-    if depth > 3 * max_depth:  # a "$dict" is three levels of text (object, pairs, pair) for one of state
-        raise StateCodecError(f"the state's text nests {depth} deep; the limit is {max_depth}")
     try:
-        return json.loads(text, object_hook=_untag)
+        # The parser's own guard stops nesting at the interpreter's recursion limit, in linear time
+        state = json.loads(text, object_hook=_untag)
     except StateCodecError:
         raise
-    except (ValueError, RecursionError, TypeError) as exc:  # bad JSON, bad UTF-8, an unhashable set member
+    except RecursionError:
+        raise StateCodecError(f"the state's text nests deeper than the parser goes; the limit is {max_depth}") from None
+    except (ValueError, TypeError) as exc:  # bad JSON, bad UTF-8, an unhashable set member
         raise StateCodecError(f"not a state's text: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if _nests_deeper_than(state, max_depth):
+        raise StateCodecError(f"the state nests deeper than {max_depth} containers, which the codec never writes")
+    return state
