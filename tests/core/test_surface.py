@@ -331,3 +331,43 @@ def test_match_objects_and_harmless_explicit_defaults_are_usable():
     )
     result = run(code)
     assert result.ok and result.payload == [["aB1", "cB1"], 4], result.error
+
+
+@pytest.mark.parametrize(
+    "code, said",
+    [
+        # A structured scalar's byteswap copies the uninitialised block the code freed just before.
+        ("s = np.zeros(1, dtype=[('p', 'V32'), ('b', 'O')])[0]\nv = s.byteswap()", "byteswap"),
+        ("v = np.arange(3).byteswap()", "byteswap"),
+        ("v = np.bincount([2**63 - 1, 3], minlength=4)", "values from 0 to"),
+        ("v = np.arange(4).repeat(2**62)", "counts adding up to"),
+        ("v = np.repeat([1, 2], [2**62, 2**62])", "counts adding up to"),
+        ("v = pd.Series([1, 2]).repeat(2**62)", "counts adding up to"),
+        ("np.random.set_bit_generator(0)", "set_bit_generator"),
+        ("v = pd.Series([1, 2]).groupby([0, 0]).obj", "is not available here"),
+    ],
+)
+def test_sizes_that_wrap_uninitialised_copies_and_swapped_generators_are_refused(code, said):
+    result = run(code)
+    assert not result.ok and said in result.error, result.error
+
+
+def test_a_groupby_or_window_keeps_the_frame_as_it_was_when_made():
+    """The code changes a grouped Series in place: the groupby computes over the rows it was made from,
+    not past the end of the shrunk (or grown) arrays."""
+    code = (
+        "s = pd.Series(np.arange(400, dtype='int64'))\nkey = np.zeros(400)\ngb = s.groupby(key)\n"
+        "t = pd.Series(np.arange(4.0))\ngt = t.groupby([0, 0, 1, 1])\nroll = t.rolling(2)\n"
+        "s.drop(s.index[10:], inplace=True)\nkey[:] = 7\n"
+        "for i in range(4, 200):\n    t.loc[i] = 1.0\n"
+        "value = [int(gb.shift(1, fill_value=0).iloc[-1]), len(gb.shift(1)), gt.cumsum().tolist(),"
+        " roll.sum().tolist()[1:], len(t)]"
+    )
+    result = run(code)
+    assert result.ok and result.payload == [398, 400, [0.0, 1.0, 2.0, 5.0], [1.0, 3.0, 5.0], 200], result.error
+
+
+def test_ordinary_repeats_and_counts_still_work():
+    code = "value = [np.arange(3).repeat(2).tolist(), np.bincount([0, 1, 1]).tolist(), pd.Series(['a']).repeat(3).tolist()]"
+    result = run(code)
+    assert result.ok and result.payload == [[0, 0, 1, 1, 2, 2], [1, 2], ["a", "a", "a"]], result.error

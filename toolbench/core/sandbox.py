@@ -417,7 +417,29 @@ _RULE_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda value: value is None or (isinstance(value, str) and value.isidentifier() and not value.startswith("_")),
         "a plain name",
     ),
+    "bounded_counts": (lambda value: _integers_within(value, total=True), f"counts adding up to at most {2**32:,}"),
+    "bounded_indices": (lambda value: _integers_within(value, total=False), f"values from 0 to {2**32:,}"),
 }
+#: What an integer that sizes or indexes an allocation may be: numpy sizes some outputs by a sum
+#: or a maximum plus one, which wraps past 2**63 (``repeat``'s copy then runs past its output,
+#: ``bincount`` adds at any offset).
+COUNT_BOUND = 2**32
+
+
+def _integers_within(value: Any, total: bool) -> bool:
+    """Whether ``value`` (an integer, or integers in an array-like) is from 0 to ``COUNT_BOUND``, and
+    with ``total`` their sum too. What is not integers is numpy's to refuse."""
+    numpy = sys.modules.get("numpy")
+    if value is None or numpy is None:
+        return True
+    try:
+        array = numpy.asarray(value)
+    except Exception:  # noqa: BLE001 - numpy's own error will come from the call
+        return True
+    if array.dtype.kind not in "iub" or array.size == 0:
+        return True
+    low, high = int(array.min()), int(array.max())
+    return low >= 0 and high <= COUNT_BOUND and (not total or high * array.size <= COUNT_BOUND)
 
 
 def _checked_call(function: Callable[..., Any], rules: dict[str, str], args: tuple, kwargs: dict[str, Any]) -> Any:
@@ -1148,6 +1170,25 @@ def _json_refusing_unknown_objects(to_json: Callable[..., Any]) -> Callable[...,
     return written
 
 
+def _on_a_snapshot(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``groupby``, ``rolling``, ``expanding``, ``ewm`` and ``resample`` keep the frame (and arrays
+    given as keys or times) by reference, and their group ids and time deltas count the rows it had:
+    a frame changed in place afterwards (``drop(inplace=True)``, ``s.loc[new] = v``) would have them
+    read and write past its arrays. Here they get a shallow copy (copy-on-write: free) and copies of
+    the arrays, which no later change of the code's reaches."""
+
+    @functools.wraps(method)
+    def grouped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        args = tuple(_copied(arg) if not isinstance(arg, str) else arg for arg in args)
+        kwargs = {key: _copied(value) if not isinstance(value, str) else value for key, value in kwargs.items()}
+        return method(self.copy(deep=False), *args, **kwargs)
+
+    return grouped
+
+
+_SNAPSHOT_METHODS = ("groupby", "rolling", "expanding", "ewm", "resample")
+
+
 def _invariant_keepers(loaded: frozenset[str]) -> list[tuple[Any, str, Any]]:
     """Patches for pandas' internals that trust what they were given: codes kept by reference,
     rows sized by ``len``, objects written to JSON by their attributes."""
@@ -1165,6 +1206,15 @@ def _invariant_keepers(loaded: frozenset[str]) -> list[tuple[Any, str, Any]]:
     generic = sys.modules.get("pandas.core.generic") if "pandas.core.generic" in loaded else None
     if generic is not None and callable(getattr(generic.NDFrame, "to_json", None)):
         plan.append((generic.NDFrame, "to_json", _json_refusing_unknown_objects(generic.NDFrame.to_json)))
+    pandas = sys.modules.get("pandas") if "pandas" in loaded else None
+    patched: set[tuple[type, str]] = set()
+    for frame_class in (getattr(pandas, "DataFrame", None), getattr(pandas, "Series", None)):
+        for name in _SNAPSHOT_METHODS if isinstance(frame_class, type) else ():
+            # Patched where it is defined (NDFrame.rolling, DataFrame.groupby): the attribute keeps its key.
+            owner = next((cls for cls in frame_class.__mro__ if name in vars(cls)), None)
+            if owner is not None and (owner, name) not in patched and callable(vars(owner)[name]):
+                patched.add((owner, name))
+                plan.append((owner, name, _on_a_snapshot(vars(owner)[name])))
     return plan
 
 

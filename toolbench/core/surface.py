@@ -43,9 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import (
     BuiltinMethodType,
+    ClassMethodDescriptorType,
     CodeType,
     FrameType,
     MappingProxyType,
+    MethodDescriptorType,
     MethodType,
     ModuleType,
     TracebackType,
@@ -219,7 +221,8 @@ ALLOWED_OWNER_ROOTS = (
 #: What the generator never allows, even there: (owner pattern, name pattern, reason); both
 #: patterns match whole strings (the owner is a module's name or a class's module.qualname).
 #: The test checks that no allowed key matches one of these.
-_MEMORY = r"resize|getfield|setfield|setflags|newbyteorder|base|data|ctypes|byte_bounds"
+# byteswap: a structured scalar's copies uninitialised memory (what the code freed just before)
+_MEMORY = r"resize|getfield|setfield|setflags|newbyteorder|base|data|ctypes|byte_bounds|byteswap"
 _RAW = (
     r"view|ctypes|ctypeslib|cffi|capsule|frombuffer|fromstring|from_dlpack|memmap|as_strided|nditer|nested_iters"
     r"|lib"
@@ -236,7 +239,8 @@ _PROCESS = (
     r"|add_newdoc|add_newdoc_ufunc|setbufsize|seterrcall"
 )
 _INSIDES = r"session|auth|adapters|lock|mro|func_.*|f_.*|gi_.*|cr_.*|ag_.*|tb_.*|construct_array_type"
-_STATE = r"set_state"  # a generator's state: MT19937's position is not range-checked
+_HELD = r"obj"  # the frame a groupby or window holds (its snapshot: changed, it would go stale)
+_STATE = r"set_state|set_bit_generator"  # MT19937's position unchecked; a refused generator freed, still used
 DENIED: tuple[tuple[str, str, str], ...] = (
     ("numpy", "resize", ""),  # np.resize, the function, returns a new array: allowed (an empty reason)
     ("numpy.*", _MEMORY, "frees, reallocates or reinterprets an array's memory, or shows its address"),
@@ -245,7 +249,8 @@ DENIED: tuple[tuple[str, str, str], ...] = (
     (".*", _CODE, "runs code, templates or plotting"),
     (r"numpy|pandas|numpy\..*", _PROCESS, "process-wide settings and introspection"),
     (".*", _INSIDES, "the transport, locks, frames and functions' insides, raw classes"),
-    ("numpy.random.*", _STATE, "a random generator's raw state (its position is not range-checked)"),
+    ("numpy.random.*", _STATE, "a random generator's raw state, or the global generator swapped"),
+    ("pandas.*", _HELD, "the frame a groupby or window keeps as it was"),
 )
 _DENIED = tuple((re.compile(owner), re.compile(name), reason) for owner, name, reason in DENIED)
 
@@ -282,7 +287,8 @@ def denial(key: str, owner: Any = None, value: Any = None) -> str | None:
 #: ``none``: absent or None; ``none_or_zero``: absent, None or 0; ``not_false``: not ``False``
 #: (a check that may not be switched off); ``falsy``: absent or false; ``no_field_lookup``: a string
 #: that is not a ``str.format`` template reading attributes or items (``"{0.__class__}"``);
-#: ``public_name``: None or a plain identifier; ``copied``: arrays passed are copied first (pandas
+#: ``public_name``: None or a plain identifier; ``bounded_counts``/``bounded_indices``: integers
+#: (or arrays of them) from 0 to 2**32, summed for counts; ``copied``: arrays passed are copied first (pandas
 #: keeps a Categorical's or MultiIndex's codes by reference after checking them once; the child also
 #: makes pandas copy them where it stores them, ``sandbox._own_codes``).
 #: Rules marked ``raw`` apply only where the callable takes a buffer or strides (an array over
@@ -297,6 +303,8 @@ ARGUMENT_RULES: tuple[tuple[str, str, str, bool], ...] = (
     ("pandas.*", "float_format", "no_field_lookup", False),
     ("pandas.*", "win_type", "public_name", False),
     ("pandas.*", "codes", "copied", False),  # validated, then kept by reference: the code keeps the array
+    (".*", "repeats", "bounded_counts", False),  # the output sized by a sum that wraps past 2**63
+    (r"numpy\.bincount", "x|minlength", "bounded_indices", False),  # sized by max + 1, added to unchecked
 )
 _ARGUMENT_RULES = tuple((re.compile(owner), re.compile(param), rule, raw) for owner, param, rule, raw in ARGUMENT_RULES)
 _RAW_PARAMETERS = frozenset({"buffer", "buf", "strides"})
@@ -313,6 +321,8 @@ def callable_name(value: Any) -> str | None:
     if module is None and isinstance(value, BuiltinMethodType):
         owner = value.__self__
         module = (owner if isinstance(owner, type) else type(owner)).__module__
+    elif module is None and isinstance(value, (MethodDescriptorType, ClassMethodDescriptorType)):
+        module = value.__objclass__.__module__  # a C class's method, taken from the class
     if not isinstance(qualname, str) or not isinstance(module, str):
         return None
     return f"{module}.{qualname}"
