@@ -22,16 +22,12 @@ from toolbench.core.worker import LENGTH
 
 #: Children the env holds ready: two runs in a row (an answer, then its reference) both find one.
 READY_CHILDREN = 2
-# The libraries agent code uses, imported once so that every child has them (a child behind
-# Landlock could not read them).
-PRELOAD = ("numpy", "pandas", "gspread", "gspread_dataframe", "RestrictedPython")
 
 
 def serve(control_fd: int) -> None:
     """The server's loop: offer READY_CHILDREN children, then one more for each the env takes."""
     control = socket.socket(fileno=control_fd)
-    for module in (*PRELOAD, *sandbox.worker_modules()):
-        __import__(module)
+    sandbox.load_agent_libraries()
     sandbox.run_warm_ups("warm_worker")
     sandbox.prepare_parent()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel

@@ -38,6 +38,7 @@ import ast
 import base64
 import contextlib
 import functools
+import importlib
 import inspect
 import io
 import json
@@ -1412,13 +1413,34 @@ def _run_agent_code(
 
 
 # ----------------------------------------------------------------------------- the clean worker
+#: The libraries agent code uses, imported once by the worker so that every child has them (a child
+#: behind Landlock could not read them).
+AGENT_LIBRARIES = ("numpy", "pandas", "gspread", "gspread_dataframe", "RestrictedPython")
+#: Libraries kept out of agent code's world whether or not they are installed. Where pyarrow is,
+#: pandas keeps strings in Arrow and builds arrays from dtypes such as ``"int64[pyarrow]"``: a large
+#: native surface, and a world (the allowlist's walk, the code's output) that would differ from one
+#: machine to the next.
+WITHHELD_LIBRARIES = ("pyarrow",)
+
+
 @functools.cache  # read on every run's job (import_dotted): the catalog does not change
 def worker_modules() -> tuple[str, ...]:
-    """Modules the worker imports besides ``fork_server.PRELOAD``: the env modules of the tasks that
+    """Modules the worker imports besides ``AGENT_LIBRARIES``: the env modules of the tasks that
     run code (the catalog says which), where their code-side names live."""
     from toolbench.catalog import TASKS
 
     return tuple(spec.module for spec in TASKS if spec.runs_code)
+
+
+def load_agent_libraries() -> None:
+    """Import agent code's libraries as the worker has them: in a fresh interpreter, before anything
+    imported pandas, the withheld libraries then read as not installed. (A process that imported
+    them already keeps them: ``run_code``'s in-process mode, for tests, runs in that world.)"""
+    for name in WITHHELD_LIBRARIES:
+        if name not in sys.modules:
+            sys.modules[name] = None  # ``import`` raises ImportError, as for a library not installed
+    for module in (*AGENT_LIBRARIES, *worker_modules()):
+        importlib.import_module(module)
 
 
 def run_warm_ups(name: str) -> None:
