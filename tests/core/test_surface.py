@@ -363,6 +363,13 @@ def test_match_objects_and_harmless_explicit_defaults_are_usable():
         ("v = np.arange(4).repeat(2**62)", "counts adding up to"),
         ("v = np.repeat([1, 2], [2**62, 2**62])", "counts adding up to"),
         ("v = pd.Series([1, 2]).repeat(2**62)", "counts adding up to"),
+        # Lists numpy converts element by element, which read as text or floats to a check of the whole.
+        ("v = np.bincount(['9223372036854775807', '2002'])", "values from 0 to"),
+        ("v = np.bincount([np.uint64(2**63 - 1), 2002], minlength=4)", "values from 0 to"),
+        ("v = np.repeat([1, 2, 3, 4], [2.0**62] * 4)", "counts adding up to"),
+        ("v = np.arange(4).repeat([np.uint64(2**62), 2**62, 2**62, 2**62])", "counts adding up to"),
+        ("v = np.tile(np.ones((1, 1)), (4, 2**62 + 1))", "counts adding up to"),
+        ("v = pd.Series(['a']).str.pad(2**62)", "values from 0 to"),
         ("np.random.set_bit_generator(0)", "set_bit_generator"),
         ("v = pd.Series([1, 2]).groupby([0, 0]).obj", "is not available here"),
     ],
@@ -391,3 +398,20 @@ def test_ordinary_repeats_and_counts_still_work():
     code = "value = [np.arange(3).repeat(2).tolist(), np.bincount([0, 1, 1]).tolist(), pd.Series(['a']).repeat(3).tolist()]"
     result = run(code)
     assert result.ok and result.payload == [[0, 0, 1, 1, 2, 2], [1, 2], ["a", "a", "a"]], result.error
+
+
+def test_explode_counts_what_each_list_like_holds():
+    """A DataFrame as an element has one length (its rows) and iterates another (its labels), and
+    ranges' lengths add up past 2**64 for free: explode sizes its output from lists made first."""
+    liar = "a = np.empty(2, dtype='O')\na[0] = pd.DataFrame([[1] * 50])\nvalue = pd.Series(a).explode().tolist()"
+    result = run(liar)
+    assert result.ok and result.payload[:50] == list(range(50)) and len(result.payload) == 51, result.error
+    wrapped = "value = pd.Series([list(range(10))] + [range(2**62)] * 3 + [range(2**62 - 6)]).explode()"
+    result = run(wrapped)
+    assert not result.ok and "MemoryError" in result.error, result.error
+    ordinary = (
+        "frame = pd.DataFrame({'a': [[1, 2], [3], [], 'x', {4}], 'b': [1, 2, 3, 4, 5]})\n"
+        "value = [frame.explode('a')['a'].fillna('none').tolist(), frame.explode('a').index.tolist()]"
+    )
+    result = run(ordinary)
+    assert result.ok and result.payload == [[1, 2, 3, "none", "x", 4], [0, 0, 1, 2, 3, 4]], result.error

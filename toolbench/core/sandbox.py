@@ -428,19 +428,28 @@ COUNT_BOUND = 2**32
 
 
 def _integers_within(value: Any, total: bool) -> bool:
-    """Whether ``value`` (an integer, or integers in an array-like) is from 0 to ``COUNT_BOUND``, and
-    with ``total`` their sum too. What is not integers is numpy's to refuse."""
+    """Whether ``value`` is an integer, or integers in an array-like, from 0 to ``COUNT_BOUND``, and
+    with ``total`` their sum too (bounded by the largest times how many). Anything else is refused,
+    not left to numpy: it converts a list element by element, so a list that reads as floats or
+    text here (``["9223372036854775807"]``, a numpy uint64 beside Python ints) reaches its C code as
+    huge integers."""
     numpy = sys.modules.get("numpy")
     if value is None or numpy is None:
         return True
     try:
         array = numpy.asarray(value)
-    except Exception:  # noqa: BLE001 - numpy's own error will come from the call
-        return True
-    if array.dtype.kind not in "iub" or array.size == 0:
-        return True
-    low, high = int(array.min()), int(array.max())
-    return low >= 0 and high <= COUNT_BOUND and (not total or high * array.size <= COUNT_BOUND)
+        if array.size == 0:
+            return True
+        if array.dtype.kind == "O":  # Python integers past int64, or anything else: read one by one
+            numbers = [operator.index(item) for item in array.ravel().tolist()]
+            low, high, count = min(numbers), max(numbers), len(numbers)
+        elif array.dtype.kind in "iub":
+            low, high, count = int(array.min()), int(array.max()), int(array.size)
+        else:
+            return False
+    except Exception:  # noqa: BLE001 - not integers: refused
+        return False
+    return low >= 0 and high <= COUNT_BOUND and (not total or high * count <= COUNT_BOUND)
 
 
 def _checked_call(function: Callable[..., Any], rules: dict[str, str], args: tuple, kwargs: dict[str, Any]) -> Any:
@@ -1103,6 +1112,7 @@ _DISARMED_MODULES = (
     "pandas.core.apply",
     "pandas.core.dtypes.cast",
     "pandas._libs.lib",
+    "pandas._libs.reshape",
     *_BY_NAME_MODULES,
     *(module for module, _ in _LABEL_GETATTRS),
 )
@@ -1157,6 +1167,24 @@ def _rows_as(function: Callable[..., Any], kind: type) -> Callable[..., Any]:
     return converted
 
 
+def _exploded_from_lists(explode: Callable[..., Any]) -> Callable[..., Any]:
+    """pandas' ``reshape.explode`` sizes its output by each list-like's ``len`` and fills it from
+    iterating it, with bounds checks off: a DataFrame's length counts rows, its iteration yields
+    column labels, and ``len(range(2**62))`` costs nothing while several such add up past 2**64.
+    Each list-like is made a list first (whose length is what it holds: a huge one fails to build)."""
+    from pandas.api.types import is_list_like
+
+    @functools.wraps(explode)
+    def exploded(values: Any) -> Any:
+        numpy = sys.modules["numpy"]
+        rows = numpy.empty(len(values), dtype=object)
+        for index, row in enumerate(values):
+            rows[index] = list(row) if is_list_like(row, allow_sets=True) else row
+        return explode(rows)
+
+    return exploded
+
+
 def _json_refusing_unknown_objects(to_json: Callable[..., Any]) -> Callable[..., Any]:
     """``to_json`` without a ``default_handler`` reads each public attribute of an object it cannot
     write, in C, past the attribute guard: here such objects are refused instead (the env's own
@@ -1204,6 +1232,9 @@ def _invariant_keepers(loaded: frozenset[str]) -> list[tuple[Any, str, Any]]:
     for name, kind in (("to_object_array", list), ("to_object_array_tuples", tuple)):
         if callable(getattr(lib, name, None)):
             plan.append((lib, name, _rows_as(getattr(lib, name), kind)))
+    reshape = sys.modules.get("pandas._libs.reshape") if "pandas._libs.reshape" in loaded else None
+    if callable(getattr(reshape, "explode", None)):
+        plan.append((reshape, "explode", _exploded_from_lists(reshape.explode)))
     generic = sys.modules.get("pandas.core.generic") if "pandas.core.generic" in loaded else None
     if generic is not None and callable(getattr(generic.NDFrame, "to_json", None)):
         plan.append((generic.NDFrame, "to_json", _json_refusing_unknown_objects(generic.NDFrame.to_json)))

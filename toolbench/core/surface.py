@@ -310,6 +310,8 @@ ARGUMENT_RULES: tuple[tuple[str, str, str, bool], ...] = (
     ("pandas.*", "codes", "copied", False),  # validated, then kept by reference: the code keeps the array
     (".*", "repeats", "bounded_counts", False),  # the output sized by a sum that wraps past 2**63
     (r"numpy\.bincount", "x|minlength", "bounded_indices", False),  # sized by max + 1, added to unchecked
+    (r"numpy\.tile", "reps", "bounded_counts", False),  # repeats each row, past the rule on `repeats`
+    ("pandas.*", "width", "bounded_indices", False),  # str.pad and its kin: a buffer sized by width
 )
 _ARGUMENT_RULES = tuple((re.compile(owner), re.compile(param), rule, raw) for owner, param, rule, raw in ARGUMENT_RULES)
 _RAW_PARAMETERS = frozenset({"buffer", "buf", "strides"})
