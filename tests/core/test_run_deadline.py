@@ -51,16 +51,57 @@ def test_a_run_that_finishes_in_time_keeps_its_result(unguarded):
     assert result.ok and result.payload == "done", result.error
 
 
+PRIORITY = "[os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)]"
+
+
 def test_a_spinning_run_is_demoted_and_a_light_one_is_not(unguarded):
     spin = (
         "import os, time\nstarted = time.process_time()\n"
         f"while time.process_time() - started < {worker.DEMOTE_AFTER + 0.3}:\n    pass\n"
-        "time.sleep(2 * worker_look)\nresult = os.getpriority(os.PRIO_PROCESS, 0)"
-    ).replace("worker_look", str(worker.LOOK_EVERY))
-    assert run(spin, seconds=10).payload == worker.DEMOTED_NICE
-    assert run("import os\nresult = os.getpriority(os.PRIO_PROCESS, 0)", seconds=10).payload == os.getpriority(
-        os.PRIO_PROCESS, 0
+        f"time.sleep(2 * {worker.LOOK_EVERY})\nresult = {PRIORITY}"
     )
+    assert run(spin, seconds=10).payload == [worker.DEMOTED_NICE, os.SCHED_IDLE]
+    light = run(f"import os\nresult = {PRIORITY}", seconds=10).payload
+    assert light == [os.getpriority(os.PRIO_PROCESS, 0), os.SCHED_OTHER]
+
+
+def test_a_demoted_child_cannot_raise_itself_back(unguarded):
+    account = CpuAccount()
+    account.charge(3.0)  # starts demoted
+    code = (
+        "import os\nrefused = []\n"
+        "for name, back in (('policy', lambda: os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))),"
+        " ('nice', lambda: os.setpriority(os.PRIO_PROCESS, 0, 0))):\n"
+        "    try:\n        back()\n    except OSError:\n        refused.append(name)\n"
+        f"result = [os.geteuid(), refused, {PRIORITY}]"
+    )
+    uid, refused, priority = run(code, seconds=10, account=account).payload
+    if uid == 0:
+        pytest.skip("the child runs as root here (no user to drop to): root may raise its priority")
+    assert refused == ["policy", "nice"] and priority == [worker.DEMOTED_NICE, os.SCHED_IDLE]
+
+
+def test_demoting_a_child_leaves_the_worker_and_its_scheduling_group_as_they_were(unguarded):
+    """Children stay in the worker's session (one scheduling group under autogroup) as leaders of
+    their own process groups (killed whole); a demotion reaches the child, never the worker that
+    forks every session's children."""
+    server = worker.WorkerServer.get()
+
+    def worker_priority():
+        pid = server.process.pid
+        path = f"/proc/{pid}/autogroup"  # where the kernel has autogroups: the group's own nice value
+        with open(path) if os.path.exists(path) else open(os.devnull) as group:
+            return os.getpriority(os.PRIO_PROCESS, pid), os.sched_getscheduler(pid), group.read()
+
+    before = worker_priority()
+    account = CpuAccount()
+    account.charge(3.0)
+    for _ in range(5):  # children taken as soon as they are offered, demoted at once
+        outcome = run(
+            "import os\nresult = [os.getsid(0) == os.getpid(), os.getpgid(0) == os.getpid()]", 10, account=account
+        )
+        assert outcome.payload == [False, True], outcome.error
+    assert worker_priority() == before
 
 
 def test_a_session_that_spun_lately_starts_its_next_run_demoted_until_it_cools_down(unguarded):

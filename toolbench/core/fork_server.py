@@ -44,7 +44,10 @@ def serve(control_fd: int) -> None:
             try:
                 control.close()
                 ours.close()
-                os.setsid()  # its own session and group: the env kills the whole group
+                # A process group of its own (the env kills the whole group), in this server's session:
+                # where the kernel groups scheduling by session (autogroup), a child in a session of
+                # its own would weigh as much as the env's whole process, however it is demoted.
+                os.setpgid(0, 0)
                 sandbox.ready_child(theirs)
             finally:
                 os._exit(1)

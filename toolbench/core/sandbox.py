@@ -1696,7 +1696,7 @@ def _run_in_child(
     as the child's own time does (``RunDeadline``). Code envs start the clean worker at reset, so
     its start is no step's."""
     try:
-        child, channel = WorkerServer.get().fork()
+        child, channel = WorkerServer.get().fork(ends)
     except (WorkerUnavailable, OSError) as exc:
         return SandboxResult(False, "", f"the sandbox could not start a run ({exc}); try the step again")
     deadline = RunDeadline(max(ends - time.monotonic(), 0.05), child.pid, account)

@@ -193,17 +193,19 @@ class RunDeadline:
             self.demote()
 
     def demote(self) -> None:
-        """The child at the lowest priority from now on (its own seccomp filter and RLIMIT_NICE keep
-        it there). The child leads a session of its own, and where the kernel groups scheduling by
-        session (autogroup), a process's nice value orders it only within its group: the group's
-        own nice value is what weighs against the env's and other sessions' children."""
+        """The child at the lowest priority from now on: nice 19 and ``SCHED_IDLE``, so any other
+        runnable process of its scheduling group (the fork server, other sessions' children) takes
+        the core from it at once; its own seccomp filter and RLIMIT_NICE 0 keep it there. Children
+        stay in the fork server's session, hence in one scheduling group where the kernel groups by
+        session (autogroup): a child in a group of its own would weigh as much as the env's whole
+        process, whatever its nice value."""
         self.demoted = True
         if self.pid is None:
             return
         with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, self.pid, DEMOTED_NICE)
-        with contextlib.suppress(OSError), open(f"/proc/{self.pid}/autogroup", "w", encoding="ascii") as group:
-            group.write(str(DEMOTED_NICE))
+        with contextlib.suppress(OSError, AttributeError):  # AttributeError: not Linux
+            os.sched_setscheduler(self.pid, os.SCHED_IDLE, os.sched_param(0))
 
     def _look_at_memory(self, now: float) -> None:
         self._next_memory_look = now + MEMORY_LOOK_EVERY
@@ -350,14 +352,21 @@ class WorkerServer:
                 cls._instance = server = WorkerServer()
             return server
 
-    def fork(self) -> tuple[RunHandle, Channel]:
+    def fork(self, ends: float | None = None) -> tuple[RunHandle, Channel]:
         """A new child for one run: a handle to kill it by, and the channel to it. The server has
-        offered it already (forked ahead, behind its kernel layers): taking it is no round trip."""
-        with self._lock:  # envs in several threads share the server
+        offered it already (forked ahead, behind its kernel layers): taking it is no round trip.
+        ``ends`` (``time.monotonic()``) bounds the wait when none is ready: ``WorkerUnavailable``."""
+        ends = time.monotonic() + 30 if ends is None else ends
+        if not self._lock.acquire(timeout=max(ends - time.monotonic(), 0.001)):  # envs in threads share it
+            raise WorkerUnavailable("no child was free within the run's time")
+        try:
             while True:
                 while select.select([self.control], [], [], 0)[0]:  # offers that came meanwhile
                     self.ready.append(self._receive_offer(timeout=30))
-                pid, pidfd, link = self.ready.pop(0) if self.ready else self._receive_offer(timeout=30)
+                if self.ready:
+                    pid, pidfd, link = self.ready.pop(0)
+                else:
+                    pid, pidfd, link = self._receive_offer(timeout=max(ends - time.monotonic(), 0.001))
                 child, channel = RunHandle(pid, pidfd), Channel(link)
                 try:
                     self.control.send(b"T")  # a replacement, forked while this run goes on
@@ -370,12 +379,16 @@ class WorkerServer:
                     return child, channel
                 child.kill()
                 channel.close()
+        finally:
+            self._lock.release()
 
     def _receive_offer(self, timeout: float) -> tuple[int, int | None, socket.socket]:
         """The next child the server offers: its pid, a pidfd where the kernel has them, its link."""
         self.control.settimeout(timeout)
         try:
             data, fds, _, _ = socket.recv_fds(self.control, LENGTH.size, 2)
+        except TimeoutError:
+            raise WorkerUnavailable("no child was free within the run's time") from None
         except OSError:
             raise WorkerUnavailable("the worker for agent code stopped") from None
         pid = LENGTH.unpack(data)[0] if len(data) == LENGTH.size else 0
