@@ -190,3 +190,29 @@ def test_a_child_is_the_first_process_the_kernel_ends_when_memory_runs_out():
 
     result = sandbox.run_code("x = 1", setup, lambda ns: ns["score"], Limits(5, 512))
     assert result.payload == "1000", result
+
+
+def test_a_move_the_deadline_stops_is_undone_within_the_grace(monkeypatch):
+    """A move is many simulation steps, slow when many sessions share the process (here each step
+    is made to take 5 ms): the deadline stops it between two of them, and the world is put back as
+    it was before the move."""
+    from toolbench.mock_services.tabletop import sim as tabletop_sim
+
+    env = gym.make("toolbench/Tabletop-v0", mode="interactive", time_limit=1.0)
+    task = toolbench.load_tasks("Tabletop")[0]
+    env.reset(options={"task_id": task.id})
+    world = env.unwrapped._sim
+    before = world.positions()
+    step = tabletop_sim.TabletopSim._step
+
+    def slow_step(self):
+        time.sleep(0.005)
+        step(self)
+
+    monkeypatch.setattr(tabletop_sim.TabletopSim, "_step", slow_step)
+    code = "```python\nn = get_obj_names()\nput_first_on_second(n[0], n[1])\n```"
+    (observation, reward, *_), elapsed = timed(lambda: env.step(code))
+    assert reward == 0.0 and "time budget" in observation, observation  # the env's words or the sandbox's
+    assert elapsed < 1.0 + GRACE, elapsed
+    assert world.positions() == before and world.deadline is None
+    env.close()

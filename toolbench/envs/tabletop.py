@@ -25,6 +25,7 @@ from toolbench.mock_services.tabletop import (
 )
 from toolbench.mock_services.tabletop.api import API_NAMES
 from toolbench.mock_services.tabletop.layouts import Layout
+from toolbench.mock_services.tabletop.sim import OutOfTime
 
 MAX_MOVES = 100  # pick-and-place moves one action may make
 FRAME_SIZE = (320, 240)
@@ -264,9 +265,19 @@ class TabletopEnv(ToolEnv):
             moves += 1
             if moves > MAX_MOVES:
                 raise ValueError(f"a program may make at most {MAX_MOVES} pick-and-place moves")
+            out_of_time = f"the step's {self.limits.seconds:g} s time budget ran out during its moves"
             if time.monotonic() > ends:
-                raise ValueError(f"the step's {self.limits.seconds:g} s time budget ran out during its moves")
-            result = perform(pick_xy, place_xy)
+                raise ValueError(out_of_time)
+            # The deadline holds within a move too (a move is many simulation steps, slow when many
+            # sessions share the process); a move it stops is undone, so the world is never mid-motion.
+            before, sim.deadline = sim.get_state(), ends
+            try:
+                result = perform(pick_xy, place_xy)
+            except OutOfTime:
+                sim.set_state(before)
+                raise ValueError(f"{out_of_time} (the last move was undone)") from None
+            finally:
+                sim.deadline = None
             self._collisions += len(result.collisions)
             if self.record_frames:
                 self.frames.append(self._frame())

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,8 +100,13 @@ def _minimum_jerk(s: float) -> float:
     return s * s * s * (10 - 15 * s + 6 * s * s)
 
 
+class OutOfTime(Exception):
+    """A motion passed the simulator's ``deadline`` (the world is then mid-motion: restore it)."""
+
+
 class TabletopSim:
-    """The world of one episode. Build it with the objects and their xy positions."""
+    """The world of one episode. Build it with the objects and their xy positions. ``deadline`` (a
+    ``time.monotonic()`` time, or None) stops a motion between two simulation steps with ``OutOfTime``."""
 
     def __init__(self, objects: Sequence[str] = (), positions: Mapping[str, Sequence[float]] | None = None):
         self.client: Any = scene.Client()
@@ -113,6 +119,7 @@ class TabletopSim:
         self._grasp: int | None = None
         self._tool_goal = np.zeros(3)  # the tool position and yaw last commanded
         self._tool_yaw = 0.0
+        self.deadline: float | None = None
         self.reset(objects, positions or {})
 
     # ------------------------------------------------------------------ lifecycle
@@ -308,6 +315,8 @@ class TabletopSim:
 
     # ------------------------------------------------------------------ stepping and watching
     def _step(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfTime("the motion ran past its deadline")
         self.client.stepSimulation()
         self.steps += 1
         self._canonical = None
