@@ -15,7 +15,12 @@ records = 0
 for obj in gc.get_objects():
     if type(obj).__name__ == "Task":
         records += 1
-    items = obj.items() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple, set, frozenset)) else ()
+    for attempt in range(5):  # a copy: a weakref callback run by the collector may change a dict while it is read
+        try:
+            items = list(obj.items()) if isinstance(obj, dict) else list(obj) if isinstance(obj, (list, tuple, set, frozenset)) else ()
+            break
+        except RuntimeError:
+            items = ()
     for item in items:
         for text in (item if isinstance(item, tuple) else (item,)):
             if isinstance(text, str) and hashlib.sha256(text.encode("utf-8", "replace")).hexdigest() in wanted:
