@@ -28,6 +28,9 @@ from toolbench.mock_services.tabletop.layouts import Layout
 from toolbench.mock_services.tabletop.sim import OutOfTime
 
 MAX_MOVES = 100  # pick-and-place moves one action may make
+#: Moves stop this long before the step's budget: undoing a stopped move, describing the scene and
+#: answering still take time, which a process busy with other sessions' simulations stretches.
+MOVES_END_EARLY = 0.25
 FRAME_SIZE = (320, 240)
 
 API_DOCS = """# The names of the objects on the table, e.g. ['blue block', 'red bowl'].
@@ -258,7 +261,7 @@ class TabletopEnv(ToolEnv):
         api = make_agent_api(sim)
         perform, moves, said_before = sim.pick_place, 0, len(sim.messages)
         # One call may make many moves (stack_objects_in_order): the step's deadline holds between them too.
-        ends = time.monotonic() + self.limits.seconds
+        ends = time.monotonic() + max(self.limits.seconds - MOVES_END_EARLY, self.limits.seconds / 2)
 
         def pick_place(pick_xy: Any, place_xy: Any) -> Any:
             nonlocal moves
