@@ -146,11 +146,6 @@ def key_of(owner: Any, name: str) -> str | None:
     return f"{_class_key(owner)}.{name}"
 
 
-def owner_key(obj: Any, name: str) -> str | None:
-    """The allowlist key of ``obj.name``; None where the plain values' rules apply instead."""
-    return key_of(owner_of(obj, name), name)
-
-
 @functools.cache
 def _allowlist_data() -> dict[str, Any]:
     try:
