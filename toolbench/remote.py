@@ -22,6 +22,7 @@ import gymnasium as gym
 
 from toolbench.bounded_http import Answer, BoundedConnection, HttpError, NotSent
 from toolbench.core.spaces import UnicodeText
+from toolbench.core.worker import too_many_items
 
 SESSION_HEADER = "X-Session-Id"
 TOKEN_ENV = "TOOLBENCH_TOKEN"
@@ -160,7 +161,7 @@ class RemoteEnv(gym.Env[str, str]):
         answer = self._exchange(method, path, data, time.monotonic() + self.timeout)
         raw = self._body(answer, what)
         payload: Any = None
-        if not _too_many_items(raw, self.max_response_items):
+        if not too_many_items(raw, self.max_response_items):
             try:
                 payload = json.loads(raw)
             except (ValueError, RecursionError):
@@ -313,11 +314,6 @@ def client_token(
     if from_environment is not None and not is_loopback_url(url):
         return None, True
     return from_environment, False
-
-
-def _too_many_items(raw: bytes, limit: int) -> bool:
-    """Whether parsing ``raw`` could build more than ``limit`` values (its structural bytes counted)."""
-    return sum(raw.count(mark) for mark in (b"[", b"{", b",", b":")) > limit
 
 
 def _typed(payload: dict[str, Any], key: str, kind: type, what: str) -> Any:

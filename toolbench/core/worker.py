@@ -57,9 +57,11 @@ class MessageRefused(ValueError):
     """A message too long, too big to parse, or not JSON."""
 
 
-def too_many_items(data: bytes) -> bool:
-    """Whether parsing ``data`` as JSON could build more than MAX_ITEMS objects (counted, not parsed)."""
-    return sum(data.count(mark) for mark in (b"[", b"{", b",", b":")) > MAX_ITEMS
+def too_many_items(data: bytes | str, limit: int = MAX_ITEMS) -> bool:
+    """Whether parsing ``data`` as JSON could build more than ``limit`` values: its ``[``, ``{``, ``,``
+    and ``:`` counted (at the speed of a memory scan), an upper bound whatever the strings hold."""
+    marks = (b"[", b"{", b",", b":") if isinstance(data, bytes) else ("[", "{", ",", ":")
+    return sum(data.count(mark) for mark in marks) > limit  # type: ignore[arg-type]
 
 
 #: What a step may take beyond its budget: ending the child and answering.

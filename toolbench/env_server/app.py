@@ -342,7 +342,7 @@ class EnvServer:
         ``key``'s turn (its session's, or its connection's before it has one)."""
         if len(raw) <= PARSE_ON_THREAD:
             return protocol.load_json(raw)
-        if protocol.too_many_items(raw):  # refused at once, not after waiting for the lane
+        if protocol.too_many_items(raw, protocol.MAX_JSON_ITEMS):  # refused at once, not after waiting for the lane
             return protocol.load_json(raw)
 
         def in_the_lane() -> Any:

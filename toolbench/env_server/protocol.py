@@ -13,6 +13,7 @@ from typing import Any
 
 from toolbench.core.env import ACTION_MAX_LENGTH, OBSERVATION_MAX_LENGTH
 from toolbench.core.jsonsafe import to_json_safe
+from toolbench.core.worker import too_many_items
 
 SEED_LIMIT = 2**64  # numpy seeds are non-negative integers; this bounds what a client can make us hash
 #: Values one request may hold: an action of ACTION_MAX_LENGTH commas fits, a body of millions of empty
@@ -40,13 +41,6 @@ class BadRequest(Exception):
         self.request_id = request_id
 
 
-def too_many_items(raw: bytes | str, limit: int = MAX_JSON_ITEMS) -> bool:
-    """Whether parsing ``raw`` could build more than ``limit`` values: its ``[``, ``{``, ``,`` and ``:``
-    counted (at the speed of a memory scan), an upper bound whatever the strings hold."""
-    marks = (b"[", b"{", b",", b":") if isinstance(raw, bytes) else ("[", "{", ",", ":")
-    return sum(raw.count(mark) for mark in marks) > limit  # type: ignore[arg-type]
-
-
 def _number(kind: type) -> Any:
     def parse(text: str) -> Any:
         if len(text) > MAX_NUMBER_CHARACTERS:  # converting thousands of digits costs more than its bytes
@@ -67,7 +61,7 @@ def load_json(raw: bytes | str) -> Any:
     """Parsed JSON, at a cost bounded by its size: more values than ``MAX_JSON_ITEMS`` is a 413
     ``TOO_MANY_ITEMS`` before parsing; anything the parser refuses (bad UTF-8, a number over
     ``MAX_NUMBER_CHARACTERS``, NaN, nesting deeper than the stack) is a 400 ``INVALID_JSON`` saying so."""
-    if too_many_items(raw):
+    if too_many_items(raw, MAX_JSON_ITEMS):
         raise BadRequest(f"the body could hold more than {MAX_JSON_ITEMS} JSON values; a request holds a few",
                          413, "TOO_MANY_ITEMS")  # fmt: skip
     try:
