@@ -45,8 +45,8 @@ class Answer:
 class _Reading:
     """httptools callbacks: one final answer, its interim answers skipped, everything counted."""
 
-    def __init__(self, parser_holder: list[httptools.HttpResponseParser], max_body: int):
-        self.parser_holder = parser_holder
+    def __init__(self, max_body: int):
+        self.parser: httptools.HttpResponseParser | None = None  # the parser these callbacks serve
         self.max_body = max_body
         self.head_bytes = 0
         self.interim = 0
@@ -56,7 +56,6 @@ class _Reading:
         self.body_bytes = 0
         self.headers_done = False
         self.complete = False
-        self.failure: str | None = None
 
     def _count_head(self, size: int) -> None:
         self.head_bytes += size
@@ -76,7 +75,8 @@ class _Reading:
 
     def on_headers_complete(self) -> None:
         self.headers_done = True
-        status = self.parser_holder[0].get_status_code()
+        assert self.parser is not None
+        status = self.parser.get_status_code()
         if 100 <= status < 200:
             self.interim += 1
             if self.interim > MAX_INTERIM_ANSWERS:
@@ -175,10 +175,8 @@ class BoundedConnection:
             raise NotSent(f"the connection failed while the request was sent: {exc}") from None
 
     def _receive(self, sock: socket.socket, deadline: float, max_body: int) -> tuple[Answer, bool]:
-        holder: list[httptools.HttpResponseParser] = []
-        reading = _Reading(holder, max_body)
-        parser = httptools.HttpResponseParser(reading)
-        holder.append(parser)
+        reading = _Reading(max_body)
+        parser = reading.parser = httptools.HttpResponseParser(reading)
         received = 0
         while not reading.complete:
             try:
@@ -206,8 +204,8 @@ class BoundedConnection:
                 raise HttpError(f"the answer is not HTTP: {exc}") from None
         assert reading.answer is not None
         reading.answer.body = b"".join(reading.body)
-        # bytes past the answer (or a close) make the socket readable: such a connection is not used again
-        return reading.answer, parser.should_keep_alive() and not self._idle_connection_gone(sock)
+        # Bytes past the answer (or a close) make the socket readable: ``request`` looks before reusing it.
+        return reading.answer, parser.should_keep_alive()
 
 
 def _delimited_by_close(answer: Answer) -> bool:
