@@ -55,12 +55,14 @@ def mark_holds_session(scope: dict[str, Any], holds: bool = True) -> None:
 
 @dataclass(frozen=True)
 class ConnectionLimits:
+    """The server's bounds on its connections (``EnvServerConfig`` holds their defaults)."""
+
     max_connections: int
-    header_timeout: float = 10.0
-    body_timeout: float = 30.0
-    min_body_rate: float = 1024.0  # bytes a second a body must average, once past its grace
-    body_rate_grace: float = 5.0  # seconds a body may take before its rate is held to the minimum
-    max_buffered_output: int = 256 * 1024 * 1024  # bytes of answers waiting in all write buffers together
+    header_timeout: float
+    body_timeout: float
+    min_body_rate: float  # bytes a second a body must average, once past its grace
+    body_rate_grace: float  # seconds a body may take before its rate is held to the minimum
+    max_buffered_output: int  # bytes of answers waiting in all write buffers together
 
 
 def default_max_connections(max_sessions: int) -> int:
@@ -191,9 +193,8 @@ def eviction_rank(connection: Any, now: float, limits: ConnectionLimits) -> tupl
     return rank(now, limits) if rank is not None else None
 
 
-def bounded_protocol(limits: ConnectionLimits, guard: ConnectionGuard | None = None) -> type[HttpToolsProtocol]:
+def bounded_protocol(limits: ConnectionLimits, guard: ConnectionGuard) -> type[HttpToolsProtocol]:
     """uvicorn's httptools protocol with ``limits`` (pass it as ``uvicorn.Config(http=...)``)."""
-    guard = guard if guard is not None else ConnectionGuard(limits)
 
     class BoundedHttpToolsProtocol(HttpToolsProtocol):
         def __init__(self, *args: Any, **kwargs: Any) -> None:

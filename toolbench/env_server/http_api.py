@@ -95,7 +95,7 @@ def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[
                 session = server.pool.claim(session_id)
             return await call(request, session, parsed)
         except BadRequest as exc:
-            return error_response(exc.status, str(exc), exc.code, exc.headers, exc.request_id)
+            return error_response(exc.status, str(exc), exc.code, request_id=exc.request_id)
         except SessionError as exc:
             headers = {"Retry-After": "1"} if isinstance(exc, CapacityReached) else {}
             if exc.status == 404:  # a stale cookie would otherwise name the lost session forever

@@ -31,13 +31,11 @@ class BadRequest(Exception):
         message: str,
         status: int = 422,
         code: str = "VALIDATION_ERROR",
-        headers: dict[str, str] | None = None,
         request_id: str | None = None,  # a 500's: the log names it beside what went wrong
     ):
         super().__init__(message)
         self.status = status
         self.code = code
-        self.headers = headers or {}
         self.request_id = request_id
 
 

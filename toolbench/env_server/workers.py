@@ -65,7 +65,3 @@ class SessionWorker:
     def stop(self) -> None:
         """End the thread once the calls already given have run."""
         self._calls.put(None)
-
-    @property
-    def alive(self) -> bool:
-        return self._thread.is_alive()
