@@ -834,13 +834,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve_env(args: argparse.Namespace) -> int:
-    """``toolbench serve env --task T``: the env behind OpenEnv's protocol on uvicorn."""
-    from toolbench.env_server.launch import serve_env
-
-    return serve_env(args)
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     env_only = {"--task": args.task, "--env-kwargs": args.env_kwargs, "--max-sessions": args.max_sessions,
                 "--idle-timeout": args.idle_timeout, "--fresh-idle-timeout": args.fresh_idle_timeout,
@@ -860,7 +853,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return 2
         if args.env_kwargs is None:
             args.env_kwargs = "{}"
-        return _serve_env(args)
+        from toolbench.env_server.launch import serve_env  # uvicorn and the app load only for this
+
+        return serve_env(args)
     given = [flag for flag, value in env_only.items() if value is not None]
     if given:
         print(f"toolbench serve: {', '.join(given)} apply to 'toolbench serve env' only", file=sys.stderr)

@@ -66,11 +66,6 @@ def _session_headers(session_id: str) -> dict[str, str]:
     }
 
 
-def _json_bytes(payload: Any) -> bytes:
-    """An answer's body, made on the session's thread (a snapshot's can be megabytes)."""
-    return json_bytes(payload)
-
-
 def _bytes_response(body: bytes, headers: dict[str, str] | None = None) -> Response:
     return Response(body, headers=headers, media_type="application/json")
 
@@ -112,8 +107,6 @@ def _handler(server: EnvServer, body: str, session_needed: bool, call: Callable[
 
 
 def routes(server: EnvServer) -> list[Any]:
-    encode = _json_bytes
-
     async def reset(request: Request, _: None, body: Any) -> Response:
         params = protocol.parse_reset(body, server.task_ids)
         session_id = _session_id(request)
@@ -126,7 +119,7 @@ def routes(server: EnvServer) -> list[Any]:
         try:
             named = session.id
             answer = await server.call(session, server.reset_call, session, params,
-                                     render=lambda result: _json_bytes({**result, "session_id": named}))  # fmt: skip
+                                     render=lambda result: json_bytes({**result, "session_id": named}))  # fmt: skip
         except BaseException:
             if created:  # its id never reached the client: nobody could use or close it
                 server.pool.remove(session.id)
@@ -138,18 +131,18 @@ def routes(server: EnvServer) -> list[Any]:
 
     async def step(request: Request, session: Session, body: Any) -> Response:
         action = protocol.parse_step(body)
-        return _bytes_response(await server.call(session, server.step_call, session, action, render=encode))
+        return _bytes_response(await server.call(session, server.step_call, session, action, render=json_bytes))
 
     async def state(request: Request, session: Session, _: Any) -> Response:
-        return _bytes_response(await server.call(session, server.state_call, session, render=encode, heavy=True))
+        return _bytes_response(await server.call(session, server.state_call, session, render=json_bytes, heavy=True))
 
     async def restore(request: Request, session: Session, body: Any) -> Response:
         return _bytes_response(
-            await server.call(session, server.restore_call, session, body, render=encode, heavy=True)
+            await server.call(session, server.restore_call, session, body, render=json_bytes, heavy=True)
         )
 
     async def render(request: Request, session: Session, _: Any) -> Response:
-        return _bytes_response(await server.call(session, server.render_call, session, render=encode, heavy=True))
+        return _bytes_response(await server.call(session, server.render_call, session, render=json_bytes, heavy=True))
 
     async def close(request: Request, _: None, __: Any) -> Response:
         session_id = _session_id(request)
@@ -169,7 +162,7 @@ def routes(server: EnvServer) -> list[Any]:
         if session is None:
             return json_response(server.schema(None))
         # On the session's thread: after any call it runs, never beside one (the docs may be its task's)
-        return _bytes_response(await server.call(session, server.schema, session, render=encode))
+        return _bytes_response(await server.call(session, server.schema, session, render=json_bytes))
 
     async def metadata(request: Request, _: None, __: Any) -> Response:
         return json_response(server.metadata())

@@ -96,25 +96,28 @@ def refuse_text_that_is_not_unicode(value: Any, where: str) -> None:
                                      "\\ud800-\\udfff escape)", 422, "INVALID_TEXT") from None  # fmt: skip
 
 
+def _dumps(payload: Any, ascii_only: bool = False) -> str:
+    return json.dumps(payload, ensure_ascii=ascii_only, allow_nan=False, separators=(",", ":"))
+
+
 def json_text(payload: Any) -> str:
     """The compact JSON text of an answer (strict: no NaN), always encodable as UTF-8: readable where it
     can be, and where a string holds a lone surrogate (an env's text may) written with ASCII escapes."""
-    text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = _dumps(payload)
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            text = json.dumps(payload, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+            text = _dumps(payload, ascii_only=True)
     return text
 
 
 def json_bytes(payload: Any) -> bytes:
-    """``json_text`` as the UTF-8 bytes of an HTTP answer."""
-    text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """``json_text`` as the UTF-8 bytes of an HTTP answer (encoded once)."""
     try:
-        return text.encode("utf-8")
+        return _dumps(payload).encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(payload, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+        return _dumps(payload, ascii_only=True).encode("ascii")
 
 
 @dataclass(frozen=True)
