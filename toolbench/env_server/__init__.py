@@ -134,12 +134,7 @@ class RunningEnvServer:
 
     def exposure(self) -> dict[str, Any]:
         """What the server lets in, as ``GET /health`` reports it."""
-        return {
-            **self.config.access.exposure(),
-            "port": self.port,
-            "max_connections": self.max_connections,
-            "snapshot_key": self.config.snapshot_key_source,
-        }
+        return {**self.config.exposure(), "port": self.port, "max_connections": self.max_connections}
 
     def serve_forever(self) -> None:
         """Serve until Ctrl-C or SIGTERM (uvicorn handles both) or ``stop()``."""

@@ -83,6 +83,10 @@ class EnvServerConfig:
     max_connections: int | None = None  # None: derived from max_sessions (connections.default_max_connections)
     shutdown_grace: float = 2.0  # seconds running requests get to finish when the server stops
 
+    def exposure(self) -> dict[str, Any]:
+        """Who may talk to the server and how its snapshots are signed, as ``GET /health`` reports it."""
+        return {**self.access.exposure(), "snapshot_key": self.snapshot_key_source}
+
     @property
     def fingerprint(self) -> str:
         # The version too: another release's env may read the same state differently
@@ -334,7 +338,7 @@ class EnvServer:
             "env_id": self.config.env_id,
             "sessions": len(self.pool),
             "max_sessions": self.pool.max_sessions,
-            "exposure": {**self.config.access.exposure(), "snapshot_key": self.config.snapshot_key_source},
+            "exposure": self.config.exposure(),
         }
 
     async def parse(self, raw: bytes | str, key: Any) -> Any:
