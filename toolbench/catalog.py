@@ -59,28 +59,26 @@ class TaskSpec:
 
 PROGRAM = ("program",)
 BOTH = ("program", "interactive")
-TEST_DEMO = ("test", "demo")
-TEST_DEMO_TRAIN = ("test", "demo", "train")
+#: Every task's splits: ``test`` (the papers' setting: the templates its demos and train share),
+#: ``demo`` (the prompts' examples), ``train`` (more of the seen templates) and ``unseen`` (templates,
+#: and what the env has of activities, products, app combinations, tools, held out of all three).
+SPLITS = ("test", "demo", "train", "unseen")
 
 TASKS: tuple[TaskSpec, ...] = (
-    TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv", PROGRAM, TEST_DEMO, "openweather"),
-    TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv", PROGRAM, TEST_DEMO, "catapi"),
-    TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv", BOTH, TEST_DEMO, "home_search"),
-    TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv", BOTH, TEST_DEMO, "trip_booking"),
-    TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv", BOTH, TEST_DEMO, "sheets", runs_code=True),
-    TaskSpec(
-        "Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, ("test", "train", "demo"), "tabletop", runs_code=True
-    ),
-    TaskSpec("VirtualHome", "toolbench.envs.virtualhome:VirtualHomeEnv", BOTH, TEST_DEMO_TRAIN, "virtualhome"),
-    TaskSpec(
-        "WebShop", "toolbench.envs.webshop:WebShopEnv", ("interactive", "program"), ("test", "train", "demo"), "webshop"
-    ),
-    TaskSpec("AppBench", "toolbench.envs.appbench:AppBenchEnv", BOTH, ("test", "train", "demo"), "appbench"),
+    TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv", PROGRAM, SPLITS, "openweather"),
+    TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv", PROGRAM, SPLITS, "catapi"),
+    TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv", BOTH, SPLITS, "home_search"),
+    TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv", BOTH, SPLITS, "trip_booking"),
+    TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv", BOTH, SPLITS, "sheets", runs_code=True),
+    TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, SPLITS, "tabletop", runs_code=True),
+    TaskSpec("VirtualHome", "toolbench.envs.virtualhome:VirtualHomeEnv", BOTH, SPLITS, "virtualhome"),
+    TaskSpec("WebShop", "toolbench.envs.webshop:WebShopEnv", ("interactive", "program"), SPLITS, "webshop"),
+    TaskSpec("AppBench", "toolbench.envs.appbench:AppBenchEnv", BOTH, SPLITS, "appbench"),
     TaskSpec(
         "RapidAPI",
         "toolbench.envs.rapidapi:RapidAPIEnv",
         ("interactive",),
-        ("test", *RAPIDAPI_TEST_SETS, "train", "demo"),
+        ("test", *RAPIDAPI_TEST_SETS, "demo", "train", "unseen"),
         "rapidapi",
         (("test", RAPIDAPI_TEST_SETS),),
     ),

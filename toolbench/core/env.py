@@ -96,7 +96,7 @@ class ToolEnv(gym.Env[str, str]):
     #: Folder of the task's fixtures under ``toolbench/fixtures``.
     fixture_slug: ClassVar[str]
     modes: ClassVar[tuple[str, ...]] = ("program",)
-    splits: ClassVar[tuple[str, ...]] = ("test", "demo")
+    splits: ClassVar[tuple[str, ...]] = ("test", "demo", "train", "unseen")
     default_max_steps: ClassVar[int] = 20
     #: The task's own metrics, always present in ``info`` (0.0 until the episode is scored).
     metric_names: ClassVar[tuple[str, ...]] = ()
@@ -199,6 +199,13 @@ class ToolEnv(gym.Env[str, str]):
     def oracle_actions(self, task: Task) -> list[str]:
         """The actions that play ``task``'s first reference in this env's mode."""
         return [task.references[0]] if task.references else [""]
+
+    def shared_parts_actions(self, task: Task) -> list[str] | None:
+        """The actions of ``task``'s answer cut down to the parts every task of the split shares
+        (the endpoint, the fields every search requires, buy or rent...), with the task's own values
+        where a part needs one: what a policy that fills in only those earns. Partial credit must not
+        pay for them; ``None`` where the env pays no partial credit."""
+        return None
 
     def tools(self) -> list[dict[str, Any]] | None:
         """OpenAI function-calling schemas for tasks with callable tools, else ``None``."""

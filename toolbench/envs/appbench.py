@@ -226,7 +226,7 @@ class AppBenchEnv(ToolEnv):
     info_doc_keys = ("api_docs", "tools", "apps")  # the apps' descriptions are docs too
     fixture_slug = "appbench"
     modes = ("program", "interactive")
-    splits = ("test", "train", "demo")
+    splits = ("test", "demo", "train", "unseen")
     default_max_steps = 12
     metric_names = METRICS
     finishing_action = FINISH

@@ -196,7 +196,7 @@ class RapidAPIEnv(ToolEnv):
     task_name = "RapidAPI"
     fixture_slug = "rapidapi"
     modes = ("interactive",)
-    splits = ("test", *TEST_SETS, "train", "demo")
+    splits = ("test", *TEST_SETS, "demo", "train", "unseen")
     default_max_steps = 20
     metric_names = METRICS
     finishing_action = FINISH

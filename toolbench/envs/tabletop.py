@@ -174,7 +174,7 @@ class TabletopEnv(ToolEnv):
     task_name = "Tabletop"
     fixture_slug = "tabletop"
     modes = ("program", "interactive")
-    splits = ("test", "train", "demo")
+    splits = ("test", "demo", "train", "unseen")
     default_max_steps = 20
     metric_names = ("collisions",)
     finishing_action = "done"

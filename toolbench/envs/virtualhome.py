@@ -121,7 +121,7 @@ class VirtualHomeEnv(ToolEnv):
     task_name = "VirtualHome"
     fixture_slug = "virtualhome"
     modes = ("program", "interactive")
-    splits = ("test", "demo", "train")
+    splits = ("test", "demo", "train", "unseen")
     default_max_steps = 40
     metric_names = METRICS
     finishing_action = FINISH

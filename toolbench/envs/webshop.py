@@ -219,7 +219,7 @@ class WebShopEnv(ToolEnv):
     task_name = "WebShop"
     fixture_slug = "webshop"
     modes = ("interactive", "program")
-    splits = ("test", "train", "demo")
+    splits = ("test", "demo", "train", "unseen")
     default_max_steps = 25
     metric_names = METRICS
     finishing_action = "click[buy now]"

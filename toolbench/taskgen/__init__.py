@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 import json
 import random
-from collections.abc import Callable, Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from toolbench.core.tasks import fixture_file
@@ -84,6 +85,59 @@ def aligner(
 def load_aligners() -> dict[str, Callable[[int, str], list[dict[str, Any]]]]:
     load_generators()
     return ALIGNERS
+
+
+#: The splits a trainer can ask for more of: ``train`` (the seen templates, other seeds) and ``unseen``
+#: (templates, and where the env has them activities, products, app combinations, instruction types,
+#: tools or categories, that no demo, train or alignment task uses).
+GROWN_SPLITS = ("train", "unseen")
+#: The shipped files' sizes of the grown splits (a task set may ship more) and their seed.
+SHIPPED_SIZES = {"train": 1000, "unseen": 100}
+SHIPPED_SEED = 0
+#: task set slug -> ``f(split, size, seed)``: ``size`` records of ``split`` (one of ``GROWN_SPLITS``)
+#: in the task's record shape, each with its ``template`` id (and ``difficulty``, an int, where the
+#: env has levels), deterministic in ``seed``; no record is a test, demo or unseen task or a near
+#: duplicate of one (``near_duplicates``).
+SPLIT_MAKERS: dict[str, Callable[[str, int, int], list[dict[str, Any]]]] = {}
+
+
+def split_maker(
+    slug: str,
+) -> Callable[[Callable[[str, int, int], list[dict[str, Any]]]], Callable[[str, int, int], list[dict[str, Any]]]]:
+    def register(function: Callable[[str, int, int], list[dict[str, Any]]]) -> Callable[[str, int, int], list[dict[str, Any]]]:
+        SPLIT_MAKERS[slug] = function
+        return function
+
+    return register
+
+
+def load_split_makers() -> dict[str, Callable[[str, int, int], list[dict[str, Any]]]]:
+    load_generators()
+    return SPLIT_MAKERS
+
+
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+#: Two prompts are near duplicates when their normalised texts are this similar (rapidfuzz's
+#: ``ratio``, 0-100): "up to 3 places called Springfield" and "up to 4 ..." are, "the weather in
+#: Paris" and "the weather in Lyon" are not.
+NEAR_DUPLICATE = 95.0
+
+
+def normalized(prompt: str) -> str:
+    """A prompt lowercased, with every run of punctuation and space one space."""
+    return _NOT_WORD.sub(" ", prompt.lower()).strip()
+
+
+def near_duplicates(prompts: Sequence[str], against: Sequence[str], cutoff: float = NEAR_DUPLICATE) -> set[int]:
+    """The indexes of ``prompts`` that equal or nearly equal (``cutoff``) one of ``against``."""
+    from rapidfuzz import fuzz, process
+
+    if not prompts or not against:
+        return set()
+    left, right = [normalized(p) for p in prompts], [normalized(p) for p in against]
+    exact = set(right)
+    scores = process.cdist(left, right, scorer=fuzz.ratio, score_cutoff=cutoff, workers=1)
+    return {i for i, row in enumerate(scores) if left[i] in exact or row.max() >= cutoff}
 
 
 def write_fixtures(slug: str, files: Files) -> list[str]:
