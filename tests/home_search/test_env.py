@@ -125,7 +125,21 @@ def test_search_defaults_alone_earn_the_benchmarks_f1_but_no_reward(denver):
     assert reward == info["score"] == 0.0 and not info["success"]
     wrong_city = REFERENCE.replace('"Denver"', '"Boston"')
     _, reward, _, _, info = play(denver, "denver", [wrong_city])
-    assert 0 < reward < info["f1"] < 1.0  # the defaults count in the F1, not in the reward
+    assert reward == 0.0 < info["f1"] < 1.0  # a search in another city finds none of the homes asked for
+
+
+def test_the_reward_pays_only_the_tasks_own_criteria(denver):
+    """City and buy or rent, which every task sets, earn nothing by themselves; each criterion of
+    the task's own (types, bedrooms, budget) earns its share of the F1 over those."""
+    env = denver.unwrapped
+    task = env.tasks[0]
+    shared = env.shared_parts_actions(task)
+    assert shared == ['API.set_location("Denver")\nAPI.set_buy_or_rent("rent")\nAPI.search()']
+    _, reward, _, _, info = play(denver, "denver", shared)
+    assert reward == 0.0 and info["f1"] > 0.5
+    one_wrong = REFERENCE.replace("set_num_beds(2)", "set_num_beds(3)")
+    _, reward, _, _, info = play(denver, "denver", [one_wrong])
+    assert reward == pytest.approx(2 / 3) and reward < info["f1"]  # two of the three own criteria
 
 
 HOSTILE = [

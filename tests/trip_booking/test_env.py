@@ -109,7 +109,25 @@ def test_broken_rules_are_not_executable(austin, change, message):
 
 def test_a_different_date_is_wrong(austin):
     _, reward, _, _, info = play(austin, austin.unwrapped.tasks[0].id, [REFERENCE.replace("Date(6, 14", "Date(6, 15")])
-    assert info["executable"] and not info["success"] and 0 < reward < 1
+    assert info["executable"] and not info["success"] and reward == 0.0 < info["f1"] < 1  # another day's buses
+
+
+def test_the_reward_pays_only_the_tasks_own_criteria(austin):
+    """The booking type and what search() requires of it (transportation, origin, destination,
+    departure) earn nothing by themselves: here only the number of adults is the task's own."""
+    env = austin.unwrapped
+    task = env.tasks[0]
+    shared = env.shared_parts_actions(task)
+    assert shared == [REFERENCE.replace("API.set_num_adults(2)\n", "")]
+    _, reward, _, _, info = play(austin, task.id, shared)
+    assert reward == 0.0 and info["f1"] > 0.8
+    _, reward, _, _, info = play(austin, task.id, [REFERENCE.replace("set_num_adults(2)", "set_num_adults(3)")])
+    assert reward == 0.0 < info["f1"]
+    children = REFERENCE.replace("API.set_num_adults(2)", "API.set_num_adults(2)\nAPI.set_num_children(1)")
+    _, reward, _, _, info = play(austin, task.id, [children])  # one own criterion right, one not asked for
+    assert reward == pytest.approx(2 / 3) and not info["success"]
+    env = gym.make(ENV_ID, mode="interactive", tasks=env.tasks).unwrapped
+    assert env.shared_parts_actions(task)[-2:] == ['API.set_departure_date(Date(6, 14, 2024))', "API.search()"]
 
 
 def test_only_a_search_that_passes_its_checks_is_paid(austin):

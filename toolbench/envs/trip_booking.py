@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
 from typing import Any
 
-from toolbench.core.call_env import CriteriaApiEnv
 from toolbench.core.functions import FunctionSpec, Param
+from toolbench.envs.home_search import OwnCriteriaEnv
 from toolbench.mock_services.trip_booking import CONSTRUCTORS, MODES, ROOM_TYPES, Date, Loc, TripBookingAPI
 from toolbench.mock_services.trip_booking.api import BOOKING_TYPES, SEARCH_DEFAULTS
 
@@ -64,6 +66,23 @@ Date(month: int, day: int, year: int)
 """
 
 
+#: What ``search()`` requires of each booking type, after the booking type itself: every task of
+#: the type sets them, each with its own value.
+SHARED_SETTERS = {
+    "trip tickets": ("select_transportation", "set_origin", "set_destination", "set_departure_date"),
+    "hotels": ("set_hotel_location", "set_checkin_date", "set_checkout_date"),
+    "both": (
+        "select_transportation",
+        "set_origin",
+        "set_destination",
+        "set_hotel_location",
+        "set_checkin_date",
+        "set_checkout_date",
+    ),
+}
+_BOOKING_TYPE = re.compile(r"select_booking_type\(\s*(?:booking_type\s*=\s*)?['\"]([^'\"]+)['\"]")
+
+
 def _date_from_json(value: Any) -> Date:
     if isinstance(value, dict):
         return Date(value.get("month"), value.get("day"), value.get("year"))
@@ -73,7 +92,7 @@ def _date_from_json(value: Any) -> Date:
     raise ValueError('a date must be {"month": M, "day": D, "year": Y} or "YYYY-MM-DD"')
 
 
-class TripBookingEnv(CriteriaApiEnv):
+class TripBookingEnv(OwnCriteriaEnv):
     """Book trip tickets and hotel rooms through the ToolBench Trip Booking API.
 
     ## Description
@@ -96,13 +115,16 @@ class TripBookingEnv(CriteriaApiEnv):
 
     ## Rewards
     ``info["f1"]`` is ToolBench's F1 between the criteria set (including ``search()``'s defaults:
-    minimum prices 0, one room) and the best reference's. The reward is the lower of that and the F1
-    without those defaults on either side (which let a constant program earn 0.33), paid at the end
-    when ``search()`` ran and passed its check of the required criteria (criteria never submitted
-    get their F1 in ``info`` and no reward); ``info`` has ``success``, ``score``,
-    ``executable``, ``error``, ``precision``, ``recall``, ``f1``. A rule broken in a program (wrong
-    first call, a missing required criterion, a string where a ``Loc`` is needed) makes it not
-    executable: score 0.
+    minimum prices 0, one room) and the best reference's. The reward, ``score``, is the F1 over the
+    task's own criteria (travellers, rooms, room type, a return date, price limits), paid only when
+    the booking type and what ``search()`` requires of it (transportation, origin, destination,
+    departure; hotel location, check-in and check-out) are all right: those alone, which every task
+    of the type sets, earn nothing (ToolBench's F1 pays them 0.87 on average), and a task with no
+    criterion beyond them is all-or-nothing. It is paid at the end when ``search()`` ran and passed
+    its check of the required criteria (criteria never submitted get their F1 in ``info`` and no
+    reward); ``info`` has ``success`` (F1 = 1), ``score``, ``executable``, ``error``, ``precision``,
+    ``recall``, ``f1``. A rule broken in a program (wrong first call, a missing required criterion,
+    a string where a ``Loc`` is needed) makes it not executable: score 0.
 
     ## Starting State
     Empty criteria; a task from the split (``test``: 120, 40 per booking type; ``demo``: 11).
@@ -128,3 +150,8 @@ class TripBookingEnv(CriteriaApiEnv):
 
     def api_docs(self) -> str:
         return DOC_PREAMBLE + super().api_docs()
+
+    def shared_setters(self, reference: str) -> Collection[str]:
+        found = _BOOKING_TYPE.search(reference)
+        kind = found.group(1).strip().lower() if found else ""
+        return ("select_booking_type", *SHARED_SETTERS.get(kind, ()))
