@@ -111,14 +111,37 @@ def test_wrong_calls_fail(lyon_env, action, executable):
         assert reward == 0.0 and info["error"].startswith("HTTP 40")
 
 
-def test_partial_credit_is_the_field_f1(lyon_env):
-    # A different language changes only the weather descriptions inside "list": cod, message, cnt and city match.
+def test_partial_credit_is_the_field_f1_over_the_places_fields(lyon_env):
+    # A different language changes only the weather descriptions inside "list": cod, message, cnt and
+    # city match. ToolBench's F1 counts all four; the score only city (cod, message and cnt are the same
+    # for any place).
     _, reward, _, _, info = play(
         lyon_env,
         "lyon",
         "curl 'https://api.openweathermap.org/data/2.5/forecast?q=Lyon,FR&units=metric&lang=ja&appid={API_KEY}'",
     )
-    assert info["precision"] == info["recall"] == 0.8 and reward == pytest.approx(0.8)
+    assert info["precision"] == info["recall"] == 0.8 and reward == info["score"] == pytest.approx(0.5)
+
+
+def test_another_place_earns_nothing_of_what_every_place_shares(lyon_env):
+    _, reward, _, _, info = play(
+        lyon_env,
+        "lyon",
+        "curl 'https://api.openweathermap.org/data/2.5/forecast?q=Oslo&units=metric&lang=fr&appid={API_KEY}'",
+    )
+    assert info["f1"] == pytest.approx(0.6) and reward == 0.0 and not info["success"]
+
+
+@pytest.mark.parametrize("split", ["test", "demo", "unseen"])
+def test_the_endpoint_with_a_fixed_place_earns_almost_nothing(split):
+    env = gym.make(ENV_ID, split=split).unwrapped
+    results = [play(env, task.id, env.shared_parts_actions(task)[0]) for task in env.tasks]
+    scores = [info["score"] for *_, info in results]
+    assert all(info["executable"] for *_, info in results)
+    assert not any(info["success"] for *_, info in results)
+    assert sum(scores) / len(scores) <= 0.15
+    # ToolBench's own F1 pays it a quarter or more: the fields no place changes.
+    assert sum(info["f1"] for *_, info in results) / len(results) >= 0.2
 
 
 HOSTILE = [

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from toolbench.core.curl_env import CurlProgramEnv
-from toolbench.core.transport import Router
+from toolbench.core.curl_env import PERFECT, CurlProgramEnv, Execution, fields_f1, response_fields
+from toolbench.core.env import Outcome
+from toolbench.core.scoring import PRF, ZERO, deep_equal, dict_f1
+from toolbench.core.tasks import Task
+from toolbench.core.transport import HttpRequest, Router
 from toolbench.mock_services.openweather import DEMO_API_KEY, HOST, World, create_app
 
 _OPTIONAL = """units: (optional) 'standard' (Kelvin, m/s; the default), 'metric' (Celsius, m/s)
@@ -90,6 +95,45 @@ limit: (optional) how many places to return, up to 5 (1 when omitted).
 """
 
 
+#: The parameters that name a call's place.
+PLACE_PARAMETERS = frozenset({"q", "zip", "id", "lat", "lon"})
+#: Open-ocean points given to three decimals, which no task names. A reference's call is asked again
+#: with each of them in place of its own place: a response field one of them gets equal (cod, message,
+#: cnt, base, dt, the XML root, a visibility of 10 km under a clear sky...) is not the task's, so it
+#: earns nothing. Geocoding takes no coordinates: its entries are all the place's.
+OTHER_PLACES = ((("lat", "-47.123"), ("lon", "-132.457")), (("lat", "71.913"), ("lon", "163.271")))
+#: What a policy that knows only the call type writes: the task's endpoint with one fixed place of
+#: the kind the task names (Moscow, Idaho, a town no task asks about, by name, zip code or id; a
+#: point in the Indian Ocean).
+FIXED_PLACES = {
+    "q": (("q", "Moscow,ID,US"),),
+    "zip": (("zip", "83844"),),
+    "id": (("id", "5601538"),),
+    "lat": (("lat", "-20.5"), ("lon", "75.5")),
+}
+
+
+def with_place(url: str, place: tuple[tuple[str, str], ...], keep_options: bool = True) -> str:
+    """``url`` with its place parameters swapped for ``place`` (and, unless ``keep_options``, its
+    optional parameters dropped: only the API key stays)."""
+    parts = urlsplit(url)
+    kept = [
+        (name, value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+        if name not in PLACE_PARAMETERS and (keep_options or name == "appid")
+    ]
+    return urlunsplit(parts._replace(query=urlencode([*place, *kept], safe=",{}")))
+
+
+def own_f1(prediction: Mapping[Any, Any], reference: Mapping[Any, Any], shared: frozenset[Any]) -> PRF:
+    """The field F1 without the ``shared`` fields (those another place's answer has too). Where every
+    reference field is shared, only the whole response counts."""
+    own_reference = {key: value for key, value in reference.items() if key not in shared}
+    if not own_reference:
+        return PERFECT if deep_equal(dict(prediction), dict(reference)) else ZERO
+    return dict_f1({key: value for key, value in prediction.items() if key not in shared}, own_reference)
+
+
 @cache
 def _router() -> Router:
     return Router({HOST: create_app(_world(), api_keys=[DEMO_API_KEY])})
@@ -123,9 +167,13 @@ class OpenWeatherEnv(CurlProgramEnv):
     (JSON or XML), or an error message.
 
     ## Rewards
-    The F1 between the top-level fields of the call's response and those of the best reference's
-    response (values compared exactly), paid when the episode ends. ``info`` carries ``success``
-    (F1 = 1), ``score``, ``executable``, ``error``, ``precision``, ``recall`` and ``f1``.
+    ``score`` (the reward, paid when the episode ends) is the F1 between the top-level fields of the
+    call's response and those of the best reference's response (values compared exactly), over the
+    fields that depend on the task's place: a field that the same call about another place gets
+    equal (``cod``, ``message``, ``cnt``, ``base``, ``dt``...) counts for nothing, so the right endpoint
+    about a fixed place earns about nothing. ``info`` carries ``success`` (every field equal),
+    ``score``, ``executable``, ``error``, and ToolBench's own field F1 over all fields as
+    ``precision``, ``recall`` and ``f1``.
 
     ## Starting State
     A task drawn with the env's seeded RNG from the split (``test``: 100 tasks, ``demo``: 18), or
@@ -150,6 +198,10 @@ class OpenWeatherEnv(CurlProgramEnv):
         # The service is stateless, so one router serves episodes and references alike, and every env
         # of a process (a vector env's worker holds many) shares it and its cache of answers.
         self._router = _router()
+        # A reference's fields another place's answer shares, by the reference's URL: the same for
+        # every env that plays these tasks.
+        self._shared_fields: dict[str, frozenset[Any]] = self._task_set.derived((type(self), "shared fields"))
+        self._own_scores: list[float] = []
 
     def _episode_router(self) -> Router:
         return self._router
@@ -159,3 +211,49 @@ class OpenWeatherEnv(CurlProgramEnv):
 
     def api_docs(self) -> str:
         return API_DOCS
+
+    def shared_parts_actions(self, task: Task) -> list[str]:
+        """The task's endpoint with a fixed place of the same kind (a city name, a zip code, a point)
+        and none of its options."""
+        url = self.parse_action(task.references[0]).request.url
+        names = {name for name, _ in parse_qsl(urlsplit(url).query)}
+        kind = next((name for name in ("q", "zip", "id", "lat") if name in names), "q")
+        return [f"curl -X GET '{with_place(url, FIXED_PLACES[kind], keep_options=False)}'"]
+
+    # ----------------------------------------------------------------- scoring
+    def _act(self, action: str) -> Outcome:
+        # ``info["f1"]`` (and ``success``, all fields equal) stays ToolBench's field F1; ``score`` is
+        # the F1 over the fields that depend on the task's place (``_compare`` collects it).
+        self._own_scores = []
+        outcome = super()._act(action)
+        if self._own_scores:
+            outcome.score = max(self._own_scores)
+        return outcome
+
+    def _compare(self, prediction: Execution, reference: Execution) -> PRF:
+        paper = fields_f1(prediction, reference)
+        own = (
+            paper if paper.f1 == 1.0 else own_f1(prediction.fields(), reference.fields(), self.shared_fields(reference))
+        )
+        self._own_scores.append(own.f1)
+        return paper
+
+    def shared_fields(self, reference: Execution) -> frozenset[Any]:
+        """The fields of ``reference``'s response that the same call about another place gets equal."""
+        key = reference.request.url
+        if key not in self._shared_fields:
+            fields = reference.fields()
+            shared: set[Any] = set()
+            for place in OTHER_PLACES:
+                other = self._router.send(_moved(reference.request, place))
+                if other.ok:
+                    theirs = response_fields(other)
+                    shared.update(
+                        name for name, value in fields.items() if name in theirs and deep_equal(value, theirs[name])
+                    )
+            self._shared_fields[key] = frozenset(shared)
+        return self._shared_fields[key]
+
+
+def _moved(request: HttpRequest, place: tuple[tuple[str, str], ...]) -> HttpRequest:
+    return HttpRequest(request.method, with_place(request.url, place), request.headers, request.body)
