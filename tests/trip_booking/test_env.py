@@ -127,7 +127,7 @@ def test_the_reward_pays_only_the_tasks_own_criteria(austin):
     _, reward, _, _, info = play(austin, task.id, [children])  # one own criterion right, one not asked for
     assert reward == pytest.approx(2 / 3) and not info["success"]
     env = gym.make(ENV_ID, mode="interactive", tasks=env.tasks).unwrapped
-    assert env.shared_parts_actions(task)[-2:] == ['API.set_departure_date(Date(6, 14, 2024))', "API.search()"]
+    assert env.shared_parts_actions(task)[-2:] == ["API.set_departure_date(Date(6, 14, 2024))", "API.search()"]
 
 
 def test_only_a_search_that_passes_its_checks_is_paid(austin):

@@ -2,7 +2,9 @@
 
 100 test tasks and 10 demonstrations. Three criterion setters (balconies, floor number, commute
 time) never appear in a demonstration, as in ToolBench's unseen-function test. Every task is
-built around a real listing, so its search returns at least that home.
+built around a real listing, so its search returns at least that home. ``train`` (1,000) uses
+the same five sentence frames with more phrasings of the criteria; ``unseen`` (100) is written in
+a grammar of its own (``home_search_unseen``). Every record names its frame in ``template``.
 """
 
 from __future__ import annotations
@@ -11,11 +13,23 @@ import csv
 import io
 import math
 from dataclasses import fields
+from functools import cache
 from typing import Any
 
 from toolbench.core.program import parse_program
 from toolbench.mock_services.home_search import FUNCTIONS, Home, HomeSearchAPI
-from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
+from toolbench.taskgen import (
+    SHIPPED_SEED,
+    SHIPPED_SIZES,
+    Files,
+    aligner,
+    generator,
+    jsonl,
+    near_duplicates,
+    rng_for,
+    split_maker,
+)
+from toolbench.taskgen import home_search_unseen as unseen_grammar
 
 # City, state, sale price per square foot, monthly rent per square foot (rough 2023 levels).
 CITIES = [
@@ -82,9 +96,21 @@ TYPE_WORDS = {
     "apartment": "apartment",
 }
 UNSEEN_IN_DEMOS = ("set_num_balconies", "set_floor_number", "set_max_commute_time")
+#: Home Search has no activities, products or tools to hold out: ``unseen`` holds out its templates.
+HELD_OUT_KEYS: tuple[str, ...] = ()
+#: Train and unseen records carry ``difficulty``: how many criteria of its own the task sets.
+HAS_DIFFICULTY = True
+#: The calls every task makes (city, buy or rent, search): not part of a task's difficulty.
+SHARED_CALLS = ("API.set_location(", "API.set_buy_or_rent(", "API.search(")
 
 
 # ------------------------------------------------------------------------------ listings
+@cache
+def listings() -> tuple[Home, ...]:
+    """The listings, generated once per process."""
+    return tuple(generate_listings())
+
+
 def generate_listings() -> list[Home]:
     rng = rng_for("home_search", "listings")
     homes: list[Home] = []
@@ -161,7 +187,12 @@ def _listing(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def _criteria(rng: Any, home: Home, allow_unseen: bool) -> list[tuple[str, str]]:
+def _say(rng: Any, variety: bool, phrase: str, *others: str) -> str:
+    """``phrase``, or with ``variety`` (train) one of it and ``others``, the same criterion said otherwise."""
+    return rng.choice([phrase, *others]) if variety else phrase
+
+
+def _criteria(rng: Any, home: Home, allow_unseen: bool, variety: bool = False) -> list[tuple[str, str]]:
     """(program line, phrase) pairs for 2-5 criteria that ``home`` satisfies."""
     unit = "/month" if home.buy_or_rent == "rent" else ""
     options: list[list[tuple[str, str]]] = []
@@ -174,16 +205,36 @@ def _criteria(rng: Any, home: Home, allow_unseen: bool) -> list[tuple[str, str]]
                 )
             ]
         )
-        options.append([(f"API.set_num_baths({home.baths:g})", _count(home.baths, "bathroom"))])
+        baths = _say(rng, variety, _count(home.baths, "bathroom"), _count(home.baths, "bath"))
+        options.append([(f"API.set_num_baths({home.baths:g})", baths)])
     high = int(math.ceil(home.price * rng.uniform(1.0, 1.4) / (50 if unit else 5000))) * (50 if unit else 5000)
     low = int(home.price * rng.uniform(0.6, 1.0) // (50 if unit else 5000)) * (50 if unit else 5000)
     options.append(
         rng.choice(
             [
-                [(f"API.set_max_price({high})", f"a budget of {_money(high)}{unit}")],
+                [
+                    (
+                        f"API.set_max_price({high})",
+                        _say(
+                            rng,
+                            variety,
+                            f"a budget of {_money(high)}{unit}",
+                            f"a maximum price of {_money(high)}{unit}",
+                            f"a price of at most {_money(high)}{unit}",
+                        ),
+                    )
+                ],
                 [
                     (f"API.set_min_price({low})", ""),
-                    (f"API.set_max_price({high})", f"a price between {_money(low)} and {_money(high)}{unit}"),
+                    (
+                        f"API.set_max_price({high})",
+                        _say(
+                            rng,
+                            variety,
+                            f"a price between {_money(low)} and {_money(high)}{unit}",
+                            f"a price from {_money(low)} to {_money(high)}{unit}",
+                        ),
+                    ),
                 ],
             ]
         )
@@ -193,7 +244,12 @@ def _criteria(rng: Any, home: Home, allow_unseen: bool) -> list[tuple[str, str]]
     options.append(
         rng.choice(
             [
-                [(f"API.set_min_square_feet({small})", f"at least {small:,} square feet")],
+                [
+                    (
+                        f"API.set_min_square_feet({small})",
+                        _say(rng, variety, f"at least {small:,} square feet", f"at least {small:,} sq ft"),
+                    )
+                ],
                 [
                     (f"API.set_min_square_feet({small})", ""),
                     (f"API.set_max_square_feet({large})", f"{small:,} to {large:,} square feet"),
@@ -222,13 +278,25 @@ def _criteria(rng: Any, home: Home, allow_unseen: bool) -> list[tuple[str, str]]
     return [pair for option in chosen for pair in option]
 
 
-def _task(rng: Any, home: Home, allow_unseen: bool) -> tuple[str, str]:
+#: The seen sentence frames, in the order of their template ids ("hs-0" ... "hs-4").
+def _frames(verb: str, article: str, wants: str, city: str, detail: str) -> list[str]:
+    return [
+        f"I want to {verb} {article} {wants} in {city} with {detail}.",
+        f"Can you help me find {article} {wants} to {verb} in {city}? I need {detail}.",
+        f"Search for {article} {wants} {'for sale' if verb == 'buy' else 'for rent'} in {city} with {detail}.",
+        f"My family is moving to {city} and we'd like to {verb} {article} {wants}: {detail}.",
+        f"Looking to {verb} in {city}: {article} {wants} with {detail}, please.",
+    ]
+
+
+def _task(rng: Any, home: Home, allow_unseen: bool, variety: bool = False) -> tuple[str, str, str]:
+    """A seen-template task on ``home``: its prompt, program and template id."""
     mode_types = list(RENT_WEIGHTS if home.buy_or_rent == "rent" else BUY_WEIGHTS)
     # extra acceptable types are homes to live in: "land" only when the listing itself is land
     others = [t for t in mode_types if t not in (home.home_type, "land")]
     types = [home.home_type] + rng.sample(others, rng.choice([0, 0, 1, 2]))
     rng.shuffle(types)
-    criteria = _criteria(rng, home, allow_unseen)
+    criteria = _criteria(rng, home, allow_unseen, variety)
     lines = [
         f'API.set_location("{home.city}")',
         f'API.set_buy_or_rent("{home.buy_or_rent}")',
@@ -240,16 +308,9 @@ def _task(rng: Any, home: Home, allow_unseen: bool) -> tuple[str, str]:
     article = "an" if wants[0] in "aeiou" else "a"
     detail = ", ".join(phrases[:-1]) + (" and " if len(phrases) > 1 else "") + phrases[-1]
     verb = home.buy_or_rent
-    prompt = rng.choice(
-        [
-            f"I want to {verb} {article} {wants} in {home.city} with {detail}.",
-            f"Can you help me find {article} {wants} to {verb} in {home.city}? I need {detail}.",
-            f"Search for {article} {wants} {'for sale' if verb == 'buy' else 'for rent'} in {home.city} with {detail}.",
-            f"My family is moving to {home.city} and we'd like to {verb} {article} {wants}: {detail}.",
-            f"Looking to {verb} in {home.city}: {article} {wants} with {detail}, please.",
-        ]
-    )
-    return prompt, "\n".join(lines)
+    frames = _frames(verb, article, wants, home.city, detail)
+    prompt = rng.choice(frames)
+    return prompt, "\n".join(lines), f"hs-{frames.index(prompt)}"
 
 
 def generate_tasks(split: str, total: int, homes: list[Home], allow_unseen: bool | None = None) -> list[dict[str, Any]]:
@@ -260,8 +321,78 @@ def generate_tasks(split: str, total: int, homes: list[Home], allow_unseen: bool
     pool = [home for index, home in enumerate(homes) if (index % 10 == 0) == (split == "demo")]
     records = []
     for index, home in enumerate(rng.sample(pool, total)):
-        prompt, program = _task(rng, home, allow_unseen)
-        records.append({"id": f"home_search-{split}-{index:04d}", "prompt": prompt, "completion": [program]})
+        prompt, program, template = _task(rng, home, allow_unseen)
+        records.append(
+            {"id": f"home_search-{split}-{index:04d}", "prompt": prompt, "completion": [program], "template": template}
+        )
+    return records
+
+
+def difficulty(program: str) -> int:
+    """The number of the task's own criteria calls (its home types and criteria)."""
+    return sum(1 for line in program.splitlines() if line.startswith("API.") and not line.startswith(SHARED_CALLS))
+
+
+def _unseen_task(rng: Any, home: Home) -> tuple[str, str, str]:
+    """A task in the unseen grammar: its prompt, program and template id."""
+    mode_types = list(RENT_WEIGHTS if home.buy_or_rent == "rent" else BUY_WEIGHTS)
+    others = [t for t in mode_types if t not in (home.home_type, "land")]
+    types = [home.home_type] + rng.sample(others, rng.choice([0, 1, 1, 2]))
+    rng.shuffle(types)
+    chosen = unseen_grammar.criteria(rng, home)
+    lines = [
+        f'API.set_location("{home.city}")',
+        f'API.set_buy_or_rent("{home.buy_or_rent}")',
+        "API.select_home_type([" + ", ".join(f'"{t.title()}"' for t in sorted(types)) + "])",
+    ]
+    lines += [line for program, _ in chosen for line in program] + ["API.search()"]
+    template = rng.choice(unseen_grammar.FRAMES)[0]
+    other = rng.choice([c for c, *_ in CITIES if c != home.city])
+    prompt = unseen_grammar.render(rng, template, home.city, home.buy_or_rent, types, [p for _, p in chosen], other)
+    return prompt, "\n".join(lines), template
+
+
+def _candidates(split: str, seed: int, homes: tuple[Home, ...]) -> Any:
+    """An endless stream of (prompt, program, template) for ``split`` from seed ``seed``."""
+    rng = rng_for("home_search", "split", split, seed)
+    while True:
+        home = rng.choice(homes)
+        if split == "unseen":
+            yield _unseen_task(rng, home)
+        else:
+            yield _task(rng, home, allow_unseen=True, variety=True)
+
+
+@split_maker("home_search")
+def make_split(split: str, size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` train tasks (the seen templates, with more phrasings per template) or unseen tasks (the
+    unseen grammar), none of them a test, demo or (for train) shipped unseen prompt or a near duplicate."""
+    homes = listings()
+    held = [
+        r["prompt"] for name, total in (("test", 100), ("demo", 10)) for r in generate_tasks(name, total, list(homes))
+    ]
+    if split == "train":
+        shipped = make_split("unseen", SHIPPED_SIZES["unseen"], SHIPPED_SEED)
+        held += [r["prompt"] for r in shipped]
+    records: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    stream = _candidates(split, seed, homes)
+    while len(records) < size:
+        batch = [next(stream) for _ in range(max(8, size - len(records)))]
+        dropped = near_duplicates([prompt for prompt, _, _ in batch], held)
+        for index, (prompt, program, template) in enumerate(batch):
+            if index in dropped or prompt in seen or len(records) == size:
+                continue
+            seen.add(prompt)
+            records.append(
+                {
+                    "id": f"home_search-{split}-{len(records):04d}",
+                    "prompt": prompt,
+                    "completion": [program],
+                    "template": template,
+                    "difficulty": difficulty(program),
+                }
+            )
     return records
 
 
@@ -282,7 +413,7 @@ def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
 
 @generator("home_search")
 def generate() -> Files:
-    homes = generate_listings()
+    homes = list(listings())
     files = {"listings.csv": listings_csv(homes)}
     for split, total in (("test", 100), ("demo", 10)):
         records = generate_tasks(split, total, homes)
@@ -290,5 +421,9 @@ def generate() -> Files:
         if split == "demo":
             used = {name for r in records for name in UNSEEN_IN_DEMOS if name in r["completion"][0]}
             assert not used, used
+        files[f"{split}.jsonl"] = jsonl(records)
+    for split, size in SHIPPED_SIZES.items():
+        records = make_split(split, size, SHIPPED_SEED)
+        check_references(records, homes)
         files[f"{split}.jsonl"] = jsonl(records)
     return files
