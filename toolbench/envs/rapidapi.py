@@ -25,7 +25,7 @@ from toolbench.mock_services.rapidapi.original import (
     read_query_file,
     tally_sources,
 )
-from toolbench.mock_services.rapidapi.passrule import NeededCalls, judge, shown_texts
+from toolbench.mock_services.rapidapi.passrule import NeededCalls, Returned, judge, shown_texts
 from toolbench.mock_services.rapidapi.steps import (
     ANSWERED_OBSERVATION,
     FINAL_ANSWER,
@@ -38,7 +38,11 @@ from toolbench.mock_services.rapidapi.steps import (
     status_of,
 )
 
-METRICS = ("passed", "facts_found", "facts_total")
+#: The metric every info carries: whether the ending passed (the reward).
+METRICS = ("passed",)
+#: With ``diagnostics=True`` (run records) also how many answer facts the answer states, of how many:
+#: counts an agent that replays a task privately could learn the answer's shape from.
+DIAGNOSTIC_METRICS = ("passed", "facts_found", "facts_total")
 OK = 0
 TOOLBENCH_RESPONSE_LIMIT = 2048
 RESPONSE_FORMATS = ("json", "toolbench")
@@ -75,6 +79,11 @@ def calls_of(action: str) -> list[tuple[str, Any]]:
             raise ActionError('each tool call needs a "name" (a function of info["tools"]) and "arguments"')
         calls.append((item["name"], item.get("arguments", {})))
     return calls
+
+
+def test_set_of(task_id: str) -> str | None:
+    """The ToolBench test set a shipped task's id names (``rapidapi-G1_tool-0007``), else None."""
+    return next((name for name in TEST_SETS if f"-{name}-" in task_id), None)
 
 
 def _arguments(raw: Any) -> dict[str, Any] | None:
@@ -170,8 +179,10 @@ class RapidAPIEnv(ToolEnv):
     ## Rewards
     1.0 when the ending passes, paid at the end. A solvable task passes when the final answer
     states every answer fact (numbers at the answer's precision, words in order, case, accents and
-    date formats aside); an unsolvable one when the agent gives up or says it cannot be done.
-    ``info`` has ``passed``, ``facts_found``, ``facts_total``, ``status_code`` (ToolBench's: 0 the
+    date formats aside) and lists little else of what the calls returned; an unsolvable one when the
+    agent gives up or says it cannot be done (``mock_services/rapidapi/passrule.py``).
+    ``info`` has ``passed`` (and only with ``diagnostics=True``: ``facts_found``, ``facts_total``,
+    ``made_the_calls`` and the ``verdict``'s ``solvable`` and ``listed``), ``status_code`` (ToolBench's: 0 the
     service answered, 1 no such function, 2 a Finish input error, 3 final answer, 4 gave up, 6-11
     the service's errors, 11 for an API's error answer), ``http_status`` of each hub call, and at
     the end the functions called and failed, and ``call_sources``: how many calls that reached an
@@ -204,7 +215,7 @@ class RapidAPIEnv(ToolEnv):
     # The query, the APIs it comes with (relevant ones among others, in no telling order) and
     # whether it is one of ToolBench's own queries.
     input_fields = ("query", "query_id", "api_list", "original")
-    score_details = ("verdict",)  # passed and solvable, per test set, for the split's pass rates
+    score_details = ("verdict",)  # passed per test set (and solvable, with diagnostics), for the split's pass rates
 
     def __init__(
         self,
@@ -254,11 +265,14 @@ class RapidAPIEnv(ToolEnv):
         self._functions_key: dict[str, str] = {}
         self._hub_apis: dict[str, tuple[Any, Any]] = {}
         self._plan_now: _EpisodePlan | None = None
+        # How many facts an answer states, and whether a task is solvable, are the answer's shape:
+        # only run records see them (an agent that replays a task privately would learn it).
+        self.metric_names = DIAGNOSTIC_METRICS if self.diagnostics else METRICS
 
     # ------------------------------------------------------------------ tasks
     def clone_for(self, task: Task) -> RapidAPIEnv:
         """A new env for ``task`` with this one's settings (a search agent's private copy)."""
-        return type(self)(
+        return type(self)(  # never with diagnostics: the copy is the agent's
             tasks=[task], split=self.split, mode=self.mode, max_steps=self.max_steps, cache_dir=self.cache_dir,
             response_format=self.response_format, retriever=self.retriever_name, top_k=self.top_k,
         )  # fmt: skip
@@ -426,18 +440,21 @@ class RapidAPIEnv(ToolEnv):
                                    "apis_failed": list(self._failed), "final_answer": answer,
                                    "call_sources": sources}  # fmt: skip
         if self.task.get("original"):  # scored by the ToolEval judge, not here
-            metrics.update(passed=None, facts_found=None, facts_total=None)
+            metrics.update(dict.fromkeys(self.metric_names))
             return Outcome(text, done=True, metrics=metrics)
         facts = list(self.task.get("answer_facts") or [])
         solvable = bool(self.task.get("solvable", True))
         evidence = self._evidence(solvable)
         shown = (part for text, response in self._returned for part in shown_texts(text, response))
-        verdict = judge(answer, status == GAVE_UP, facts, solvable, evidence, shown)
-        metrics.update(passed=verdict.passed, facts_found=verdict.facts_found, facts_total=verdict.facts_total)
-        if self.diagnostics:  # whether the calls match the reference's: a bit about its arguments
-            metrics["made_the_calls"] = evidence
-        # For the split's pass rates per test set (``summarize_episodes``).
-        metrics["verdict"] = {"passed": verdict.passed, "solvable": solvable, "test_set": self.task.category}
+        answered = (response for (_, _, ok), (_, response) in zip(self._hub_calls, self._returned) if ok)
+        returned = Returned.of(answered, self.task.prompt, facts)
+        verdict = judge(answer, status == GAVE_UP, facts, solvable, evidence, shown, returned)
+        metrics["passed"] = verdict.passed
+        # For the split's pass rates per test set (``summarize_episodes``), named by the task id.
+        metrics["verdict"] = {"passed": verdict.passed, "test_set": test_set_of(self.task.id)}
+        if self.diagnostics:  # the answer's shape: how many facts, solvable or not, the calls it rests on
+            metrics.update(facts_found=verdict.facts_found, facts_total=verdict.facts_total, made_the_calls=evidence)
+            metrics["verdict"].update(solvable=solvable, listed=verdict.listed)
         return Outcome(text, done=True, score=float(verdict.passed), success=verdict.passed, metrics=metrics)
 
     def _evidence(self, solvable: bool) -> bool:
@@ -449,8 +466,8 @@ class RapidAPIEnv(ToolEnv):
 
     @staticmethod
     def summarize_episodes(infos: list[dict[str, Any]]) -> dict[str, float]:
-        """Pass rates per ToolBench test set (read from the task ids), and of the solvable and
-        unsolvable tasks, over the episodes this env could judge. Where not every call was answered by
+        """Pass rates per ToolBench test set, and (from run records, made with ``diagnostics=True``) of
+        the solvable and unsolvable tasks, over the episodes this env could judge. Where not every call was answered by
         the hub (original queries), also the share of calls answered from the cache or the hub
         (``calls_answered``) and of episodes with no placeholder response (``episodes_all_answered``)."""
         groups: dict[str, list[bool]] = {}
@@ -460,8 +477,9 @@ class RapidAPIEnv(ToolEnv):
                 continue
             if verdict.get("test_set") in TEST_SETS:
                 groups.setdefault(f"pass_{verdict['test_set']}", []).append(bool(verdict["passed"]))
-            kind = "pass_solvable" if verdict.get("solvable") else "pass_unsolvable"
-            groups.setdefault(kind, []).append(bool(verdict["passed"]))
+            if "solvable" in verdict:  # diagnostics only (run records)
+                kind = "pass_solvable" if verdict["solvable"] else "pass_unsolvable"
+                groups.setdefault(kind, []).append(bool(verdict["passed"]))
         summary = {key: sum(values) / len(values) for key, values in sorted(groups.items())}
         tally = tally_sources(infos)
         if tally.cached or tally.placeholders:

@@ -7,9 +7,12 @@ fails, as in ToolEval. Since a rule cannot read intent, four guards stand in for
 common sense: the answer must rest on calls the agent made (the calls whose responses hold the
 facts, with the arguments that ask for them; for an unsolvable task, such a call that shows it
 cannot be done), a solvable task's answer must not say it cannot be done, it must not list more
-than ``max_numbers`` distinct numbers (a list of guesses), and it must not paste what the calls
-returned (raw JSON is not an answer to the user). Only the first 2,000 characters of an answer
-are read.
+than ``max_numbers`` distinct numbers (a list of guesses), it must not paste what the calls
+returned (raw JSON is not an answer to the user), and it must not list what the calls returned:
+the returned values it states beyond the facts and the query, and the response fields it names as
+labels (``temp_c: 21.5``), are bounded by the number of facts (``Listed.within``: a dump of every
+field states each fact too, but it leaves the user to find the answer). Only the first 2,000 characters of an answer are
+read.
 
 A fact is found in an answer when:
 - a number fact: some number in the answer equals it, or is it rounded to the answer's precision
@@ -231,6 +234,85 @@ class Verdict:
     passed: bool
     facts_found: int
     facts_total: int
+    listed: int = 0  # values and labels the answer lists of the calls' returns beyond the facts (``Returned.listed``)
+
+
+#: A response field named as a label: the field's name, then a colon or an equals sign.
+_LABEL_END = r")\s*[:=]"
+_KEY_CHARS = re.compile(r"[a-z][a-z0-9_]+")
+
+
+def _value_text(value: Any) -> str | None:
+    """A returned value as the text an answer would state it by; None for what no answer states as a
+    value of its own (yes/no, empty)."""
+    if isinstance(value, bool) or value is None or value == "":
+        return None
+    if isinstance(value, float):
+        return repr(value) if abs(value) < 1e15 else str(int(value))
+    return str(value)
+
+
+def _leaves(value: Any, key: str = "") -> Iterable[tuple[str, Any]]:
+    """Every (field name, value) of a JSON value; a list's items carry the list's field name."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            yield from _leaves(item, str(name))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item, key)
+    else:
+        yield key, value
+
+
+#: At most this many returned values are checked (a search's page of rows holds a few hundred).
+MAX_RETURNED_VALUES = 600
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What the answered calls of an episode returned that an answer could list beyond its facts:
+    each distinct value the query does not state and no fact states, and the response fields' names."""
+
+    values: tuple[str, ...]
+    labels: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, responses: Iterable[Any], query: str, facts: Sequence[str | list[str]]) -> Returned:
+        said = Reading.of(query)
+        stated = [Reading.of(fact if isinstance(fact, str) else " ; ".join(fact)) for fact in facts]
+        values: dict[str, None] = {}
+        names: dict[str, None] = {}
+        for response in responses:
+            for name, value in _leaves(response):
+                text = _value_text(value)
+                if _KEY_CHARS.fullmatch(name.lower()):
+                    names[name.lower()] = None
+                if text is not None and len(values) < MAX_RETURNED_VALUES:
+                    values[text] = None
+        kept = tuple(v for v in values if not states(said, v) and not any(states(fact, v) for fact in stated))
+        alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+        labels = re.compile(r"(?<![a-z0-9_])(" + alternatives + _LABEL_END) if names else None
+        return cls(kept, labels)
+
+    def listed(self, reading: Reading) -> Listed:
+        """How many returned values beyond the facts and the query ``reading`` states, and how many
+        response fields it names as labels."""
+        values = sum(states(reading, value) for value in self.values)
+        labels = len(set(self.labels.findall(reading.folded))) if self.labels is not None else 0
+        return Listed(values, labels)
+
+
+class Listed(NamedTuple):
+    """What an answer lists of what the calls returned (``Returned.listed``)."""
+
+    values: int
+    labels: int
+
+    def within(self, facts: int) -> bool:
+        """Whether an answer to a task with ``facts`` facts may list this much: one returned value
+        beyond the facts per two facts (an unsolvable task's answer one, to name what it is about),
+        and a label per fact. A dump of every field lists each value and names each field."""
+        return self.values <= (facts // 2 if facts else 1) and self.labels <= max(1, facts)
 
 
 def judge(
@@ -240,6 +322,7 @@ def judge(
     solvable: bool,
     evidence: bool = True,
     shown: Iterable[str] = (),
+    returned: Returned | None = None,
 ) -> Verdict:
     """The pass verdict of an episode's ending: its final answer (None when there is none) or giving up.
 
@@ -248,19 +331,26 @@ def judge(
     answer passes: a guess is not a solution. Only the first ``MAX_ANSWER`` characters are read; a
     solvable task fails when the answer says it cannot be done, lists more than ``max_numbers``
     distinct numbers (a list of guesses, not an answer) or pastes what the calls returned
-    (``shown``: the observations and the JSON of their responses; see ``pastes``)."""
+    (``shown``: the observations and the JSON of their responses; see ``pastes``). With ``returned``
+    (what the answered calls returned), an answer also fails when it lists more of it than
+    ``Listed.within`` allows."""
     if not evidence:
         return Verdict(False, 0, len(facts))
     if not solvable:
-        said = answer is not None and says_cannot(answer[:MAX_ANSWER]) and not pastes(answer[:MAX_ANSWER], shown)
-        return Verdict(gave_up or said, 0, 0)
+        if answer is None:
+            return Verdict(gave_up, 0, 0)
+        reading = Reading.of(answer[:MAX_ANSWER])
+        listed = returned.listed(reading) if returned is not None else Listed(0, 0)
+        said = says_cannot(reading) and not pastes(reading.raw, shown) and listed.within(0)
+        return Verdict(gave_up or said, 0, 0, sum(listed))
     if answer is None or gave_up:
         return Verdict(False, 0, len(facts))
     reading = Reading.of(answer[:MAX_ANSWER])
     found = sum(states(reading, fact) for fact in facts)
+    listed = returned.listed(reading) if returned is not None else Listed(0, 0)
     honest = not says_cannot(reading) and len({n.value for n in reading.numbers}) <= max_numbers(len(facts))
-    honest = honest and not pastes(reading.raw, shown)
-    return Verdict(bool(facts) and found == len(facts) and honest, found, len(facts))
+    honest = honest and not pastes(reading.raw, shown) and listed.within(len(facts))
+    return Verdict(bool(facts) and found == len(facts) and honest, found, len(facts), sum(listed))
 
 
 #: A returned JSON text (braces and all) this long found word for word in an answer makes it a paste.
