@@ -127,7 +127,9 @@ class TripBookingEnv(OwnCriteriaEnv):
     a string where a ``Loc`` is needed) makes it not executable: score 0.
 
     ## Starting State
-    Empty criteria; a task from the split (``test``: 120, 40 per booking type; ``demo``: 11).
+    Empty criteria; a task from the split (``test``: 120, 40 per booking type; ``demo``: 11;
+    ``train``: 1,000 in the seen sentence frames; ``unseen``: 100 in frames, phrasings and date
+    formats of their own).
 
     ## Episode End
     ``program``: after one action. ``interactive``: at a successful ``search()`` or at ``max_steps``
