@@ -21,7 +21,8 @@ from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, by_app
 from toolbench.taskgen import appbench
 
 ROOT = Path(__file__).resolve().parents[2]
-SPLITS = ("test", "train", "demo")
+SPLITS = ("test", "train", "demo", "unseen")
+RECORD_KEYS = {"id", "category", "template", "combination", "difficulty", "prompt", "completion", "output"}
 OUTPUT_KEYS = {
     "used_app",
     "used_api",
@@ -65,7 +66,7 @@ def play(records: list[dict[str, Any]]) -> list[tuple[str, bool, float]]:
 
 
 def test_split_sizes_and_categories(records):
-    for split, total in (("test", 800), ("train", 4000), ("demo", 100)):
+    for split, total in (("test", 800), ("train", 4000), ("demo", 100), ("unseen", 200)):
         rows = records[split]
         assert len(rows) == total
         assert [r["id"] for r in rows] == [f"appbench-{split}-{n:04d}" for n in range(total)]
@@ -76,7 +77,8 @@ def test_split_sizes_and_categories(records):
 def test_record_shape(records):
     for split in SPLITS:
         for r in records[split]:
-            assert set(r) == {"id", "category", "prompt", "completion", "output"}
+            assert set(r) == RECORD_KEYS
+            assert r["difficulty"] == len(r["output"]["used_app"])
             out = r["output"]
             assert set(out) == OUTPUT_KEYS
             n = len(out["used_app"])
@@ -132,7 +134,7 @@ def test_statistics(records):
 
 
 def test_apps_and_apis_covered(records):
-    for split in SPLITS:
+    for split in ("test", "train", "demo"):
         apps = {app for r in records[split] for app in r["output"]["used_app"]}
         assert apps == set(APP_DESCRIPTIONS), split
     apis = {
@@ -150,7 +152,7 @@ def test_relative_dates_are_used(records):
 
 
 def test_gold_plans_run_and_score_one(records):
-    for split in ("test", "demo"):
+    for split in ("test", "demo", "unseen"):
         for task_id, executed, succ in play(records[split]):
             assert executed and succ == 1.0, task_id
 
@@ -180,7 +182,8 @@ def test_aligner_records_are_fresh_and_valid(records):
     assert not [r for r in fresh if r["prompt"] in shipped]
     assert {r["category"] for r in fresh} == set(appbench.CATEGORIES)
     for r in fresh:
-        assert set(r) == {"id", "category", "prompt", "completion", "output"} and set(r["output"]) == OUTPUT_KEYS
+        assert set(r) == RECORD_KEYS and set(r["output"]) == OUTPUT_KEYS
+        assert not r["template"].startswith("unseen/") and not appbench.held_out(r["category"], gold_calls(r["output"]))
     assert all(executed and succ == 1.0 for _, executed, succ in play(fresh))
     assert appbench.alignment_records(40, "unit") == fresh
     assert appbench.alignment_records(40, "other")[0]["prompt"] != fresh[0]["prompt"]

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cache
+from itertools import combinations
 from typing import Any
 
 from toolbench.core.tasks import fixture_file
@@ -44,10 +45,20 @@ from toolbench.mock_services.apps.world import (
     World,
     fold,
 )
-from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
+from toolbench.taskgen import (
+    GROWN_SPLITS,
+    SHIPPED_SEED,
+    Files,
+    aligner,
+    generator,
+    jsonl,
+    near_duplicates,
+    rng_for,
+    split_maker,
+)
 
 CATEGORIES = ("SS", "SM", "MS", "MM")
-SIZES = {"test": 800, "train": 4000, "demo": 100}
+SIZES = {"test": 800, "train": 4000, "demo": 100, "unseen": 200}
 MAX_ATTEMPTS = 400  # redraws of one record before giving up (a bug, never hit in practice)
 # Calls per task (AppBench: SM avg 2.21, MS 2.73, MM 3.64): target sizes are drawn with these weights.
 SM_SIZES = {2: 0.79, 3: 0.17, 4: 0.04}
@@ -1605,6 +1616,85 @@ def instruction(r: random.Random, parts: list[Part], category: str) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# What the unseen split holds out of every seen one (test, demo, train, alignment)
+# ---------------------------------------------------------------------------------------------------------------
+
+#: The record key naming what a task combines: ``App.api(arg,...)`` for one call (SS), ``App:api>api``
+#: for one app's chain (SM), ``AppA+AppB`` (sorted) for several apps (MS, MM).
+HELD_OUT_KEYS = ("combination",)
+HAS_DIFFICULTY = True  # a record's difficulty: its number of calls
+#: Pairs of apps no seen task uses together (none of the seen test and demo tasks does): an unseen
+#: task with several apps holds at least one.
+HELD_OUT_PAIRS = tuple(
+    frozenset(pair)
+    for pair in (
+        ("Buses", "Trains"), ("Events", "Flights"), ("Events", "Media"), ("Events", "Music"), ("Flights", "Homes"),
+        ("Flights", "Hotels"), ("Flights", "Travel"), ("Flights", "Weather"), ("Hotels", "Media"),
+        ("Hotels", "Music"), ("Media", "Services"), ("Payment", "Travel"),
+    )
+)  # fmt: skip
+#: Chains of one app's calls no seen task makes (the unseen SM tasks').
+HELD_OUT_CHAINS = frozenset(
+    {
+        "Travel:findattractions>findattractions",
+        "Payment:makepayment>requestpayment",
+        "Payment:requestpayment>requestpayment",
+        "Music:lookupmusic>lookupmusic",
+        "Music:lookupmusic>lookupmusic>playmedia",
+        "Events:findevents>findevents",
+        "Events:findevents>findevents>buyeventtickets",
+        "Movies:reviewmovies>findmovies",
+        "Movies:reviewmovies>findmovies>gettimesformovie",
+        "Homes:findhomebyarea>findhomebyarea",
+        "Homes:findhomebyarea>findhomebyarea>schedulevisit",
+    }
+)
+
+
+def _any_two(*names: str) -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(pair) for pair in combinations(names, 2))
+
+
+#: Arguments no seen call gives together (or at all): a call that has one of these sets is held out.
+HELD_OUT_FILTERS: dict[str, tuple[frozenset[str], ...]] = {
+    "Restaurants.findrestaurants": _any_two("price_range", "has_vegetarian_options", "has_seating_outdoors"),
+    "Travel.findattractions": _any_two("free_entry", "category", "good_for_kids"),
+    "Hotels.searchhouse": _any_two("has_laundry_service", "rating"),
+    "Homes.findhomebyarea": _any_two("has_garage", "in_unit_laundry"),
+    "Movies.findmovies": (frozenset({"theater_name"}), *_any_two("genre", "show_type")),
+    "Music.lookupmusic": _any_two("artist", "album", "genre", "year"),
+    "Movies.reviewmovies": _any_two("directed_by", "genre", "cast"),
+    "Trains.findtrains": (frozenset({"class"}),),
+    "Buses.findbus": (frozenset({"category"}),),
+    "Movies.gettimesformovie": (frozenset({"show_type"}),),
+    "Music.playmedia": (frozenset({"album"}),),
+}
+
+
+def combination(category: str, calls: list[Call]) -> str:
+    """What a task combines, as one string (``HELD_OUT_KEYS``)."""
+    if category == "SS":
+        (call,) = calls
+        return f"{call.app}.{call.api}({','.join(sorted(call.args))})"
+    apps = sorted({call.app for call in calls})
+    if len(apps) == 1:
+        return f"{apps[0]}:" + ">".join(call.api for call in calls)
+    return "+".join(apps)
+
+
+def held_out(category: str, calls: list[Call]) -> bool:
+    """Whether a plan combines what only unseen tasks may: a held-out pair of apps, chain or set of filters."""
+    apps = {call.app for call in calls}
+    if any(pair <= apps for pair in HELD_OUT_PAIRS):
+        return True
+    if len(apps) == 1 and len(calls) > 1 and combination(category, calls) in HELD_OUT_CHAINS:
+        return True
+    return any(
+        filters <= call.args.keys() for call in calls for filters in HELD_OUT_FILTERS.get(f"{call.app}.{call.api}", ())
+    )
+
+
 def api_result(call: Call) -> str:
     """A call as AppBench's ``api_results`` writes it: the returned names, then the call."""
     return format_call(call).split(": [", 1)[1][:-1]
@@ -1705,13 +1795,28 @@ def resolves_as_meant(calls: list[Call]) -> bool:
     )
 
 
+def seen_template(category: str, calls: list[Call]) -> str:
+    """A seen record's template: its category and the units it was written from, which its APIs in
+    plan order name (each unit has its own clauses; the seen grammar joins them)."""
+    return f"{category}/" + ">".join(call.api for call in calls)
+
+
 def record(
-    record_id: str, category: str, prompt: str, calls: list[Call], concrete: list[dict[str, str]], said: dict[str, str]
+    record_id: str,
+    category: str,
+    prompt: str,
+    calls: list[Call],
+    concrete: list[dict[str, str]],
+    said: dict[str, str],
+    template: str | None = None,
 ) -> dict[str, Any]:
     middle = sorted({name for call in calls for name in call.returns})
     return {
         "id": record_id,
         "category": category,
+        "template": template or seen_template(category, calls),
+        "combination": combination(category, calls),
+        "difficulty": len(calls),
         "prompt": prompt,
         "completion": [plan_text(calls)],
         "output": {
@@ -1753,7 +1858,7 @@ def draw_record(
         calls = refer_within_apps(c.b.calls, results)
         if not shape_ok(category, calls) or not resolves_as_meant(calls):
             continue
-        if not references_fair(calls, concrete, c.b.said):
+        if not references_fair(calls, concrete, c.b.said) or held_out(category, calls):
             continue
         prompt = instruction(r, parts, category)
         if prompt in seen:
@@ -1781,18 +1886,76 @@ def split_records(split: str, seen: set[str], avoid: frozenset[str] = frozenset(
 
 
 @cache
-def splits() -> dict[str, list[dict[str, Any]]]:
-    """The three splits. No train or demo task has a test task's gold plan: a plan learned or shown
-    would be that task's answer, whatever its wording."""
+def fixed_splits() -> dict[str, list[dict[str, Any]]]:
+    """The test and demo splits (the papers' setting, drawn once). No demo task has a test task's gold
+    plan: a plan shown would be that task's answer, whatever its wording."""
     seen: set[str] = set()
     test = split_records("test", seen)
     answers = frozenset(record["completion"][0] for record in test)
-    return {"test": test, **{split: split_records(split, seen, answers) for split in ("train", "demo")}}
+    return {"test": test, "demo": split_records("demo", seen, answers)}
+
+
+def split_id(split: str, seed: int, index: int) -> str:
+    return f"appbench-{split}-{index:04d}" if seed == SHIPPED_SEED else f"appbench-{split}-s{seed}-{index:04d}"
+
+
+@cache
+def shipped_unseen() -> tuple[dict[str, Any], ...]:
+    from toolbench.taskgen.appbench_unseen import unseen_records
+
+    return tuple(unseen_records(SIZES["unseen"], SHIPPED_SEED))
+
+
+def train_records(size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` records of the seen templates from the stream of ``seed``: never a test or demo
+    instruction, a test task's gold plan, a held-out combination (``held_out``), nor a near duplicate
+    of a test or shipped unseen instruction (such a draw is drawn again from a fresh stream)."""
+    fixed = fixed_splits()
+    seen = {record["prompt"] for rows in fixed.values() for record in rows}
+    answers = frozenset(record["completion"][0] for record in fixed["test"])
+    held = [record["prompt"] for record in (*fixed["test"], *shipped_unseen())]
+    records = [
+        draw_record(split_id("train", seed, index), CATEGORIES[index % 4], ("train", seed, index), seen, avoid=answers)
+        for index in range(size)
+    ]
+    for again in range(1, MAX_ATTEMPTS):
+        flagged = near_duplicates([record["prompt"] for record in records], held)
+        if not flagged:
+            return records
+        for index in sorted(flagged):
+            old = records[index]
+            records[index] = draw_record(
+                old["id"], old["category"], ("train", seed, index, "again", again), seen, avoid=answers
+            )
+    raise RuntimeError("train: near duplicates of held-out instructions keep being drawn")
+
+
+@split_maker("appbench")
+def make_split(split: str, size: int, seed: int) -> list[dict[str, Any]]:
+    """``train`` (the seen templates) or ``unseen`` (its own grammar and held-out combinations)."""
+    if split == "train":
+        return train_records(size, seed)
+    if split == "unseen":
+        from toolbench.taskgen.appbench_unseen import unseen_records
+
+        return unseen_records(size, seed)
+    raise ValueError(f"AppBench grows the splits {GROWN_SPLITS}, not {split!r}")
+
+
+@cache
+def splits() -> dict[str, list[dict[str, Any]]]:
+    """The shipped splits: test and demo, train (``SIZES['train']``, more than ``SHIPPED_SIZES``) and unseen."""
+    return {
+        **fixed_splits(),
+        "train": make_split("train", SIZES["train"], SHIPPED_SEED),
+        "unseen": list(shipped_unseen()),
+    }
 
 
 @aligner("appbench")
 def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
-    """``count`` fresh records from another random stream, never a shipped instruction."""
+    """``count`` fresh records of the seen templates from another random stream, never a shipped
+    instruction nor a held-out combination."""
     seen = {record["prompt"] for records in splits().values() for record in records}
     return [
         draw_record(f"appbench-align-{seed}-{index:04d}", CATEGORIES[index % 4], ("align", seed, index), seen)
@@ -1811,4 +1974,4 @@ def generate() -> Files:
     assert len(prompts) == len(set(prompts)), "an instruction repeats"
     demo_apps = {app for row in records["demo"] for app in row["output"]["used_app"]}
     assert demo_apps == set(APP_DESCRIPTIONS), sorted(set(APP_DESCRIPTIONS) - demo_apps)
-    return {f"{split}.jsonl": jsonl(records[split]) for split in ("test", "train", "demo")}
+    return {f"{split}.jsonl": jsonl(records[split]) for split in ("test", "train", "demo", "unseen")}
