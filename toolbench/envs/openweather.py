@@ -176,8 +176,9 @@ class OpenWeatherEnv(CurlProgramEnv):
     ``precision``, ``recall`` and ``f1``.
 
     ## Starting State
-    A task drawn with the env's seeded RNG from the split (``test``: 100 tasks, ``demo``: 18), or
-    the one named by ``options={"task_id": ...}``.
+    A task drawn with the env's seeded RNG from the split (``test``: 100 tasks, ``demo``: 18,
+    ``train``: 1,000 more of the seen templates, ``unseen``: 100 in sentence frames and value formats
+    none of the others use), or the one named by ``options={"task_id": ...}``.
 
     ## Episode End
     ``mode="program"`` (the only mode): the episode terminates after one action.
