@@ -10,7 +10,7 @@ from toolbench.mock_services.virtualhome import World, build_home, parse_program
 from toolbench.mock_services.virtualhome.objects import BODY_PARTS, ROOMS
 from toolbench.taskgen import virtualhome
 
-SPLITS = ("test", "demo", "train")
+SPLITS = ("test", "demo", "train", "unseen")
 NAVIGATION = {"WalkTo", "RunTo", "Find"}
 
 
@@ -27,15 +27,18 @@ def test_split_sizes(records):
     assert all(1 <= len(r["completion"]) <= 3 for r in records["test"])
     assert len(records["demo"]) == 83
     assert 450 <= sum(len(r["completion"]) for r in records["demo"]) <= 550
-    assert len(records["train"]) == 400
+    assert len(records["train"]) >= 1000
     assert all(1 <= len(r["completion"]) <= 2 for r in records["train"])
+    assert len(records["unseen"]) >= 100
+    assert all(1 <= len(r["completion"]) <= 3 for r in records["unseen"])
 
 
 def test_record_shape(records):
     for split in SPLITS:
         for index, record in enumerate(records[split]):
             assert record["id"] == f"virtualhome-{split}-{index:04d}"
-            assert set(record) == {"id", "category", "prompt", "completion", "home", "start", "goals"}
+            grown = {"difficulty"} if split in ("train", "unseen") else set()
+            assert set(record) == {"id", "category", "template", "prompt", "completion", "home", "start", "goals", *grown}
             assert 0 <= record["home"] <= 4 and record["goals"] and record["prompt"]
             assert len(set(record["completion"])) == len(record["completion"])  # no duplicate solutions
 
@@ -45,7 +48,7 @@ def test_activities_are_distinct_across_splits(records):
     assert len(names) == len(set(names))
     programs = [p for split in SPLITS for r in records[split] for p in r["completion"]]
     assert len(programs) == len(set(programs))  # no solution is shared by two activities
-    assert len({r["category"] for split in SPLITS for r in records[split]}) >= 30
+    assert len({r["category"] for split in ("test", "demo") for r in records[split]}) >= 30
 
 
 def test_every_reference_runs_and_reaches_the_goals(records):
@@ -97,12 +100,22 @@ def test_programs_vary(records):
     assert {"WalkTo", "RunTo", "Find", "TurnTo", "LookAt", "Open", "Close", "Grab", "PutIn", "Put"} <= actions
 
 
+def clear_caches():
+    for function in (
+        virtualhome.splits,
+        virtualhome.all_tasks,
+        virtualhome._train_pool,
+        virtualhome._held_out_activities,
+        virtualhome._shipped_programs,
+        virtualhome._shipped_unseen_prompts,
+    ):
+        function.cache_clear()
+
+
 def test_generation_is_deterministic_and_matches_the_fixtures():
-    virtualhome.splits.cache_clear()
-    virtualhome.all_tasks.cache_clear()
+    clear_caches()
     first = virtualhome.generate()
-    virtualhome.splits.cache_clear()
-    virtualhome.all_tasks.cache_clear()
+    clear_caches()
     assert virtualhome.generate() == first
     for name, content in first.items():
         assert fixture_file("virtualhome", name).read_text(encoding="utf-8") == content, name
@@ -113,4 +126,4 @@ def test_alignment_records_are_training_activities(records):
     fresh = virtualhome.alignment_records(40, "t")
     assert len(fresh) == 40
     assert not {r["prompt"] for r in fresh} & held_out
-    assert all(r["completion"] and set(r) == set(records["test"][0]) for r in fresh)
+    assert all(r["completion"] and set(r) == set(records["train"][0]) for r in fresh)

@@ -15,6 +15,7 @@ goals hold at the end.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,15 +24,30 @@ from typing import Any
 from toolbench.mock_services.virtualhome import HOMES, World, build_home, parse_program
 from toolbench.mock_services.virtualhome.objects import PROPERTIES
 from toolbench.mock_services.virtualhome.world import ActionFailed
-from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
+from toolbench.mock_services.virtualhome.world import fact
+from toolbench.taskgen import (
+    SHIPPED_SEED,
+    SHIPPED_SIZES,
+    Files,
+    aligner,
+    generator,
+    jsonl,
+    near_duplicates,
+    rng_for,
+    split_maker,
+)
+from toolbench.taskgen import virtualhome_phrasing as phrasing
 from toolbench.taskgen.virtualhome_planner import PlanError, plan, program_text
 
 SIZES = {"test": 100, "demo": 83}
-TRAIN_SIZE = 400  # the other activities (about 240) are left for ``toolbench data align``
+SPLIT_FILES = ("test", "demo", "train", "unseen")
+#: Record keys whose values no unseen record shares with a demo, train, test or alignment record:
+#: an unseen errand's category joins its activities' kinds ("put_in_fridge+watch_tv").
+HELD_OUT_KEYS = ("category",)
+HAS_DIFFICULTY = True  # steps of the shortest reference
 DEMO_PROGRAMS = 6  # distinct solutions per demonstration activity
 DEMO_MIN_PROGRAMS = 6  # an activity with fewer distinct plans is not a demonstration
 TEST_SEEDS = 3
-TRAIN_SEEDS = 2
 MAX_LINES = 36  # longer plans are left out (the interactive mode allows 40 steps)
 
 Require = Callable[[World], bool]
@@ -1115,12 +1131,26 @@ def _record(split: str, index: int, task: Task, programs: list[str]) -> dict[str
     return {
         "id": f"virtualhome-{split}-{index:04d}",
         "category": task.activity.category,
+        "template": template_of(task.activity),
         "prompt": task.name,
         "completion": programs,
         "home": task.home,
         "start": list(task.activity.start),
         "goals": list(task.activity.goals),
     }
+
+
+@cache
+def _object_pattern() -> re.Pattern[str]:
+    """Every object's prompt word, longest first, as whole words."""
+    words = sorted({word(name) for name in PROPERTIES}, key=len, reverse=True)
+    return re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, words)) + r")(?![\w-])")
+
+
+def template_of(activity: Activity) -> str:
+    """The instruction template an activity's name was written from: its category and its name with
+    every object word a slot ("put_in_fridge: Put the {} in the {}")."""
+    return f"{activity.category}: {_object_pattern().sub('{}', activity.name)}"
 
 
 def _pick(pool: list[Task], total: int, rng: Any, accept: Callable[[Task], bool]) -> list[Task]:
@@ -1148,7 +1178,7 @@ def _pick(pool: list[Task], total: int, rng: Any, accept: Callable[[Task], bool]
 
 @cache
 def splits() -> dict[str, list[dict[str, Any]]]:
-    """The records of each split; no activity name and no program is in two splits."""
+    """The test and demo records; no activity name and no program is in both."""
     tasks = list(all_tasks())
     rng = rng_for("virtualhome", "splits")
     taken: set[str] = set()
@@ -1168,11 +1198,9 @@ def splits() -> dict[str, list[dict[str, Any]]]:
     demo = _pick(tasks, SIZES["demo"], rng, with_programs(60, DEMO_PROGRAMS, DEMO_MIN_PROGRAMS))
     rest = [task for task in tasks if task.name not in programs]
     test = _pick(rest, SIZES["test"], rng, with_programs(TEST_SEEDS, TEST_SEEDS, 1))
-    rest = [task for task in tasks if task.name not in programs]
-    train = _pick(rest, TRAIN_SIZE, rng, with_programs(TRAIN_SEEDS, TRAIN_SEEDS, 1))
     return {
         split: [_record(split, index, task, programs[task.name]) for index, task in enumerate(chosen)]
-        for split, chosen in (("test", test), ("demo", demo), ("train", train))
+        for split, chosen in (("test", test), ("demo", demo))
     }
 
 
@@ -1196,33 +1224,234 @@ def check_record(record: dict[str, Any]) -> None:
             raise AssertionError(f"{record['id']}: goals not reached: {missed}")
 
 
+# ----------------------------------------------------------------------------- train and unseen
+#: A train prompt is a seen activity's name in one of these wordings (its template stays the name's).
+TRAIN_PHRASINGS = (
+    "{Name}",
+    "{Name}, please",
+    "Please {name}",
+    "Can you {name}?",
+    "{Name}.",
+    "I'd like you to {name}",
+    "Time to {name}",
+)
+#: How many plans a grown record tries for, and keeps at most.
+GROWN_SEEDS = 4
+GROWN_PROGRAMS = 2
+UNSEEN_PROGRAMS = 3
+#: Objects of one kind: a distractor names another of the errand's kind that it leaves alone.
+KINDS = (FRIDGE_FOODS, DISHES, CLOTHES, READABLES, SNACKS, DEVICES_ON, OPENABLE, list(PEOPLE), SURFACES)
+
+
+def phrased(name: str, phrasing: str) -> str:
+    """An activity's name in one of ``TRAIN_PHRASINGS``."""
+    return phrasing.format(Name=name, name=name[0].lower() + name[1:] if not name[:2].isupper() else name)
+
+
+@cache
+def _held_out_activities() -> frozenset[str]:
+    """The test and demo activities' names: no train or alignment record is one of them."""
+    return frozenset(record["prompt"] for split in ("test", "demo") for record in splits()[split])
+
+
+@cache
+def _train_pool() -> tuple[Task, ...]:
+    """The train activities (none of test or demo) in every home where each is fair."""
+    held = _held_out_activities()
+    return tuple(
+        Task(task.activity, home)
+        for task in all_tasks()
+        if task.name not in held
+        for home in range(len(HOMES))
+        if _fits(task.activity, home) is not None
+    )
+
+
+@cache
+def _shipped_programs() -> frozenset[str]:
+    """The test and demo references: no grown record shares one."""
+    return frozenset(program for split in ("test", "demo") for record in splits()[split] for program in record["completion"])
+
+
+def _grown_id(split: str, seed: int, index: int) -> str:
+    return f"virtualhome-{split}-{index:04d}" if seed == SHIPPED_SEED else f"virtualhome-{split}-s{seed}-{index:04d}"
+
+
+def _difficulty(programs: list[str]) -> int:
+    """The steps of the shortest reference."""
+    return min(len(parse_program(program)) for program in programs)
+
+
+def _train_candidates(seed: int) -> Iterator[dict[str, Any]]:
+    """Train records (ids unset) in the seed's order: each pool task in a wording, one pass per wording
+    round; plans from the seed's streams, none a test or demo reference."""
+    rng = rng_for("virtualhome", "train", seed)
+    pool = list(_train_pool())
+    taken = set(_shipped_programs())
+    used: set[str] = set()
+    for round_ in range(len(TRAIN_PHRASINGS)):
+        rng.shuffle(pool)
+        for task in pool:
+            prompt = phrased(task.name, rng.choice(TRAIN_PHRASINGS))
+            if prompt in used:
+                continue
+            seeds = [f"train-{seed}-{round_}-{task.home}-{k}" for k in range(GROWN_SEEDS)]
+            programs = _programs_from(task, seeds, GROWN_PROGRAMS, taken)
+            if not programs:
+                continue
+            used.add(prompt)
+            taken.update(programs)
+            record = _record("train", 0, task, programs)
+            record["prompt"] = prompt
+            record["difficulty"] = _difficulty(programs)
+            yield record
+
+
+def _programs_from(task: Task, seeds: list[str], wanted: int, taken: set[str]) -> list[str]:
+    programs: list[str] = []
+    for seed in seeds:
+        text = _program(task, seed)
+        if text is not None and text not in programs and text not in taken:
+            programs.append(text)
+            if len(programs) >= wanted:
+                break
+    return programs
+
+
+def make_train(size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` train records: seen activities in other homes and wordings, none a near duplicate of
+    a test or shipped unseen prompt."""
+    held = [record["prompt"] for record in splits()["test"]] + list(_shipped_unseen_prompts())
+    records: list[dict[str, Any]] = []
+    candidates = _train_candidates(seed)
+    while len(records) < size:
+        batch = list(itertools.islice(candidates, max(64, size - len(records))))
+        if not batch:
+            raise ValueError(f"only {len(records)} train records can be made for seed {seed}")
+        close = near_duplicates([record["prompt"] for record in batch], held)
+        records.extend(record for index, record in enumerate(batch) if index not in close)
+    records = records[:size]
+    for index, record in enumerate(records):
+        record["id"] = _grown_id("train", seed, index)
+    return records
+
+
+def _combined(parts: list[Activity]) -> Activity:
+    """One errand doing every part: a new kind of activity (its category joins the parts')."""
+    goals = tuple(dict.fromkeys(goal for part in parts for goal in part.goals))
+    start = tuple(dict.fromkeys(fact for part in parts for fact in part.start))
+    requires = [part.require for part in parts if part.require is not None]
+
+    def require(world: World) -> bool:
+        return all(check(world) for check in requires)
+
+    category = "+".join(sorted(part.category for part in parts))
+    return Activity(category, " / ".join(part.name for part in parts), goals, start, require if requires else None)
+
+
+def _distractor(goals: list[str], programs: list[str], rng: Any) -> str | None:
+    """Another object of the kind of one the errand names, that no goal, start or reference uses."""
+    named = {arg for goal in goals for arg in fact(goal)[1]}
+    used = named | {arg for program in programs for call in parse_program(program) for arg in call.args}
+    options = sorted({other for kind in KINDS if named & set(kind) for other in kind} - used)
+    return rng.choice(options) if options else None
+
+
+def _unseen_candidate(rng: Any, by_category: dict[str, list[Activity]], index: int, seed: int) -> dict[str, Any] | None:
+    count = 3 if rng.random() < 0.3 else 2
+    parts = [rng.choice(by_category[category]) for category in rng.sample(sorted(by_category), count)]
+    errand = _combined(parts)
+    homes = list(range(len(HOMES)))
+    rng.shuffle(homes)
+    home = next((h for h in homes if _fits(errand, h) is not None), None)
+    if home is None:
+        return None
+    task = Task(errand, home)
+    programs = _programs_from(task, [f"unseen-{seed}-{index}-{k}" for k in range(UNSEEN_PROGRAMS)], UNSEEN_PROGRAMS, set())
+    if not programs:
+        return None
+    rooms = [name for name in PROPERTIES if "room" in PROPERTIES[name]]
+    texts = [phrasing.part(part.goals, word, rng, rooms) for part in parts]
+    frame = rng.choice(sorted(phrasing.FRAMES))
+    other = _distractor(list(errand.goals), programs, rng) if rng.random() < 0.5 else None
+    distractor = None if other is None else phrasing.object_word(other, word, rng)
+    record = _record("unseen", index, task, programs)
+    record["template"] = f"unseen: {frame}"
+    record["prompt"] = phrasing.errand(texts, frame, distractor, rng)
+    record["difficulty"] = _difficulty(programs)
+    return record
+
+
+def make_unseen(size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` errands of two or three activities of different kinds, in the unseen grammar."""
+    rng = rng_for("virtualhome", "unseen", seed)
+    by_category: dict[str, list[Activity]] = {}
+    for task in all_tasks():
+        # An errand's words say nothing of the start, so none starts the character asleep.
+        if "asleep()" not in task.activity.start:
+            by_category.setdefault(task.activity.category, []).append(task.activity)
+    held = [record["prompt"] for split in ("test", "demo") for record in splits()[split]]
+    records: list[dict[str, Any]] = []
+    errands: set[str] = set()
+    attempts = 0
+    while len(records) < size:
+        attempts += 1
+        if attempts > 50 * size + 100:
+            raise ValueError(f"only {len(records)} unseen errands for seed {seed}")
+        record = _unseen_candidate(rng, by_category, len(records), seed)
+        if record is None or record["category"] + str(record["goals"]) in errands:
+            continue
+        if near_duplicates([record["prompt"]], held):
+            continue
+        errands.add(record["category"] + str(record["goals"]))
+        record["id"] = _grown_id("unseen", seed, len(records))
+        records.append(record)
+    return records
+
+
+@cache
+def _shipped_unseen_prompts() -> tuple[str, ...]:
+    return tuple(record["prompt"] for record in make_unseen(SHIPPED_SIZES["unseen"], SHIPPED_SEED))
+
+
+@split_maker("virtualhome")
+def make(split: str, size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` records of ``train`` (seen activities) or ``unseen`` (errands of new kinds)."""
+    if split == "train":
+        return make_train(size, seed)
+    if split == "unseen":
+        return make_unseen(size, seed)
+    raise ValueError(f"no split maker for {split!r}")
+
+
 @aligner("virtualhome")
 def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
-    """Plans for the activities no split holds (so never a shipped task), from another random stream."""
-    shipped = {record["prompt"] for records in splits().values() for record in records}
-    pool = [task for task in all_tasks() if task.name not in shipped]
+    """Plans for the train activities in any home and wording, from another random stream (seen
+    templates only, never a test or demo activity)."""
+    pool = _train_pool()
     rng = rng_for("virtualhome", "align", seed)
     records = []
     for index in range(count):
-        task = rng.choice(pool)
-        program = None
-        for attempt in range(5):
+        for attempt in range(10):
+            task = rng.choice(pool)
             program = _program(task, f"align-{seed}-{index}-{attempt}")
             if program is not None:
+                record = _record(f"align-{seed}", index, task, [program])
+                record["prompt"] = phrased(task.name, rng.choice(TRAIN_PHRASINGS))
+                record["difficulty"] = _difficulty([program])
+                records.append(record)
                 break
-        if program is not None:
-            records.append(_record(f"align-{seed}", index, task, [program]))
     return records
 
 
 @generator("virtualhome")
 def generate() -> Files:
-    records = splits()
-    for split in ("test", "demo", "train"):
+    records = {**splits(), "train": make("train", SHIPPED_SIZES["train"], SHIPPED_SEED)}
+    records["unseen"] = make("unseen", SHIPPED_SIZES["unseen"], SHIPPED_SEED)
+    for split in SPLIT_FILES:
         for record in records[split]:
             check_record(record)
-    names = [record["prompt"] for rows in records.values() for record in rows]
+    names = [record["prompt"] for split in ("test", "demo") for record in records[split]]
     assert len(names) == len(set(names)), "an activity name is in two records"
     assert len(records["test"]) == SIZES["test"] and len(records["demo"]) == SIZES["demo"], records.keys()
-    assert len(records["train"]) == TRAIN_SIZE, len(records["train"])
-    return {f"{split}.jsonl": jsonl(records[split]) for split in ("test", "demo", "train")}
+    return {f"{split}.jsonl": jsonl(records[split]) for split in SPLIT_FILES}
