@@ -38,7 +38,17 @@ def test_record_shape(records):
         for index, record in enumerate(records[split]):
             assert record["id"] == f"virtualhome-{split}-{index:04d}"
             grown = {"difficulty"} if split in ("train", "unseen") else set()
-            assert set(record) == {"id", "category", "template", "prompt", "completion", "home", "start", "goals", *grown}
+            assert set(record) == {
+                "id",
+                "category",
+                "template",
+                "prompt",
+                "completion",
+                "home",
+                "start",
+                "goals",
+                *grown,
+            }
             assert 0 <= record["home"] <= 4 and record["goals"] and record["prompt"]
             assert len(set(record["completion"])) == len(record["completion"])  # no duplicate solutions
 

@@ -23,8 +23,7 @@ from typing import Any
 
 from toolbench.mock_services.virtualhome import HOMES, World, build_home, parse_program
 from toolbench.mock_services.virtualhome.objects import PROPERTIES
-from toolbench.mock_services.virtualhome.world import ActionFailed
-from toolbench.mock_services.virtualhome.world import fact
+from toolbench.mock_services.virtualhome.world import ActionFailed, fact
 from toolbench.taskgen import (
     SHIPPED_SEED,
     SHIPPED_SIZES,
@@ -1270,7 +1269,9 @@ def _train_pool() -> tuple[Task, ...]:
 @cache
 def _shipped_programs() -> frozenset[str]:
     """The test and demo references: no grown record shares one."""
-    return frozenset(program for split in ("test", "demo") for record in splits()[split] for program in record["completion"])
+    return frozenset(
+        program for split in ("test", "demo") for record in splits()[split] for program in record["completion"]
+    )
 
 
 def _grown_id(split: str, seed: int, index: int) -> str:
@@ -1367,7 +1368,9 @@ def _unseen_candidate(rng: Any, by_category: dict[str, list[Activity]], index: i
     if home is None:
         return None
     task = Task(errand, home)
-    programs = _programs_from(task, [f"unseen-{seed}-{index}-{k}" for k in range(UNSEEN_PROGRAMS)], UNSEEN_PROGRAMS, set())
+    programs = _programs_from(
+        task, [f"unseen-{seed}-{index}-{k}" for k in range(UNSEEN_PROGRAMS)], UNSEEN_PROGRAMS, set()
+    )
     if not programs:
         return None
     rooms = [name for name in PROPERTIES if "room" in PROPERTIES[name]]

@@ -96,7 +96,10 @@ FRAMES: dict[str, tuple[str, str]] = {
     "first-then": ("First {0}. Then {1}.", "First {0}. Then {1}. Finally {2}."),
     "two-jobs": ("Two jobs for you: {0}; and {1}.", "Three jobs for you: {0}; {1}; and {2}."),
     "could-you": ("Could you {0}, and also {1}? Thanks!", "Could you {0}, {1}, and also {2}? Thanks!"),
-    "by-tonight": ("By tonight I'd like you to {0}. Oh, and {1} as well.", "By tonight I'd like you to {0}, {1}. Oh, and {2} as well."),
+    "by-tonight": (
+        "By tonight I'd like you to {0}. Oh, and {1} as well.",
+        "By tonight I'd like you to {0}, {1}. Oh, and {2} as well.",
+    ),
     "list": ("To do:\n- {0}\n- {1}", "To do:\n- {0}\n- {1}\n- {2}"),
     "while-youre-at-it": ("Go {0}; while you're at it, {1}.", "Go {0}; while you're at it, {1} and {2}."),
 }
