@@ -59,7 +59,8 @@ def test_putting_milk_in_a_closed_fridge_fails_where_it_happens():
     _, reward, terminated, _, info = play(env, "milk", [broken])
     assert terminated and info["executable"] and not info["simulated"] and not info["success"]
     assert info["failed_line"] == "5: Agent.PutIn(milk, fridge)" and "fridge is closed" in info["failure"]
-    assert reward == info["lcs"] == pytest.approx(6 / 7)
+    # ToolBench's LCS counts the walking and finding lines too; the reward only the lines that act.
+    assert info["lcs"] == pytest.approx(6 / 7) and reward == pytest.approx(3 / 4)
     _, reward, _, _, info = play(env, "milk", [FRIDGE.references[0]])
     assert reward == 1.0 and info["success"] and info["simulated"] and info["failed_line"] is None
 
@@ -71,7 +72,8 @@ def test_an_equivalent_program_in_another_order_succeeds_with_a_lower_lcs():
         "Agent.PutIn(milk, fridge)\nAgent.Close(fridge)"
     )
     _, reward, _, _, info = play(env, "milk", [other])
-    assert info["success"] and info["goal_rate"] == 1.0 and reward == info["lcs"] < 1.0
+    # The lines that act (Grab, Open, PutIn, Close) are in another order: 3 of 4 in order.
+    assert info["success"] and info["goal_rate"] == 1.0 and reward == 3 / 4 and info["lcs"] == pytest.approx(4 / 7)
     env = gym.make(ENV_ID, tasks=[FRIDGE], reward="goal")
     _, reward, _, _, info = play(env, "milk", [other])
     assert reward == 1.0
@@ -322,3 +324,40 @@ def test_doing_everything_in_the_home_meets_no_goal_that_counts():
         if info["goal_rate"] == 1.0:
             assert not info["success"] and info["score"] == 0.0
     assert passed == 0 and paid == 0.0
+
+
+def test_walking_to_the_activitys_places_earns_nothing():
+    """The shared-parts answer (the reference's walking and finding lines) earns ToolBench's LCS
+    but no reward: every program walks and finds."""
+    env = gym.make(ENV_ID, tasks=[FRIDGE])
+    actions = env.unwrapped.shared_parts_actions(FRIDGE)
+    assert actions == ["Agent.WalkTo(kitchen)\nAgent.Find(milk)\nAgent.Find(fridge)"]
+    _, reward, _, _, info = play(env, "milk", actions)
+    assert reward == 0.0 and info["lcs"] == pytest.approx(3 / 7) and not info["success"]
+
+
+def test_in_interactive_mode_failed_calls_count_against_the_action_budget():
+    """Retrying costs actions: the goals of an episode that tried more than twice the solution's
+    actions and four more count for nothing, failed attempts included."""
+    env = gym.make(ENV_ID, tasks=[FRIDGE], mode="interactive", reward="goal")
+    lines = FRIDGE.references[0].splitlines()
+    failing = ["Agent.PutIn(milk, fridge)"] * 12  # the milk is not held yet: each one fails
+    _, reward, _, _, info = play(env, "milk", failing + lines + ["Agent.Done()"])  # 19 > 2 * 7 + 4
+    assert info["goal_rate"] == 1.0 and not info["success"] and reward == 0.0
+    _, reward, _, _, info = play(env, "milk", failing[:4] + lines + ["Agent.Done()"])
+    assert info["success"] and reward == 1.0
+
+
+@pytest.mark.parametrize("split", ["test", "unseen"])
+@pytest.mark.parametrize("mode", ["program", "interactive"])
+@pytest.mark.parametrize("reward", ["lcs", "goal"])
+def test_the_shared_parts_answer_earns_at_most_a_sixth(split, mode, reward):
+    env = gym.make(ENV_ID, split=split, mode=mode, reward=reward).unwrapped
+    scores, successes = [], 0
+    for task in env.tasks:
+        *_, info = play(env, task.id, env.shared_parts_actions(task))
+        scores.append(info["score"])
+        successes += info["success"]
+        *_, info = play(env, task.id, env.oracle_actions(task))
+        assert info["score"] == 1.0 and info["success"], task.id
+    assert sum(scores) / len(scores) <= 0.15 and successes == 0

@@ -19,6 +19,9 @@ from toolbench.mock_services.virtualhome.program import PAPER_VOCABULARY_FILE, g
 from toolbench.taskgen.virtualhome_paper import placing, vocabulary
 
 EXAMPLES = ("language-planner", "src", "available_examples.json")
+#: A policy held to another's ceilings: nearest_copy plays the program of the closest demo or train
+#: task, as train_answer does, with the words where the two prompts differ swapped in.
+HELD_AS = {"nearest_copy": "train_answer"}
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +76,9 @@ def test_no_cheap_policy_reaches_the_original_goals(refdata, original_tasks, mod
             successes += info["success"]
             score += reward
         tasks = len(env.unwrapped.tasks)
-        assert successes / tasks <= ceiling(name, "VirtualHome", "success_rate"), name
-        assert score / tasks <= ceiling(name, "VirtualHome", "score"), name
+        held_as = HELD_AS.get(name, name)
+        assert successes / tasks <= ceiling(held_as, "VirtualHome", "success_rate"), name
+        assert score / tasks <= ceiling(held_as, "VirtualHome", "score"), name
         played += 1
     assert played >= 5  # empty, give_up, finish_words, echo, the demonstration and training answers
 

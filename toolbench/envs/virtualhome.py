@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,17 @@ from toolbench.mock_services.virtualhome import (
     start_world,
 )
 from toolbench.mock_services.virtualhome.original import goal_sets, read_original_examples, record_from_original
-from toolbench.mock_services.virtualhome.program import CHECKS, best_lcs, ground, paper_vocabulary
+from toolbench.mock_services.virtualhome.program import CHECKS, best_lcs, ground, lcs_score, paper_vocabulary
 
 FINISH = "Agent.Done()"
 METRICS = ("lcs", "goal_rate")  # always in info; a scored episode adds simulated, failed_line, failure
+#: Lines that get the character to a room or an object, or turn it there: nearly every program
+#: opens with them, whatever its activity does there, so the reward pays only for the other lines.
+NAVIGATION = frozenset({"WalkTo", "RunTo", "Find", "TurnTo"})
+#: Goal facts that walking and turning alone bring about (under the original rules, going to a place
+#: is a goal of most activities): the goal reward pays for the others.
+NAVIGATION_GOALS = ("did(go_to,", "did(turn_to,", "in_room(", "close_to(", "facing(")
+_FUNCTION = re.compile(r"^(?:Agent\.)?(\w+)\s*\(")
 
 
 RULES = """# How the home works: one call per line, objects in lower case with underscores. Be close to an
@@ -78,17 +86,24 @@ class VirtualHomeEnv(ToolEnv):
     which precondition failed) and what the character now sees, is close to and holds.
 
     ## Rewards
-    Paid when the episode ends. ``reward="lcs"`` (default, as in the paper): ToolBench's LCS over
-    whole cleaned lines divided by the longer program's length, the maximum over the references.
-    ``reward="goal"``: ``goal_rate`` (0 for a program that is not executable), the fraction of
-    the activity's goal conditions that hold in the final state (of the alternative met most, where
-    a task has ``goal_options``), for RL, where imitating a reference should not be the target;
+    Paid when the episode ends. ``reward="lcs"`` (default): ToolBench's LCS over whole cleaned lines
+    divided by the longer program's length, the maximum over the references, taken over the lines
+    that act (walking, running, finding and turning to things left out of both programs: every
+    program has them, so walking to the rooms and objects of the activity and doing nothing there
+    earns 0). A reference with no other line is compared whole. ToolBench's own LCS over every line
+    is ``info["lcs"]``.
+    ``reward="goal"``: the fraction of the activity's goal conditions that hold in the final state
+    (of the alternative met most, where a task has ``goal_options``; 0 for a program that is not
+    executable), for RL, where imitating a reference should not be the target; conditions that
+    walking or turning alone bring about (having gone to a place, being in a room, close to or
+    facing something) count only in a task that has no other (``info["goal_rate"]`` counts them all);
     counted only when the actions that ran are at most twice the longest solution's and four more
     (goal facts stay true once reached, so doing everything in the home would otherwise meet many
-    goals). ``info`` has ``executable``, ``lcs``, ``simulated`` (every line ran with no failed
-    precondition), ``failed_line`` (the first line that failed, or None), ``failure`` (why),
-    ``goal_rate`` and ``success``: in program mode, every goal (of one alternative) met by a
-    program that ran to its end; in interactive mode, every goal met when the episode ends (failed
+    goals); in interactive mode a call that failed or was not executable counts against that budget
+    as well, so retrying costs actions. ``info`` has ``executable``, ``lcs``, ``simulated`` (every
+    line ran with no failed precondition), ``failed_line`` (the first line that failed, or None),
+    ``failure`` (why), ``goal_rate`` and ``success``: in program mode, every goal (of one
+    alternative) met by a program that ran to its end; in interactive mode, every goal met when the episode ends (failed
     steps on the way are feedback, and ``simulated`` says whether there were any); in both, within
     that budget of actions.
 
@@ -97,8 +112,10 @@ class VirtualHomeEnv(ToolEnv):
     character asleep in bed); otherwise the character stands in the living room. The first
     observation is the activity; ``info["scene"]`` describes where the character is and what it
     sees. A task from the split
-    (``test``: 100 activities, ``demo``: 83 with about 500 solutions, ``train``) drawn by the
-    seeded RNG or named by ``options={"task_id": ...}``.
+    (``test``: 100 activities, ``demo``: 83 with about 500 solutions, ``train``: 1,000 other
+    activities in several homes and wordings, ``unseen``: 100 errands of two or three activities of
+    different kinds, worded as no other split is) drawn by the seeded RNG or named by
+    ``options={"task_id": ...}``.
 
     ## Episode End
     ``program``: after one action. ``interactive``: at ``Agent.Done()`` or ``max_steps``
@@ -142,6 +159,7 @@ class VirtualHomeEnv(ToolEnv):
         self._all_known = True
         self._carried_out = 0
         self._references: dict[str, list[list[str]]] = {}
+        self._acting_references: dict[str, list[list[str]]] = {}
 
     # ------------------------------------------------------------------ tasks
     @classmethod
@@ -167,7 +185,8 @@ class VirtualHomeEnv(ToolEnv):
             build_home(int(task.get("home", 0))), task.get("start", ()), task.get("rules", "ours")
         )
         self._lines, self._failed, self._all_known = [], None, True
-        self._carried_out = 0  # actions that ran (failed and unknown calls are not among them)
+        # Actions the budget counts: those that ran and, in interactive mode, failed and unknown calls.
+        self._carried_out = 0
         return task.prompt
 
     def _act(self, action: str) -> Outcome:
@@ -226,6 +245,7 @@ class VirtualHomeEnv(ToolEnv):
             raise ActionError(f"one call per step: nothing may follow the call's ')' (found {trailing[:40]!r})")
         call = ground(lines[0], self.check)
         self._lines.append(call.line)
+        self._carried_out += 1  # tried: a retry after a failure costs an action of the budget too
         if not call.executable:
             self._all_known = False
             why = call.problem or ""
@@ -237,7 +257,6 @@ class VirtualHomeEnv(ToolEnv):
             if self._failed is None:
                 self._failed = (len(self._lines), call.line, result.message)
             return Outcome(f"Failed: {result.message}\n{self._world.describe()}", done=False, error=result.message)
-        self._carried_out += 1
         return Outcome(f"{result.message}\n{self._world.describe()}", done=False)
 
     def _on_truncation(self, last: Outcome) -> Outcome | None:
@@ -273,8 +292,8 @@ class VirtualHomeEnv(ToolEnv):
         # The goal reward needs a program ToolBench would call executable: a right start followed by
         # lines of junk earns nothing.
         # (In interactive mode failed and unknown calls are feedback: the goals reached are paid.)
-        paid_goals = goal_rate if within and (executable or self.mode == "interactive") else 0.0
-        score = paid_goals if self.reward_kind == "goal" else lcs
+        paid_goals = own_goal_rate(goals, self._world) if within and (executable or self.mode == "interactive") else 0.0
+        score = paid_goals if self.reward_kind == "goal" else self._acting_lcs(self.task)
         error = self._failed[2] if self._failed is not None and not executable else None
         return Outcome(
             observation, done=True, score=score, success=success, executable=executable, error=error, metrics=metrics
@@ -289,6 +308,19 @@ class VirtualHomeEnv(ToolEnv):
         without a solution)."""
         solutions = self._reference_lines(task)
         return 2 * max(len(lines) for lines in solutions) + 4 if solutions else 1 << 30
+
+    def _acting_lcs(self, task: Task) -> float:
+        """ToolBench's LCS over the lines that act, the best over the references."""
+        mine = acting_lines(self._lines)
+        best = 0.0
+        for reference, acting in zip(self._reference_lines(task), self._acting_reference_lines(task)):
+            best = max(best, lcs_score(mine, acting) if acting else lcs_score(self._lines, reference))
+        return best
+
+    def _acting_reference_lines(self, task: Task) -> list[list[str]]:
+        if task.id not in self._acting_references:
+            self._acting_references[task.id] = [acting_lines(lines) for lines in self._reference_lines(task)]
+        return self._acting_references[task.id]
 
     def _reference_lines(self, task: Task) -> list[list[str]]:
         if task.id not in self._references:
@@ -305,6 +337,13 @@ class VirtualHomeEnv(ToolEnv):
         if self.mode == "program":
             return super().oracle_actions(task)
         return [*clean_lines(task.references[0]), FINISH]
+
+    def shared_parts_actions(self, task: Task) -> list[str]:
+        """The first reference's walking, finding and turning lines: to the activity's rooms and
+        objects, doing nothing there."""
+        lines = [line for line in clean_lines(task.references[0]) if line and _function(line) in NAVIGATION]
+        cut = Task(task.id, task.prompt, ("\n".join(lines),), task.category, task.extra)
+        return self.oracle_actions(cut)
 
     def _get_backend_state(self) -> Any:
         if self._world is None:  # before the first reset: no home yet
@@ -366,6 +405,23 @@ class VirtualHomeEnv(ToolEnv):
             + ("\n--- goals ---\n" + "\n".join(goals) if goals else "")
             + "\n"
         )
+
+
+def _function(line: str) -> str | None:
+    match = _FUNCTION.match(line)
+    return match.group(1) if match else None
+
+
+def own_goal_rate(goals: list[str], world: World) -> float:
+    """The share of ``goals`` met in ``world``, leaving out those walking and turning bring about
+    (unless every goal is one)."""
+    own = [goal for goal in goals if not goal.replace(" ", "").startswith(NAVIGATION_GOALS)] or goals
+    return sum(world.holds(goal) for goal in own) / len(own) if own else 0.0
+
+
+def acting_lines(lines: list[str]) -> list[str]:
+    """The lines that do something where the character is: all but walking, finding and turning."""
+    return [line for line in lines if _function(line) not in NAVIGATION]
 
 
 def _goal_objects(task: Task) -> set[str]:
