@@ -201,3 +201,38 @@ def test_real_curl_against_served_fake(curl_binary):
         )
         assert created["message"] == "SUCCESS" and created["value"] == 1
         assert curl(f"{served.url}/v1/votes?order=DESC&limit=1")[0]["id"] == created["id"]
+
+
+def test_listings_earn_nothing_for_the_entries_every_listing_starts_with(tmp_path):
+    records = [
+        {"id": "oldest", "prompt": "Show my 3 oldest favourites.", "completion": [f"curl '{BASE}/favourites?limit=3'"]},
+        {
+            "id": "newest",
+            "prompt": "Show my 3 newest favourites.",
+            "completion": [f"curl '{BASE}/favourites?order=DESC&limit=3'"],
+        },
+    ]
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    env = gym.make(ENV_ID, task_file=str(path))
+    # The 3 oldest are the first 3 of any listing in the default order: ToolBench's F1 pays them.
+    *_, info = play(env, "oldest", f"curl '{BASE}/favourites?limit=4'")
+    assert info["f1"] == pytest.approx(6 / 7) and info["score"] == 0.0 and not info["success"]
+    *_, info = play(env, "oldest", f"curl '{BASE}/favourites'")
+    assert info["f1"] > 0.3 and info["score"] == 0.0
+    # The newest depend on the order asked for: five of them hold the three.
+    *_, info = play(env, "newest", f"curl '{BASE}/favourites?order=DESC&limit=5'")
+    assert info["f1"] == info["score"] == pytest.approx(0.75)
+    *_, info = play(env, "newest", f"curl '{BASE}/favourites?limit=3'")
+    assert info["score"] == 0.0
+
+
+@pytest.mark.parametrize("split", ["test", "unseen"])
+def test_the_request_kind_with_fixed_values_earns_almost_nothing(split):
+    env = gym.make(ENV_ID, split=split).unwrapped
+    results = [(task, play(env, task.id, env.shared_parts_actions(task)[0])[4]) for task in env.tasks]
+    assert sum(info["score"] for _, info in results) / len(results) <= 0.15
+    # It succeeds only where the whole answer is the request kind: "list all my votes".
+    plain = {task.id for task, _ in results if task.references[0] == env.shared_parts_actions(task)[0]}
+    assert {task.id for task, info in results if info["success"]} == plain
+    assert len(plain) <= 0.10 * len(results)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
-from toolbench.core.curl_env import CurlProgramEnv, Execution, fields_f1
-from toolbench.core.scoring import PRF, dict_f1
+from toolbench.core.curl_env import PERFECT, CurlProgramEnv, Execution, fields_f1
+from toolbench.core.env import Outcome
+from toolbench.core.scoring import PRF, ZERO, deep_equal, dict_f1
+from toolbench.core.tasks import Task
 from toolbench.core.transport import HttpRequest, Router
 from toolbench.mock_services.catapi import DEMO_API_KEY, HOST, Catalogue, CatStore, create_app, load_initial_account
 from toolbench.mock_services.http import with_state
@@ -66,6 +71,30 @@ Every call carries your API key in the x-api-key header; it is added for you.
 """
 
 
+#: What a policy that knows only the kind of request writes: the collection's listing, or the call
+#: with fixed values where one is required (a picture no task names, a vote up, ids the account
+#: does not have).
+FIXED_IMAGE = "gYGJ7wU1v"
+FIXED_FAVOURITE = 232400000
+FIXED_VOTE = 1160000
+
+
+def own_f1(prediction: Mapping[Any, Any], reference: Mapping[Any, Any], shared: frozenset[Any]) -> PRF:
+    """The field F1 without the ``shared`` fields (those the collection's plain listing has too). Where
+    every reference field is shared (the first n in the listing's order), only the whole response counts."""
+    own_reference = {key: value for key, value in reference.items() if key not in shared}
+    if not own_reference:
+        return PERFECT if deep_equal(dict(prediction), dict(reference)) else ZERO
+    return dict_f1({key: value for key, value in prediction.items() if key not in shared}, own_reference)
+
+
+def _plain(request: HttpRequest) -> HttpRequest:
+    """``request`` without its query: the collection's listing in its default order."""
+    return HttpRequest(
+        request.method, urlunsplit(urlsplit(request.url)._replace(query="")), request.headers, request.body
+    )
+
+
 @cache
 def _catalogue() -> Catalogue:
     return Catalogue()
@@ -105,9 +134,13 @@ class CatAPIEnv(CurlProgramEnv):
     The prediction and each reference run against fresh, identical state. Calls that change the
     account (add or delete a favourite, vote, delete a vote) are compared by the changes they made,
     so equivalent spellings of the same request score alike; read-only calls are compared by the
-    top-level fields of their responses (dict F1). Paid at the end of the episode; ``info`` carries
-    ``success`` (F1 = 1), ``score``, ``executable``, ``error``, ``precision``, ``recall``, ``f1``.
-    Records with ``compare_string_only`` (in the original files) compare canonical requests instead.
+    top-level fields of their responses (dict F1, ToolBench's comparison, in ``precision``,
+    ``recall`` and ``f1``). ``score``, the reward paid at the end of the episode, is that F1 without
+    the listing entries the plain listing has at the same place (the n oldest favourites are the
+    first n of every listing): a listing of the right collection earns nothing for them, and a
+    listing whose entries are all such is right or wrong as a whole. ``info`` carries ``success``
+    (F1 = 1), ``score``, ``executable``, ``error``, ``precision``, ``recall``, ``f1``. Records with
+    ``compare_string_only`` (in the original files) compare canonical requests instead.
 
     ## Starting State
     The account's initial favourites and votes; a task drawn with the seeded RNG from the split
@@ -133,6 +166,9 @@ class CatAPIEnv(CurlProgramEnv):
         self._scratch = CatStore.with_account(DEMO_API_KEY, _initial_account())
         self._router = Router({HOST: with_state(_shared_app(), self._store)})
         self._scratch_router = Router({HOST: with_state(_shared_app(), self._scratch)})
+        # A listing reference's entries that the plain listing has at the same place, by its URL.
+        self._shared_fields: dict[str, frozenset[Any]] = self._task_set.derived((type(self), "shared fields"))
+        self._own_scores: list[float] = []
 
     def _begin(self, task: Any) -> str:
         self._store.restore(self._initial)
@@ -168,10 +204,54 @@ class CatAPIEnv(CurlProgramEnv):
         request = request.with_default_header("x-api-key", self.api_key)
         return request.with_default_header("Content-Type", "application/json") if request.body else request
 
+    def _act(self, action: str) -> Outcome:
+        # ``info["f1"]`` (and ``success``) stay ToolBench's comparison; ``score`` is the F1 over what
+        # depends on the task's input (``_compare`` collects it).
+        self._own_scores = []
+        outcome = super()._act(action)
+        if self._own_scores:
+            outcome.score = max(self._own_scores)
+        return outcome
+
     def _compare(self, prediction: Execution, reference: Execution) -> PRF:
         if prediction.effects or reference.effects:
-            return dict_f1(prediction.effects, reference.effects)
-        return fields_f1(prediction, reference)
+            # A change is one record (or "deleted") under its id: equal or not, nothing shared in it.
+            paper = own = dict_f1(prediction.effects, reference.effects)
+        else:
+            paper = fields_f1(prediction, reference)
+            own = (
+                paper
+                if paper.f1 == 1.0
+                else own_f1(prediction.fields(), reference.fields(), self.shared_fields(reference))
+            )
+        self._own_scores.append(own.f1)
+        return paper
+
+    def shared_fields(self, reference: Execution) -> frozenset[Any]:
+        """The entries of a listing ``reference`` that the plain listing (no sub-account, order or page
+        size) has at the same index: the n oldest favourites are the listing's first n whatever n is."""
+        key = reference.request.url
+        if key not in self._shared_fields:
+            plain = self.execute(_plain(reference.request), self._fresh_router())
+            theirs = plain.fields() if plain.ok else {}
+            self._shared_fields[key] = frozenset(
+                name for name, value in reference.fields().items() if name in theirs and deep_equal(value, theirs[name])
+            )
+        return self._shared_fields[key]
+
+    def shared_parts_actions(self, task: Task) -> list[str]:
+        """The task's method and collection with fixed values where the call needs one: the plain
+        listing, a fixed picture saved or voted up, a favourite or vote id the account lacks."""
+        request = self.parse_action(task.references[0]).request
+        path = urlsplit(request.url).path.rstrip("/")
+        collection = "/favourites" if "/favourites" in path else "/votes"
+        base = f"https://{HOST}/v1{collection}"
+        if request.method == "GET":
+            return [f"curl -X GET '{base}'"]
+        if request.method == "DELETE":
+            return [f"curl -X DELETE '{base}/{FIXED_FAVOURITE if collection == '/favourites' else FIXED_VOTE}'"]
+        body = {"image_id": FIXED_IMAGE, **({"value": 1} if collection == "/votes" else {})}
+        return [f"curl -X POST '{base}' --data '{json.dumps(body)}'"]
 
     def _get_backend_state(self) -> Any:
         return self._store.snapshot()
