@@ -114,7 +114,8 @@ def only_shared(task):
 def test_the_shared_parts_earn_nothing(split, mode):
     """The booking type and the criteria search() requires of it, with the task's own values: ToolBench's
     F1 pays them 0.87; the reward pays nothing where the task has criteria of its own, and the tasks
-    without any (7 hotel stays of test's 120; none of unseen) are all-or-nothing."""
+    without any (8 hotel stays of test's 120, one of them asking for one room, the default; none of
+    unseen) are all-or-nothing."""
     env = gym.make(ENV_ID, mode=mode, split=split)
     tasks = env.unwrapped.tasks
     results = {t.id: play(env, t.id, env.unwrapped.shared_parts_actions(t)) for t in tasks}
