@@ -17,17 +17,30 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.rapidapi import TEST_SETS
 from toolbench.mock_services.rapidapi.catalog import CATEGORIES, COLLECTIONS, api_record, askers, hub
-from toolbench.mock_services.rapidapi.domains import DOMAINS, Question
+from toolbench.mock_services.rapidapi.domains import DOMAINS, Domain, Question
 from toolbench.mock_services.rapidapi.hub import Tool, call
 from toolbench.mock_services.rapidapi.passrule import states
 from toolbench.mock_services.rapidapi.world import build_world
-from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
+from toolbench.taskgen import (
+    SHIPPED_SEED,
+    SHIPPED_SIZES,
+    Files,
+    aligner,
+    generator,
+    jsonl,
+    near_duplicates,
+    rng_for,
+    split_maker,
+)
+from toolbench.taskgen import rapidapi_unseen as unseen_grammar
 
 SIZES = {"G1_instruction": 150, "G1_category": 150, "G1_tool": 150, "G2_instruction": 120, "G2_category": 120,
          "G3_instruction": 100, "train": 1000, "demo": 30}  # fmt: skip
@@ -42,6 +55,15 @@ OPENINGS = (
 )  # fmt: skip
 CONNECTORS = (" Also, ", " And ", " Then, ", " Besides that, ")
 MISSING_FIELDS = ("official phone number", "number of social media followers", "founding charter", "tax identifier")
+# Train's phrasings beside the test sets' (the same question frames, so the same template ids).
+TRAIN_OPENINGS = (*OPENINGS, "Hello! ", "Thanks in advance. ", "I'm looking into something. ")
+TRAIN_CONNECTORS = (*CONNECTORS, " Next, ", " In addition, ")
+TRAIN_LEADS = ("", "", "", "quick one: ", "I was wondering: ")
+#: The record keys that name a task's tools and their categories: ``unseen`` uses only categories
+#: (hence tools) that no demo, train or alignment task uses.
+HELD_OUT_KEYS = ("tools", "categories")
+HAS_DIFFICULTY = True  # a task's number of calls
+UNSEEN_GROUPS = (("G1", 0.45), ("G2", 0.4), ("G3", 0.15))  # one tool, tools of one category, of two categories
 
 
 def _cap(text: str) -> str:
@@ -125,8 +147,11 @@ def _api_list(tools: list[Tool], needed: set[tuple[str, str]], r: random.Random,
     return records
 
 
-def _questions(r: random.Random, tools: list[Tool], count: int) -> list[tuple[Tool, Question]] | None:
-    """``count`` questions spread over ``tools`` (each tool at least one), none asked twice."""
+def _questions(
+    r: random.Random, tools: list[Tool], count: int, grammar: Grammar
+) -> list[tuple[Tool, Question]] | None:
+    """``count`` questions spread over ``tools`` (each tool at least one), none asked twice, in
+    ``grammar``'s phrasing (None where it has none for one of them)."""
     world = build_world()
     picked: list[tuple[Tool, Question]] = []
     used: set[tuple[str, str]] = set()
@@ -137,12 +162,54 @@ def _questions(r: random.Random, tools: list[Tool], count: int) -> list[tuple[To
             return None
         key = r.choice(options)
         used.add((tool.name, key.split(".")[0]))  # one question per service or table of a tool
-        picked.append((tool, askers(tool)[key](r, world)))
+        question: Question | None = askers(tool)[key](r, world)
+        if grammar.phrase is not None:
+            question = grammar.phrase(r, world, key, question)
+            if question is None:
+                return None
+        picked.append((tool, question))
     return picked
 
 
-def _unsolvable(r: random.Random, tool: Tool) -> tuple[str, list[tuple[Tool, Question]], str] | None:
-    """A question the tool cannot answer: about an id that does not exist, or a field no API has."""
+def _seen_no_such(r: random.Random, domain: Domain, fake: str, field: str) -> tuple[str, str]:
+    return f"what is the {field.replace('_', ' ')} of the {domain.noun} with id {fake}?", "unsolvable.no_such_id"
+
+
+def _seen_missing(r: random.Random, domain: Domain, row: dict[str, Any]) -> tuple[str, str]:
+    text = f"what is the {r.choice(MISSING_FIELDS)} of the {domain.noun} with id {row['id']}?"
+    return text, "unsolvable.missing_field"
+
+
+def _seen_query(r: random.Random, parts: list[str]) -> str:
+    return r.choice(OPENINGS) + _cap(parts[0]) + "".join(r.choice(CONNECTORS) + p for p in parts[1:])
+
+
+def _train_query(r: random.Random, parts: list[str]) -> str:
+    first = _cap(r.choice(TRAIN_LEADS) + parts[0])
+    return r.choice(TRAIN_OPENINGS) + first + "".join(r.choice(TRAIN_CONNECTORS) + p for p in parts[1:])
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """How a task's questions become its query: the questions' phrasing (None: the askers' own), the
+    unsolvable questions' (words and frame id), and how they are joined into one request."""
+
+    query: Callable[[random.Random, list[str]], str]
+    phrase: Callable[[random.Random, Any, str, Question], Question | None] | None = None
+    no_such: Callable[[random.Random, Domain, str, str], tuple[str, str]] = _seen_no_such
+    missing: Callable[[random.Random, Domain, dict[str, Any]], tuple[str, str]] = _seen_missing
+
+
+SEEN = Grammar(_seen_query)  # the test sets', demo's and alignment's
+TRAIN = Grammar(_train_query)  # the same frames, more openings, connectors and lead-ins
+UNSEEN = Grammar(unseen_grammar.query, unseen_grammar.phrase, unseen_grammar.no_such, unseen_grammar.missing)
+
+
+def _unsolvable(
+    r: random.Random, tool: Tool, grammar: Grammar
+) -> tuple[str, list[tuple[Tool, Question]], str, str] | None:
+    """A question the tool cannot answer: about an id that does not exist, or a field no API has; its
+    words, calls, reason and frame id."""
     tables = [
         api.key.split(".")[0] for api in tool.apis if api.key.endswith(".get") and api.key.split(".")[0] in DOMAINS
     ]
@@ -154,11 +221,12 @@ def _unsolvable(r: random.Random, tool: Tool) -> tuple[str, list[tuple[Tool, Que
     if r.random() < 0.5:
         fake = f"{domain.noun[:2]}{r.randint(10**7, 10**8 - 1)}x"
         field = r.choice(domain.ask_fields)
-        text = f"what is the {field.replace('_', ' ')} of the {domain.noun} with id {fake}?"
-        return text, [(tool, Question(text, ((get, {domain.id_param: fake}),), ()))], "no such item"
+        text, template = grammar.no_such(r, domain, fake, field)
+        return text, [(tool, Question(text, ((get, {domain.id_param: fake}),), ()))], "no such item", template
     row = r.choice(build_world().rows(table))
-    text = f"what is the {r.choice(MISSING_FIELDS)} of the {domain.noun} with id {row['id']}?"
-    return text, [(tool, Question(text, ((get, {domain.id_param: row["id"]}),), ()))], "the tools do not have it"
+    text, template = grammar.missing(r, domain, row)
+    question = Question(text, ((get, {domain.id_param: row["id"]}),), ())
+    return text, [(tool, question)], "the tools do not have it", template
 
 
 def _finish(answer: str) -> dict[str, Any]:
@@ -172,24 +240,25 @@ def oracle_answer(facts: list[Any], solvable: bool) -> str:
 
 
 def make_task(
-    r: random.Random, group: str, tools: list[Tool], query_id: int, unsolvable: bool
+    r: random.Random, group: str, tools: list[Tool], query_id: int, unsolvable: bool, grammar: Grammar = SEEN
 ) -> dict[str, Any] | None:
-    """One task record in ToolBench's query format, plus our solution path and answer facts."""
+    """One task record in ToolBench's query format, plus the id of the template its query was written
+    from (its questions' frames joined with ``+``), our solution path and answer facts."""
     reason = ""
     if unsolvable:
-        made = _unsolvable(r, tools[0])
+        made = _unsolvable(r, tools[0], grammar)
         if made is None:
             return None
-        text, questions, reason = made
-        query = r.choice(OPENINGS) + _cap(text)
+        text, questions, reason, template = made
+        query = grammar.query(r, [text])
     else:
         count = len(tools) if group != "G1" else r.choice((1, 2, 2, 3))
-        asked = _questions(r, tools, count)
+        asked = _questions(r, tools, count, grammar)
         if asked is None:
             return None
         questions = asked
-        parts = [q.text for _, q in questions]
-        query = r.choice(OPENINGS) + _cap(parts[0]) + "".join(r.choice(CONNECTORS) + p for p in parts[1:])
+        template = "+".join(q.template for _, q in questions)
+        query = grammar.query(r, [q.text for _, q in questions])
     path, facts, worked = _steps(questions)
     facts = [fact for fact in facts if not states(query, fact)]  # a fact the query already says proves nothing
     if unsolvable == worked and reason != "the tools do not have it":
@@ -201,6 +270,7 @@ def make_task(
     actions = [{"name": step["function"], "arguments": step["arguments"]} for step in path]
     actions.append(_finish(oracle_answer(facts, not unsolvable)))
     return {
+        "template": template,
         "query": query,
         "query_id": query_id,
         "api_list": _api_list(tools, needed, r, per_tool),
@@ -272,8 +342,44 @@ def _pickers() -> dict[str, Callable[[random.Random], tuple[str, list[Tool]]]]:
     }
 
 
+def _unseen_picker(r: random.Random) -> tuple[str, list[Tool]]:
+    """The tools of an unseen task: one tool, two or three of one category, or one of each of two
+    categories, all from the categories no demo, train or alignment task uses."""
+    categories = held_out()[0]
+    group = r.choices([g for g, _ in UNSEEN_GROUPS], [w for _, w in UNSEEN_GROUPS])[0]
+    if group == "G1":
+        return group, [r.choice(_tools_of(r.choice(categories), set()))]
+    if group == "G2":
+        tools = _tools_of(r.choice(categories), set())
+        return group, r.sample(tools, r.choice((2, 2, 3)))
+    return group, [r.choice(_tools_of(category, set())) for category in r.sample(categories, 2)]
+
+
+def _drawn(
+    r: random.Random, pick: Callable[[random.Random], tuple[str, list[Tool]]], grammar: Grammar
+) -> Iterator[dict[str, Any]]:
+    """Task records without ids, drawn for ever (a draw that cannot make a task is skipped)."""
+    while True:
+        unsolvable = r.random() < UNSOLVABLE_SHARE
+        group, tools = pick(r)
+        record = make_task(r, group, tools, 0, unsolvable, grammar)
+        if record is not None:
+            yield record
+
+
+def _grown(record: dict[str, Any]) -> dict[str, Any]:
+    """A demo, train, unseen or alignment record with its difficulty (its number of calls), tools and
+    their categories (``HELD_OUT_KEYS``) after its template id."""
+    tools = list(dict.fromkeys(entry["tool_name"] for entry in record["api_list"]))
+    categories = sorted({entry["category_name"] for entry in record["api_list"]})
+    head = {key: record[key] for key in ("id", "category", "template") if key in record}
+    extra = {"difficulty": len(record["solution"]), "tools": tools, "categories": categories}
+    return {**head, **extra, **{k: v for k, v in record.items() if k not in head}}
+
+
 def build_split(split: str, taken: set[str]) -> list[dict[str, Any]]:
-    """A split's records; ``taken`` holds the queries of earlier splits (no query repeats)."""
+    """A published split's records (a test set or demo); ``taken`` holds the queries of earlier
+    splits (no query repeats)."""
     r = rng_for("rapidapi", split)
     pick = _pickers()[split]
     records: list[dict[str, Any]] = []
@@ -286,17 +392,76 @@ def build_split(split: str, taken: set[str]) -> list[dict[str, Any]]:
             continue
         taken.add(record["query"])
         record = {"id": f"rapidapi-{split}-{len(records):04d}", "category": split, **record}
-        records.append(record)
+        records.append(_grown(record) if split == "demo" else record)
     return records
+
+
+@cache
+def published() -> dict[str, list[dict[str, Any]]]:
+    """The demo and test sets as published. They were drawn after a first train split and avoid its
+    queries, so that split is drawn again first (and set aside: ``train`` is ``make``'s)."""
+    taken: set[str] = set()
+    build_split("train", taken)
+    return {split: build_split(split, taken) for split in ("demo", *TEST_SETS)}
+
+
+def _prompts(*splits: str) -> list[str]:
+    return [record["query"] for split in splits for record in published()[split]]
+
+
+@cache
+def _shipped_unseen_prompts() -> tuple[str, ...]:
+    return tuple(record["query"] for record in make("unseen", SHIPPED_SIZES["unseen"], SHIPPED_SEED))
+
+
+def _kept(
+    drawn: Iterator[dict[str, Any]], size: int, against: list[str], exclude: set[str]
+) -> list[dict[str, Any]]:
+    """The first ``size`` drawn records whose query is new and no near duplicate of one ``against``."""
+    kept: list[dict[str, Any]] = []
+    seen = set(exclude)
+    while len(kept) < size:
+        batch: list[dict[str, Any]] = []
+        while len(batch) < (size - len(kept)) * 5 // 4 + 8:
+            record = next(drawn)
+            if record["query"] not in seen:
+                seen.add(record["query"])
+                batch.append(record)
+        close = near_duplicates([record["query"] for record in batch], against)
+        kept += [record for n, record in enumerate(batch) if n not in close][: size - len(kept)]
+    return kept
+
+
+@split_maker("rapidapi")
+def make(split: str, size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` records of ``train`` (the seen frames, in more phrasings than the test sets, over the
+    tools and categories the test sets' instruction groups use) or ``unseen`` (its own grammar, over
+    the held-out categories), deterministic in ``seed``; neither holds a test or demo query nor a
+    near duplicate of one, and train none of the shipped unseen split's."""
+    if split == "train":
+        drawn = _drawn(rng_for("rapidapi", "train", seed), _pickers()["train"], TRAIN)
+        against = [*_prompts(*TEST_SETS), *_shipped_unseen_prompts()]
+    elif split == "unseen":
+        drawn = _drawn(rng_for("rapidapi", "unseen", seed), _unseen_picker, UNSEEN)
+        against = _prompts("demo", *TEST_SETS)
+    else:
+        raise ValueError(f"RapidAPI grows the splits train and unseen, not {split!r}")
+    records = _kept(drawn, size, against, set(_prompts("demo")))
+    base = {"train": 70_000, "unseen": 90_000}[split]
+    prefix = f"rapidapi-{split}" if seed == SHIPPED_SEED else f"rapidapi-{split}-{seed}"
+    return [
+        _grown({"id": f"{prefix}-{n:04d}", "category": split, **{**record, "query_id": base + n}})
+        for n, record in enumerate(records)
+    ]
 
 
 @aligner("rapidapi")
 def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
-    """``count`` fresh train-like tasks from another random stream (``prompt`` is the query), never
-    a shipped query."""
+    """``count`` fresh tasks of the seen templates, from another random stream (``prompt`` is the
+    query), never a shipped query."""
     r = rng_for("rapidapi", "align", seed)
     pick = _pickers()["train"]
-    seen = {json.loads(line)["query"] for split in (*TEST_SETS, "train", "demo") for line in _fixture_lines(split)}
+    seen = {json.loads(line)["query"] for split in (*TEST_SETS, "train", "demo", "unseen") for line in _fixture_lines(split)}
     records: list[dict[str, Any]] = []
     while len(records) < count:
         group, tools = pick(r)
@@ -304,20 +469,20 @@ def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
         if record is None or record["query"] in seen:
             continue
         seen.add(record["query"])
-        records.append({"id": f"rapidapi-align-{seed}-{len(records):04d}", "prompt": record["query"], **record})
+        made = _grown({"id": f"rapidapi-align-{seed}-{len(records):04d}", **record})
+        records.append({"id": made.pop("id"), "prompt": record["query"], **made})
     return records
 
 
 def _fixture_lines(split: str) -> list[str]:
-    return [
-        line for line in fixture_file("rapidapi", f"{split}.jsonl").read_text(encoding="utf-8").splitlines() if line
-    ]
+    path = fixture_file("rapidapi", f"{split}.jsonl")
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line] if path.exists() else []
 
 
 @generator("rapidapi")
 def generate() -> Files:
-    taken: set[str] = set()
-    files: Files = {}
-    for split in ("train", "demo", *TEST_SETS):  # train first: the test sets' queries are new to it
-        files[f"{split}.jsonl"] = jsonl(build_split(split, taken))
+    files: Files = {"train.jsonl": jsonl(make("train", SIZES["train"], SHIPPED_SEED))}
+    for split in ("demo", *TEST_SETS):
+        files[f"{split}.jsonl"] = jsonl(published()[split])
+    files["unseen.jsonl"] = jsonl(make("unseen", SHIPPED_SIZES["unseen"], SHIPPED_SEED))
     return files

@@ -21,12 +21,14 @@ MAX_PAGE_SIZE = 50
 
 @dataclass(frozen=True)
 class Question:
-    """What a user may ask one tool: the words, the calls that answer it (API name, arguments), and
-    the fields of the last call's response that hold the answer (dotted paths, ``results.0.name``)."""
+    """What a user may ask one tool: the words, the calls that answer it (API name, arguments), the
+    fields of the last call's response that hold the answer (dotted paths, ``results.0.name``), and
+    the id of the phrasing the words come from (``"get.name.1"``, ``"weather.current"``)."""
 
     text: str
     calls: tuple[tuple[str, dict[str, Any]], ...]
     facts: tuple[str, ...]
+    template: str = ""
 
 
 @dataclass(frozen=True)
@@ -613,16 +615,16 @@ def ask_about_row(r: random.Random, world: World, table: str, names: dict[str, s
     wanted = " and ".join(f"the {_field_words(f)}" for f in fields)
     if len(search_rows(world, domain, str(label))) != 1:  # a name others share: ask by id
         text = f"what are {wanted} of the {domain.noun} with id {row['id']}?"
-        return Question(text, ((names[f"{table}.get"], {domain.id_param: row["id"]}),), tuple(fields))
-    text = r.choice(
+        return Question(text, ((names[f"{table}.get"], {domain.id_param: row["id"]}),), tuple(fields), "get.id")
+    phrasing, text = r.choice(
         (
-            f"what are {wanted} of the {domain.noun} '{label}'?",
-            f"I need {wanted} for the {domain.noun} called '{label}'.",
-            f"could you tell me {wanted} of '{label}' (a {domain.noun})?",
+            (0, f"what are {wanted} of the {domain.noun} '{label}'?"),
+            (1, f"I need {wanted} for the {domain.noun} called '{label}'."),
+            (2, f"could you tell me {wanted} of '{label}' (a {domain.noun})?"),
         )
     )
     calls = ((names[f"{table}.search"], {"query": str(label)}), (names[f"{table}.get"], {domain.id_param: row["id"]}))
-    return Question(text, calls, tuple(fields))
+    return Question(text, calls, tuple(fields), f"get.name.{phrasing}")
 
 
 def ask_top(r: random.Random, world: World, table: str, names: dict[str, str]) -> Question:
@@ -639,14 +641,14 @@ def ask_top(r: random.Random, world: World, table: str, names: dict[str, str]) -
         if limit == 1
         else tuple(f"results.{n}.{domain.name_field}" for n in range(3))
     )
-    return Question(text, ((names[f"{table}.top"], {"by": by, "limit": limit}),), facts)
+    return Question(text, ((names[f"{table}.top"], {"by": by, "limit": limit}),), facts, f"top.{limit}")
 
 
 def ask_stats(r: random.Random, world: World, table: str, names: dict[str, str]) -> Question:
     domain = DOMAINS[table]
     field = r.choice(domain.numbers)
     text = f"how many {domain.plural} are listed, and what is their average {_field_words(field)}?"
-    return Question(text, ((names[f"{table}.stats"], {"field": field}),), ("count", "average"))
+    return Question(text, ((names[f"{table}.stats"], {"field": field}),), ("count", "average"), "stats")
 
 
 def ask_children(r: random.Random, world: World, table: str, names: dict[str, str]) -> Question:
@@ -659,7 +661,7 @@ def ask_children(r: random.Random, world: World, table: str, names: dict[str, st
     label = parent.get("name") or parent.get("title") or parent["id"]
     text = f"how many {domain.plural} does the {noun} '{label}' (id {parent['id']}) have? Which is listed first?"
     facts = ("total", f"results.0.{domain.name_field}")
-    return Question(text, ((names[f"{table}.children"], {f"{noun}_id": parent["id"]}),), facts)
+    return Question(text, ((names[f"{table}.children"], {f"{noun}_id": parent["id"]}),), facts, "children")
 
 
 def ask_list(r: random.Random, world: World, table: str, names: dict[str, str]) -> Question:
@@ -672,7 +674,9 @@ def ask_list(r: random.Random, world: World, table: str, names: dict[str, str]) 
     args: dict[str, Any] = {field: shown}
     text = f"how many {domain.plural} have {_field_words(field)} {shown!s}?"
     facts: tuple[str, ...] = ("total",)
+    template = "list.count"
     if domain.numbers:
+        template = "list.sorted"
         by = domain.numbers[0]
         args.update(sort_by=by, order="desc")
         text = (
@@ -680,7 +684,7 @@ def ask_list(r: random.Random, world: World, table: str, names: dict[str, str]) 
             f"has the highest {_field_words(by)}?"
         )
         facts = ("total", f"results.0.{domain.name_field}")
-    return Question(text, ((names[f"{table}.list"], args),), facts)
+    return Question(text, ((names[f"{table}.list"], args),), facts, template)
 
 
 ASKERS = {"get": ask_about_row, "top": ask_top, "stats": ask_stats, "children": ask_children, "list": ask_list}

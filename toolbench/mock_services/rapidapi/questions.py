@@ -23,8 +23,9 @@ LANGUAGES = {"es": "Spanish", "fr": "French", "de": "German"}
 
 
 def ask(names: dict[str, str], text: str, calls: list[tuple[str, dict[str, Any]]], *facts: str) -> Question:
-    """A question whose calls are named by API key (``"weather.current"``) and become this tool's names."""
-    return Question(text, tuple((names[key], arguments) for key, arguments in calls), facts)
+    """A question whose calls are named by API key (``"weather.current"``) and become this tool's names;
+    its phrasing is named by its first call's key (each service question has one phrasing)."""
+    return Question(text, tuple((names[key], arguments) for key, arguments in calls), facts, calls[0][0])
 
 
 def _word(r: random.Random) -> str:
