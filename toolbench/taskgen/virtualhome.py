@@ -6,10 +6,14 @@ each activity is named by a short prompt ("Put the milk in the fridge") that say
 are. An activity gets a home where none of its goals already holds and where the planner reaches
 them all; its references are plans from different random streams, deduplicated. Splits, as in
 ToolBench: ``test`` 100 activities (1-3 references each), ``demo`` 83 activities with about 500
-solutions (about 6 each), ``train`` 400 others (1-2 references each); no activity name is in two
-splits, and the activities in none are what ``toolbench data align`` samples. ``generate`` runs
-every reference in the home and checks that each line is executable and succeeds and that the
-goals hold at the end.
+solutions (about 6 each); no activity name is in both. ``train`` (``make``: 1,000 shipped, more for
+other seeds) holds the other activities in every home where they are fair, each name in wordings
+of its own ("Please put the juice in the fridge"), 1-2 references each, none a near duplicate of a
+test or unseen prompt; ``toolbench data align`` samples the same activities. ``unseen`` holds
+errands of two or three activities of different kinds (a category such as
+"put_in_fridge+watch_tv" that no other split has), told goal by goal in a grammar of their own
+(``virtualhome_phrasing``). ``generate`` runs every reference in the home and checks that each line
+is executable and succeeds and that the goals hold at the end.
 """
 
 from __future__ import annotations
