@@ -144,7 +144,8 @@ class CatAPIEnv(CurlProgramEnv):
 
     ## Starting State
     The account's initial favourites and votes; a task drawn with the seeded RNG from the split
-    (``test``: 100, ``demo``: 12) or named by ``options={"task_id": ...}``.
+    (``test``: 100, ``demo``: 12, ``train``: 1,000 more of the seen templates, ``unseen``: 100 in
+    sentence frames and id formats none of the others use) or named by ``options={"task_id": ...}``.
 
     ## Episode End
     ``mode="program"`` (the only mode): the episode terminates after one action.
