@@ -43,6 +43,8 @@ MAX_STEP_WORK = 1_000_000  # the emulator's cell operations one action may cause
 GIVEN_NAMES = frozenset({"worksheet", "sheet", "get_as_dataframe", "set_with_dataframe", "pd", "np"})
 MAX_CARRIED_BYTES = 2_000_000  # variables carried between interactive cells
 MAX_MISMATCHES = 20
+#: The part of an answer every task shares (``shared_parts_actions``): read the sheet, keep its header.
+SHARED_PARTS = "rows = worksheet.get_all_values()\nworksheet.update([rows[0]], 'A1')"
 
 API_DOCS = """# The names your code can use:
 #   worksheet: the gspread Worksheet of the task; sheet: its gspread Spreadsheet
@@ -387,8 +389,9 @@ class GoogleSheetsEnv(ToolEnv):
 
     ## Starting State
     A spreadsheet holding the task's worksheet (1000 x 26, as the original harness made it); a
-    task from the split (``test``: 70, ``demo``: 10) drawn by the seeded RNG or named by
-    ``options={"task_id": ...}``.
+    task from the split (``test``: 70, ``demo``: 10, ``train``: 1,000 of the test set's templates in
+    more wordings and on more worksheets, ``unseen``: 100 of held-out templates and worksheets)
+    drawn by the seeded RNG or named by ``options={"task_id": ...}``.
 
     ## Episode End
     ``program``: after one action. ``interactive``: at ``submit`` or ``max_steps`` (default 20).
@@ -629,6 +632,12 @@ class GoogleSheetsEnv(ToolEnv):
         if self.mode == "program":
             return super().oracle_actions(task)
         return [task.references[0], "submit"]
+
+    def shared_parts_actions(self, task: Task) -> list[str] | None:
+        """What every task's code shares: it opens the worksheet, reads it, and writes the header
+        row back. Scoring counts only the items the task or the answer changed, so this earns 0."""
+        code = SHARED_PARTS
+        return [code] if self.mode == "program" else [code, self.finishing_action]
 
     def _get_backend_state(self) -> Any:
         return {
