@@ -14,13 +14,11 @@ from collections.abc import Callable, Sequence
 
 from toolbench.mock_services.virtualhome.world import fact
 
-#: Names the seen prompts never use for these objects.
+#: Names the seen prompts never use for these objects (none that another object of the home could be).
 SYNONYMS = {
     "fridge": ("refrigerator",),
     "television": ("television set", "telly"),
     "couch": ("sofa",),
-    "trashcan": ("bin",),
-    "garbage_can": ("rubbish bin",),
     "kitchen_counter": ("worktop", "kitchen worktop"),
     "coffee_maker": ("coffee machine",),
     "coffee_cup": ("mug",),
@@ -34,15 +32,11 @@ SYNONYMS = {
     "stereo": ("sound system",),
     "computer": ("desktop computer", "PC"),
     "food_food": ("leftover food",),
-    "dishrack": ("drying rack",),
-    "sauce_pan": ("small pan",),
-    "washing_machine": ("washer",),
     "bed": ("mattress",),
     "clothes_pants": ("trousers",),
     "clothes_jacket": ("coat",),
     "novel": ("paperback",),
     "food_vegetable": ("veggies",),
-    "cupboard": ("pantry",),
     "cat": ("kitty",),
 }
 
