@@ -104,3 +104,18 @@ def test_splits_are_shipped_with_their_templates_and_difficulty():
 def test_train_answers_no_test_task():
     test = {t.references[0] for t in toolbench.load_tasks("CatAPI")}
     assert not test & {t.references[0] for t in toolbench.load_tasks("CatAPI", "train")}
+
+
+def test_copying_the_closest_seen_answer_does_not_pass_unseen():
+    from toolbench.agents.cheap import POLICIES
+
+    if "nearest_copy" not in POLICIES:
+        pytest.skip("no nearest_copy policy")
+    policy = POLICIES["nearest_copy"]()
+    env = gym.make(ENV_ID, split="unseen", disable_env_checker=True).unwrapped
+    solved = 0
+    for task in env.tasks:
+        observation, info = env.reset(options={"task_id": task.id})
+        policy.begin(env, task, observation, info)
+        solved += env.step(policy.act(observation, info))[4]["success"]
+    assert solved / len(env.tasks) <= 0.10

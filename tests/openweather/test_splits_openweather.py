@@ -149,3 +149,18 @@ def test_splits_are_shipped_with_their_templates_and_difficulty():
     assert not {t.get("template") for t in train} & {t.get("template") for t in unseen}
     assert {t.category for t in unseen} == {t.category for t in train}  # every call type, in new words
     assert all(isinstance(t.get("difficulty"), int) and t.get("difficulty") >= 1 for t in [*train, *unseen])
+
+
+def test_copying_the_closest_seen_answer_does_not_pass_unseen():
+    from toolbench.agents.cheap import POLICIES
+
+    if "nearest_copy" not in POLICIES:
+        pytest.skip("no nearest_copy policy")
+    policy = POLICIES["nearest_copy"]()
+    env = gym.make(ENV_ID, split="unseen", disable_env_checker=True).unwrapped
+    solved = 0
+    for task in env.tasks:
+        observation, info = env.reset(options={"task_id": task.id})
+        policy.begin(env, task, observation, info)
+        solved += env.step(policy.act(observation, info))[4]["success"]
+    assert solved / len(env.tasks) <= 0.10
