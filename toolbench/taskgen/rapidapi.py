@@ -147,9 +147,7 @@ def _api_list(tools: list[Tool], needed: set[tuple[str, str]], r: random.Random,
     return records
 
 
-def _questions(
-    r: random.Random, tools: list[Tool], count: int, grammar: Grammar
-) -> list[tuple[Tool, Question]] | None:
+def _questions(r: random.Random, tools: list[Tool], count: int, grammar: Grammar) -> list[tuple[Tool, Question]] | None:
     """``count`` questions spread over ``tools`` (each tool at least one), none asked twice, in
     ``grammar``'s phrasing (None where it has none for one of them)."""
     world = build_world()
@@ -414,9 +412,7 @@ def _shipped_unseen_prompts() -> tuple[str, ...]:
     return tuple(record["query"] for record in make("unseen", SHIPPED_SIZES["unseen"], SHIPPED_SEED))
 
 
-def _kept(
-    drawn: Iterator[dict[str, Any]], size: int, against: list[str], exclude: set[str]
-) -> list[dict[str, Any]]:
+def _kept(drawn: Iterator[dict[str, Any]], size: int, against: list[str], exclude: set[str]) -> list[dict[str, Any]]:
     """The first ``size`` drawn records whose query is new and no near duplicate of one ``against``."""
     kept: list[dict[str, Any]] = []
     seen = set(exclude)
@@ -461,7 +457,8 @@ def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
     query), never a shipped query."""
     r = rng_for("rapidapi", "align", seed)
     pick = _pickers()["train"]
-    seen = {json.loads(line)["query"] for split in (*TEST_SETS, "train", "demo", "unseen") for line in _fixture_lines(split)}
+    shipped = (*TEST_SETS, "train", "demo", "unseen")
+    seen = {json.loads(line)["query"] for split in shipped for line in _fixture_lines(split)}
     records: list[dict[str, Any]] = []
     while len(records) < count:
         group, tools = pick(r)

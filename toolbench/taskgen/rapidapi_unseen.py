@@ -96,8 +96,7 @@ def _quote(r: random.Random, w: World, a: dict[str, Any]) -> tuple[str, ...]:
     other = _other(r, _cities(w), a["destination"])
     kilos = f"{_count(a['weight_kg'])} kilo" + ("s" if a["weight_kg"] != 1 else "")
     return (
-        f"I want to send {kilos} from {a['origin']} over to {a['destination']}. What's the shipping price "
-        "going to be?",
+        f"I want to send {kilos} from {a['origin']} over to {a['destination']}. What's the shipping price going to be?",
         f"shipping estimate, please: a {a['weight_kg']}-kilogram box, {a['origin']} to {a['destination']} "
         f"(my other box goes to {other}; ignore that one).",
     )
@@ -116,8 +115,7 @@ def _geocode(r: random.Random, w: World, a: dict[str, Any]) -> tuple[str, ...]:
     other = _other(r, _cities(w), a["address"])
     return (
         f"I'm dropping a pin on {a['address']}: what latitude and longitude should I use?",
-        f"give me the position of {a['address']} on the globe as latitude and longitude; not {other}, I have "
-        "that one.",
+        f"give me the position of {a['address']} on the globe as latitude and longitude; not {other}, I have that one.",
     )
 
 
@@ -168,7 +166,10 @@ def _divisor(r: random.Random, w: World, a: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _labels(r: random.Random, w: World, a: dict[str, Any]) -> tuple[str, ...]:
-    return (f"here's a picture: {a['image']}. What objects does it contain?", f"tag the photo at {a['image']}: what's in it?")
+    return (
+        f"here's a picture: {a['image']}. What objects does it contain?",
+        f"tag the photo at {a['image']}: what's in it?",
+    )
 
 
 def _faces(r: random.Random, w: World, a: dict[str, Any]) -> tuple[str, ...]:
@@ -204,7 +205,10 @@ def _get(r: random.Random, w: World, d: Domain, q: Question, a: dict[str, Any]) 
     wanted = _fields(q.facts)
     if q.template == "get.id":
         key = a[d.id_param]
-        return (f"pull up {d.noun} record {key} and give me {wanted}.", f"there's a {d.noun} filed under id {key}; I'd like {wanted}.")  # fmt: skip
+        return (
+            f"pull up {d.noun} record {key} and give me {wanted}.",
+            f"there's a {d.noun} filed under id {key}; I'd like {wanted}.",
+        )
     label = a["query"]
     other = _other(r, sorted({str(row[d.name_field]) for row in w.rows(d.table)}), label)
     return (
