@@ -15,7 +15,7 @@ from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_c
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.app import create_app, render_page
 from toolbench.mock_services.webshop.catalog import Product, read_product_files
-from toolbench.mock_services.webshop.goals import synthetic_goals
+from toolbench.mock_services.webshop.goals import reference, synthetic_goals
 from toolbench.mock_services.webshop.human_goals import (
     HumanGoalReport,
     human_goals_from,
@@ -76,7 +76,8 @@ def shipped_products(limit: int | None = None) -> tuple[Product, ...]:
 
 @cache
 def _generated_products(count: int) -> tuple[Product, ...]:
-    return tuple(generate.products(count))
+    """The shipped catalog and, past it, generated families up to ``count`` products."""
+    return (*shipped_products(), *generate.products(count, start=SHIPPED_PRODUCTS))
 
 
 def _shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str, reviews: bool) -> Shop:
@@ -109,6 +110,12 @@ def _shipped_goals() -> dict[int, dict[str, Any]]:
         r for split in ("test", "demo", "train") for r in read_records(fixture_file("webshop", f"{split}.jsonl"))
     ]
     return {int(r["session"]): r["goal"] for r in records}
+
+
+def _referenced(task: Task, shop: Shop) -> Task:
+    """``task`` with its reference played in ``shop`` (a smaller catalog ranks its product elsewhere)."""
+    actions = reference(shop, task.get("goal"))
+    return Task(task.id, task.prompt, ("\n".join(actions),) if actions else (), task.category, task.extra)
 
 
 def goal_tasks(goals: list[dict[str, Any]], kind: str) -> list[Task]:
@@ -295,7 +302,9 @@ class WebShopEnv(ToolEnv):
         elif num_products is not None and num_products < SHIPPED_PRODUCTS and not own_tasks:
             # A smaller catalog: the shipped goals whose product it holds (session numbers kept).
             split = kwargs.get("split", "test")
-            kwargs["tasks"] = [t for t in self.load_split(split) if t.get("goal")["asin"] in self.shop.by_asin]
+            kwargs["tasks"] = [
+                _referenced(t, self.shop) for t in self.load_split(split) if t.get("goal")["asin"] in self.shop.by_asin
+            ]
         super().__init__(**kwargs)
         self.observation_mode = observation_mode
         self._session: Session | None = None

@@ -1,20 +1,22 @@
 """WebShop's catalog, goals and expert demonstrations (``fixtures/webshop/``).
 
-- ``items_shuffle_1000.json`` / ``items_ins_v2_1000.json``: the first 1,000 products of our
-  generated catalog (``mock_services/webshop/generate.py``) in WebShop's two record formats.
-- Goals as WebShop makes synthetic goals: a product's instruction (its instruction attributes),
-  one combination of its option values, and a price bound by WebShop's rule (two of the next four
-  tens above the price, the higher one), here drawn from a seeded stream so it never changes. Test
-  goals are worded as WebShop words them ("... with color: black, and size: 32gb, and price lower
-  than 50.00 dollars"), as ToolBench's are; train and demo goals also word the options in
-  phrases. Every goal's reference (search, page on, open the product, choose the options, buy) is
-  played in the shop and must earn reward 1.0 (goals that cannot, like a "blueberry" flavour
-  WebShop's colour rule reads as "blue", are dropped). Goals are shuffled once; sessions 0 to 99
-  are ``test`` (as ToolBench's ids), the next 300 ``demo``, the rest ``train``.
-- ``demo``: each goal's expert trajectory as ToolBench's demonstrations show it, (page, action)
-  pairs with pages in the ``[button] ... [button_]`` form: ``long`` (full pages) for all, and
-  ``short`` (results pages without 80% of the products that are not the target) for the 200 with
-  the shortest trajectories.
+- ``items_shuffle_1000.json`` / ``items_ins_v2_1000.json``: the shipped catalog, 1,000 products in
+  WebShop's two record formats, in families (``generate.family``): an original product and near
+  copies of it that each differ in exactly one wanted attribute, one option value a goal names, or
+  the price band. Buying the first listing that looks right buys a near copy about as often as the
+  product; reading the pages tells them apart.
+- ``test``: ToolBench's 100 goals (sessions 0 to 99), as WebShop words its synthetic goals ("...
+  with color: black, and size: 32gb, and price lower than 50.00 dollars"), over the original
+  products they were first drawn from (``legacy_test_goals``: WebShop's goal recipe over our first
+  catalog, kept so the test prompts never change). Each test product heads its own family, built
+  for the options and price bound its goal names.
+- ``demo`` (300, with expert trajectories) and ``train``: goals over other families of the seen
+  product types, in the seen grammar (``webshop_wording``): no product a test goal asks for, and
+  no product that would satisfy a test goal, is a demo or train goal's product.
+- ``unseen``: goals over families of product types no other split has, in the unseen grammar.
+
+Every goal's reference (search, page on, open the product, choose the goal's options, buy) is
+played in the shop and must earn reward 1.0; goals that cannot are dropped.
 """
 
 from __future__ import annotations
@@ -22,28 +24,52 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from toolbench.mock_services.webshop import generate
 from toolbench.mock_services.webshop.catalog import Product, load_products, purchase_price
-from toolbench.mock_services.webshop.goals import NO_BOUND, goal_record, price_bound, price_clause
-from toolbench.mock_services.webshop.reward import Goal, LexiconNouns
-from toolbench.mock_services.webshop.shop import PRODUCT_WINDOW, Element, Page, Session, Shop, search_page_text
-from toolbench.taskgen import Files, aligner, generator, jsonl, rng_for
+from toolbench.mock_services.webshop.goals import NO_BOUND, goal_record, price_bound, price_clause, reference
+from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, get_reward, normalize_color, similarity
+from toolbench.mock_services.webshop.shop import Element, Page, Session, Shop, search_page_text
+from toolbench.mock_services.webshop.vocabulary import PRODUCT_TYPES, ProductType
+from toolbench.taskgen import (
+    SHIPPED_SEED,
+    SHIPPED_SIZES,
+    Files,
+    aligner,
+    generator,
+    jsonl,
+    near_duplicates,
+    rng_for,
+    split_maker,
+)
+from toolbench.taskgen.webshop_wording import UNSEEN_FRAMES, seen_wording, unseen_wording
 
 PRODUCTS = 1000
-GOALS_PER_PRODUCT = 4
+LEGACY_GOALS_PER_PRODUCT = 4
 SIZES = {"test": 100, "demo": 300}
 SHORT_DEMOS = 200
+#: Product types whose goals are only in ``unseen`` (drawn from the types no test goal asks for).
+UNSEEN_TYPES = 30
+#: Families of unseen types in the shipped catalog; the rest of it is families of seen types.
+UNSEEN_FAMILIES = 34
+#: Record keys whose values ``unseen`` holds out of every other split: the product type and the product.
+HELD_OUT_KEYS = ("product_type", "asin")
+#: Records carry ``difficulty``: how many things the goal asks for (attributes, options, a price bound).
+HAS_DIFFICULTY = True
+#: Sessions of the shipped files: test 0-99, demo 100-399, train from 400, unseen after train.
+FIRST_TRAIN_SESSION = SIZES["test"] + SIZES["demo"]
 
 
-def shop(catalog: tuple[list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None) -> Shop:
-    """The shop over the shipped catalog (``generate.catalog(PRODUCTS)``, made here unless given)."""
-    products, attributes = catalog or generate.catalog(PRODUCTS)
-    return Shop(load_products(products, attributes), nouns=LexiconNouns(generate.noun_lexicon()))
+@cache
+def _nouns() -> LexiconNouns:
+    return LexiconNouns(generate.noun_lexicon())
 
 
-def _option_phrase(name: str, value: str, rng: random.Random) -> str:
+# ---------------------------------------------------------------------------- the kept test goals
+def _legacy_option_phrase(name: str, value: str, rng: random.Random) -> str:
     if name == "color":
         return rng.choice((f"in {value}", f"in {value} color", f"{value} colored"))
     if name == "size":
@@ -51,36 +77,31 @@ def _option_phrase(name: str, value: str, rng: random.Random) -> str:
     return rng.choice((f"{name} {value}", f"with {name} {value}", f"in the {value} {name}"))
 
 
-def instruction_text(instruction: str, options: dict[str, str], rng: random.Random) -> str:
-    """The goal's instruction before its price clause: WebShop's "with name: value" options a third
-    of the time, else the options in words."""
+def _legacy_text(instruction: str, options: dict[str, str], rng: random.Random) -> str:
+    """The words the first recipe drew (its stream must be consumed the same way to keep its bounds)."""
     text = instruction
     if options and rng.random() < 1 / 3:
         text += " with " + ", and ".join(f"{name}: {value}" for name, value in options.items())
     elif options:
-        phrases = [_option_phrase(name, value, rng) for name, value in options.items()]
+        phrases = [_legacy_option_phrase(name, value, rng) for name, value in options.items()]
         text += " " + (phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1])
     return text
 
 
-def goals(store: Shop) -> list[dict[str, Any]]:
-    """Every goal, shuffled: up to four option combinations per product."""
+def _legacy_goals(store: Shop) -> Iterator[dict[str, Any]]:
+    """The first recipe's goals: up to four option combinations per product, one seeded shuffle."""
     found = []
     for product in store.products:
         rng = rng_for("webshop-goals", product.asin)
         names = sorted(product.options)
         combinations = list(itertools.product(*(product.options[n] for n in names)))
-        for combination in rng.sample(combinations, min(GOALS_PER_PRODUCT, len(combinations))):
-            found.append(goal_for(product, dict(zip(names, combination, strict=True)), rng))
+        for combination in rng.sample(combinations, min(LEGACY_GOALS_PER_PRODUCT, len(combinations))):
+            chosen = dict(zip(names, combination, strict=True))
+            bound = price_bound(purchase_price(product), rng)
+            _legacy_text(product.extra["instruction"], chosen, rng)
+            found.append(goal_record(product, product.extra["instruction"], list(product.extra["instruction_attributes"]), chosen, bound))  # noqa: E501
     rng_for("webshop-goal-order").shuffle(found)
-    return found
-
-
-def goal_for(product: Product, chosen: dict[str, str], rng: random.Random) -> dict[str, Any]:
-    """A goal for ``product`` with the ``chosen`` options and a price bound drawn from ``rng``."""
-    bound = price_bound(purchase_price(product), rng)
-    text = instruction_text(product.extra["instruction"], chosen, rng)
-    return goal_record(product, text, list(product.extra["instruction_attributes"]), chosen, bound)
+    yield from found
 
 
 def webshop_wording(goal: dict[str, Any], product: Product) -> dict[str, Any]:
@@ -93,6 +114,120 @@ def webshop_wording(goal: dict[str, Any], product: Product) -> dict[str, Any]:
     return {**goal, "instruction_text": text + price_clause(bound)}
 
 
+@cache
+def legacy_test_goals() -> tuple[tuple[dict[str, Any], int, int], ...]:
+    """ToolBench's 100 test goals (sessions 0-99) with their product's original index and instruction
+    template: WebShop's recipe over the first 1,000 original products, the first 100 goals whose
+    reference earns 1.0 in that catalog. Kept so the test prompts stay what they have always been."""
+    originals = [generate.original(source) for source in range(PRODUCTS)]
+    source_of = {record["asin"]: source for source, (record, _, _) in enumerate(originals)}
+    store = Shop(load_products([r for r, _, _ in originals], {r["asin"]: e for r, e, _ in originals}), nouns=_nouns())
+    kept: list[tuple[dict[str, Any], int, int]] = []
+    for goal in _legacy_goals(store):
+        actions = reference(store, goal)
+        if actions is None or _play(store, goal, actions)[0].reward.reward < 1.0:  # type: ignore[union-attr]
+            continue
+        source = source_of[goal["asin"]]
+        kept.append((webshop_wording(goal, store.by_asin[goal["asin"]]), source, originals[source][2]))
+        if len(kept) == SIZES["test"]:
+            return tuple(kept)
+    raise AssertionError("fewer test goals than ToolBench's 100")
+
+
+# ---------------------------------------------------------------------------- the catalog
+def _type_names() -> tuple[set[str], set[str]]:
+    """The seen product types (every type but the unseen ones) and the unseen ones."""
+    test_types = {generate.kind_of(source).name for _, source, _ in legacy_test_goals()}
+    others = sorted(kind.name for kind in PRODUCT_TYPES if kind.name not in test_types)
+    unseen = set(rng_for("webshop-unseen-types").sample(others, UNSEEN_TYPES))
+    return {kind.name for kind in PRODUCT_TYPES} - unseen, unseen
+
+
+@cache
+def _test_goals_by_query() -> dict[str, list[Goal]]:
+    found: dict[str, list[Goal]] = {}
+    for goal, _, _ in legacy_test_goals():
+        found.setdefault(goal["query"], []).append(Goal.from_record(goal))
+    return found
+
+
+def satisfies_a_test_goal(record: dict[str, Any], entry: dict[str, Any]) -> bool:
+    """Whether buying this listing could pass a test goal (no product but the test goal's own may: the
+    catalog is built so that only reading finds it, and no training goal's product passes a test goal)."""
+    product = load_products([record], {record["asin"]: entry})[0]
+    if product.asin in {goal.asin for goals in _test_goals_by_query().values() for goal in goals}:
+        return False
+    return any(_best_reward(product, goal, _nouns()) == 1.0 for goal in _test_goals_by_query().get(product.query, ()))
+
+
+def _random_plan(source: int, rng: random.Random) -> generate.Plan:
+    record, entry, _ = generate.original(source)
+    product = load_products([record], {record["asin"]: entry})[0]
+    chosen = {name: rng.choice(values) for name, values in sorted(product.options.items())}
+    bound = price_bound(purchase_price(product), rng)
+    return generate.Plan(source, chosen, (bound,) if bound is not None else (), keyworded=rng.random() < 0.5)
+
+
+@cache
+def plans() -> tuple[tuple[generate.Plan, str], ...]:
+    """The shipped catalog's families and the split whose goals they serve ("test", "seen", "unseen"),
+    in catalog order: a family per test product (built for its first goal's options and every test
+    bound on it), ``UNSEEN_FAMILIES`` of unseen types and the rest of seen types."""
+    test: dict[int, generate.Plan] = {}
+    for goal, source, _ in legacy_test_goals():
+        bound = goal["price_upper"]
+        bounds = () if bound == NO_BOUND else (bound,)
+        if source in test:
+            test[source] = generate.Plan(source, test[source].chosen, tuple(sorted({*test[source].bounds, *bounds})))
+        else:
+            test[source] = generate.Plan(source, dict(goal["goal_options"]), bounds)
+    seen_types, unseen_types = _type_names()
+    rng = rng_for("webshop-families")
+    families = [(plan, "test") for plan in test.values()]
+    room = PRODUCTS // generate.FAMILY - len(families)
+    unseen_sources = (s for s in itertools.count(PRODUCTS) if generate.kind_of(s).name in unseen_types)
+    families += [(_random_plan(next(unseen_sources), rng), "unseen") for _ in range(UNSEEN_FAMILIES)]
+    seen_sources = (
+        s
+        for s in itertools.count()
+        if s not in test and generate.kind_of(s).name in seen_types and not satisfies_a_test_goal(*generate.original(s)[:2])
+    )
+    families += [(_random_plan(next(seen_sources), rng), "seen") for _ in range(room - UNSEEN_FAMILIES)]
+    rng.shuffle(families)
+    return tuple(families)
+
+
+@cache
+def catalog() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The shipped catalog: raw records and the attribute file's entries by asin."""
+    records, attributes = [], {}
+    for record, entry in generate.laid_out([plan for plan, _ in plans()], excluded=satisfies_a_test_goal):
+        records.append(record)
+        attributes[record["asin"]] = entry
+    assert len(records) == PRODUCTS == len(attributes)
+    return records, attributes
+
+
+@cache
+def shop() -> Shop:
+    """The shop over the shipped catalog."""
+    products, attributes = catalog()
+    return Shop(load_products(products, attributes), nouns=_nouns())
+
+
+@cache
+def family_products() -> dict[str, tuple[str, ...]]:
+    """Split ("test", "seen", "unseen") -> the asins of its families' products."""
+    store, out = shop(), {"test": [], "seen": [], "unseen": []}
+    index = 0
+    for plan, split in plans():
+        size = 1 + len(plan.kinds)
+        out[split] += [store.products[i].asin for i in range(index, index + size)]
+        index += size
+    return {split: tuple(asins) for split, asins in out.items()}
+
+
+# ---------------------------------------------------------------------------- goals and references
 def _play(store: Shop, goal: dict[str, Any], actions: list[str]) -> tuple[Session, list[tuple[Page, str]]]:
     session = Session(goal=Goal.from_record(goal))
     pages = []
@@ -102,25 +237,165 @@ def _play(store: Shop, goal: dict[str, Any], actions: list[str]) -> tuple[Sessio
     return session, pages
 
 
-def reference(store: Shop, goal: dict[str, Any]) -> list[str] | None:
-    """An expert's actions for ``goal``: a search that finds the product, pages on to it, opens
-    it, chooses the goal's options and buys; None if no search finds it."""
-    product = store.by_asin[goal["asin"]]
-    entry = product.extra
-    queries = [
-        " ".join([*entry["instruction_attributes"], product.query]),
-        product.query,
-        product.title.lower(),
+def _best_reward(product: Product, goal: Goal, nouns: LexiconNouns) -> float:
+    """What buying ``product`` for ``goal`` can earn at best (each option the goal names chosen if offered)."""
+    chosen: dict[str, str] = {}
+    wanted = goal.goal_options.items() if isinstance(goal.goal_options, dict) else ()
+    for name, value in wanted:
+        for group, values in product.options.items():
+            best = max(values, key=lambda v: similarity(normalize_color(v), normalize_color((name, value))))
+            if similarity(normalize_color(best), normalize_color((name, value))) > 85 and group not in chosen:
+                chosen[group] = best
+                break
+    return get_reward(product, goal, purchase_price(product), chosen, nouns).reward
+
+
+@cache
+def test_solvers() -> frozenset[str]:
+    """Every product that earns reward 1.0 on a test goal (its own product and any other): none is a demo,
+    train or alignment goal's product, so copying a training trajectory cannot pass a test goal."""
+    store = shop()
+    solvers = set()
+    for goal, _, _ in legacy_test_goals():
+        target = Goal.from_record(goal)
+        solvers |= {p.asin for p in store.products if p.query == target.query and _best_reward(p, target, _nouns()) == 1.0}
+    return frozenset(solvers)
+
+
+def _kind(product: Product) -> ProductType:
+    return next(kind for kind in PRODUCT_TYPES if kind.query == product.query)
+
+
+def _goal(product: Product, chosen: dict[str, str], bound: float | None, text: str) -> dict[str, Any]:
+    """A goal record whose instruction is ``text`` as worded (its price clause included)."""
+    goal = goal_record(product, text, list(product.extra["instruction_attributes"]), chosen, bound)
+    return {**goal, "instruction_text": text}
+
+
+def _record(goal: dict[str, Any], actions: list[str], template: str, product: Product) -> dict[str, Any]:
+    return {
+        "category": goal["category"],
+        "prompt": search_page_text(goal["instruction_text"]),
+        "completion": ["\n".join(actions)],
+        "goal": goal,
+        "template": template,
+        "product_type": _kind(product).name,
+        "asin": product.asin,
+        "difficulty": len(goal["attributes"]) + len(goal["goal_options"]) + (goal["price_upper"] != NO_BOUND),
+    }
+
+
+def _drafts(split: str, seed: object) -> Iterator[dict[str, Any]]:
+    """An endless stream of candidate goal records of ``split`` ("seen" or "unseen") over its families'
+    products: half over an original with its family's planned options (the near copies are built for
+    those), half over any product of the families with options drawn afresh."""
+    store = shop()
+    planned = {generate.asin(plan.source): plan for plan, kind in plans() if kind == split}
+    asins = [a for a in family_products()[split] if split != "seen" or a not in test_solvers()]
+    rng = rng_for("webshop", split, seed)
+    while True:
+        if rng.random() < 0.5:
+            asin = rng.choice(sorted(planned))
+            chosen = dict(planned[asin].chosen)
+        else:
+            asin = rng.choice(asins)
+            chosen = {name: rng.choice(values) for name, values in sorted(store.by_asin[asin].options.items())}
+        product = store.by_asin[asin]
+        if (split == "seen" and asin in test_solvers()) or (split == "unseen" and not chosen):
+            continue  # unseen goals all name options: their words are what the split tests
+        bound = price_bound(purchase_price(product), rng)
+        kind, wanted = _kind(product), list(product.extra["instruction_attributes"])
+        if split == "unseen":
+            frame = rng.randrange(len(UNSEEN_FRAMES))
+            text, template = unseen_wording(kind, wanted, chosen, bound, frame, product.options, rng), f"unseen-u{frame}"
+        else:
+            frame = rng.randrange(len(generate.INSTRUCTIONS))
+            style = "colon" if rng.random() < 0.3 else "inline"
+            text = seen_wording(kind, wanted, chosen, bound, frame, style, product.options, rng)
+            template = f"f{frame}/{style}"
+        goal = _goal(product, chosen, bound, text)
+        actions = reference(store, goal)
+        if actions is None or _play(store, goal, actions)[0].reward.reward < 1.0:  # type: ignore[union-attr]
+            continue
+        yield _record(goal, actions, template, product)
+
+
+def _taken(records: list[dict[str, Any]], against: list[str], size: int, stream: Iterator[dict[str, Any]]) -> None:
+    """Append drafts from ``stream`` to ``records`` until it holds ``size``, dropping repeats and near
+    duplicates of each other and of ``against``."""
+    while len(records) < size:
+        batch = [next(stream) for _ in range(max(16, size - len(records)))]
+        prompts = [r["prompt"] for r in batch]
+        bad = near_duplicates(prompts, against + [r["prompt"] for r in records])
+        for index, record in enumerate(batch):
+            if index in bad or len(records) >= size:
+                continue
+            if near_duplicates([record["prompt"]], [r["prompt"] for r in records]):
+                continue
+            records.append(record)
+
+
+def _numbered(records: list[dict[str, Any]], split: str, first_session: int) -> list[dict[str, Any]]:
+    return [
+        {"id": f"webshop-{split}-{n:04d}", "session": first_session + n, **record} for n, record in enumerate(records)
     ]
-    index = store.index_of[product.asin]
-    for query in queries:
-        hits = store.engine.search(query)
-        if index in hits:
-            rank = hits.index(index)
-            pages = ["click[next >]"] * (rank // PRODUCT_WINDOW)
-            options = [f"click[{value}]" for name, value in goal["goal_options"].items()]
-            return [f"search[{query}]", *pages, f"click[{product.asin.lower()}]", *options, "click[buy now]"]
-    return None
+
+
+@cache
+def test_records() -> tuple[dict[str, Any], ...]:
+    """ToolBench's test goals over the shipped catalog, with their references in it."""
+    store, out = shop(), []
+    for session, (goal, _, template) in enumerate(legacy_test_goals()):
+        actions = reference(store, goal)
+        assert actions is not None and _play(store, goal, actions)[0].reward.reward == 1.0, goal  # type: ignore[union-attr]
+        product = store.by_asin[goal["asin"]]
+        record = {
+            "id": f"webshop-test-{session:04d}",
+            "session": session,
+            "category": goal["category"],
+            "prompt": search_page_text(goal["instruction_text"]),
+            "completion": ["\n".join(actions)],
+            "goal": goal,
+            "template": f"f{template}/colon",
+            "product_type": _kind(product).name,
+            "asin": product.asin,
+        }
+        out.append(record)
+    return tuple(out)
+
+
+@cache
+def demo_records() -> tuple[dict[str, Any], ...]:
+    records: list[dict[str, Any]] = []
+    _taken(records, _held_prompts(), SIZES["demo"], _drafts("seen", "demo"))
+    return tuple(_numbered(records, "demo", SIZES["test"]))
+
+
+def _held_prompts() -> list[str]:
+    return [r["prompt"] for r in test_records()] + [r["prompt"] for r in unseen_records(SHIPPED_SIZES["unseen"], SHIPPED_SEED)]  # noqa: E501
+
+
+@cache
+def unseen_records(size: int, seed: int) -> tuple[dict[str, Any], ...]:
+    records: list[dict[str, Any]] = []
+    _taken(records, [r["prompt"] for r in test_records()], size, _drafts("unseen", seed))
+    return tuple(records)
+
+
+@split_maker("webshop")
+def make(split: str, size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` goals of ``split``: ``train`` over the seen families (no test product nor a product that
+    satisfies a test goal, no demo, test or unseen prompt nor a near duplicate), ``unseen`` over the
+    unseen types' families in the unseen grammar."""
+    if split == "unseen":
+        first = FIRST_TRAIN_SESSION + SHIPPED_SIZES["train"]
+        return _numbered([dict(r) for r in unseen_records(size, seed)], "unseen", first)
+    if split != "train":
+        raise ValueError(f"webshop grows train and unseen, not {split!r}")
+    records: list[dict[str, Any]] = []
+    demos = [r["prompt"] for r in demo_records()]
+    _taken(records, _held_prompts() + demos, size, _drafts("seen", ("train", seed)))
+    return _numbered(records, "train", FIRST_TRAIN_SESSION)
 
 
 def _short(page: Page, target: str, rng: random.Random) -> str:
@@ -142,38 +417,24 @@ def _short(page: Page, target: str, rng: random.Random) -> str:
     return Page(page.kind, tuple(head + [e for g in kept for e in g]), page.clickables, page.has_search_bar).rich()
 
 
-def records(store: Shop) -> dict[str, list[dict[str, Any]]]:
-    split_of = ["test"] * SIZES["test"] + ["demo"] * SIZES["demo"]
-    out: dict[str, list[dict[str, Any]]] = {"test": [], "demo": [], "train": []}
-    session = 0
-    for goal in goals(store):
-        actions = reference(store, goal)
-        if actions is None:
-            continue
-        played, pages = _play(store, goal, actions)
-        assert played.reward is not None
-        if played.reward.reward < 1.0:  # WebShop's colour rule reads "blueberry" as blue: no full match
-            continue
-        split = split_of[session] if session < len(split_of) else "train"
-        if split == "test":  # ToolBench's test goals all have WebShop's wording; train and demo vary it
-            goal = webshop_wording(goal, store.by_asin[goal["asin"]])
-        record = {
-            "id": f"webshop-{split}-{len(out[split]):04d}",
-            "session": session,
-            "category": goal["category"],
-            "prompt": search_page_text(goal["instruction_text"]),
-            "completion": ["\n".join(actions)],
-            "goal": goal,
-        }
-        if split == "demo":
-            record["long"] = [[page.rich(), action] for page, action in pages]
-            rng = rng_for("webshop-short", session)
-            record["short"] = [[_short(page, goal["asin"], rng), action] for page, action in pages]
-        out[split].append(record)
-        session += 1
-    shortest = sorted(out["demo"], key=lambda r: (sum(len(p) for p, _ in r["short"]), r["session"]))[:SHORT_DEMOS]
+def with_trajectories(records: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """Demo records with each goal's expert trajectory: ``long`` (full pages) for all, ``short`` for the
+    ``SHORT_DEMOS`` shortest."""
+    store, out = shop(), []
+    for record in records:
+        goal = record["goal"]
+        _, pages = _play(store, goal, record["completion"][0].split("\n"))
+        rng = rng_for("webshop-short", record["session"])
+        out.append(
+            {
+                **record,
+                "long": [[page.rich(), action] for page, action in pages],
+                "short": [[_short(page, goal["asin"], rng), action] for page, action in pages],
+            }
+        )
+    shortest = sorted(out, key=lambda r: (sum(len(p) for p, _ in r["short"]), r["session"]))[:SHORT_DEMOS]
     keep = {id(r) for r in shortest}
-    for record in out["demo"]:
+    for record in out:
         if id(record) not in keep:
             record["short"] = None
     return out
@@ -181,34 +442,19 @@ def records(store: Shop) -> dict[str, list[dict[str, Any]]]:
 
 @aligner("webshop")
 def alignment_records(count: int, seed: str) -> list[dict[str, Any]]:
-    """Fresh goals over the same catalog from another random stream (options and price bound drawn again)."""
-    store = shop()
-    rng = rng_for("webshop", "align", seed)
-    found = []
-    for index in range(count):
-        product = rng.choice(store.products)
-        goal = goal_for(product, {name: rng.choice(product.options[name]) for name in sorted(product.options)}, rng)
-        actions = reference(store, goal)
-        if actions is not None and _play(store, goal, actions)[0].reward.reward == 1.0:  # type: ignore[union-attr]
-            found.append(
-                {
-                    "id": f"webshop-align-{seed}-{index:04d}",
-                    "category": goal["category"],
-                    "prompt": search_page_text(goal["instruction_text"]),
-                    "completion": ["\n".join(actions)],
-                    "goal": goal,
-                }
-            )
-    return found
+    """Fresh goals over the seen families from another random stream (the seen grammar)."""
+    stream = _drafts("seen", ("align", seed))
+    return [{"id": f"webshop-align-{seed}-{index:04d}", **next(stream)} for index in range(count)]
 
 
 @generator("webshop")
 def generate_files() -> Files:
-    products, attributes = generate.catalog(PRODUCTS)
-    out = records(shop((products, attributes)))
-    assert len(out["test"]) == SIZES["test"] and len(out["demo"]) == SIZES["demo"], {k: len(v) for k, v in out.items()}
+    products, attributes = catalog()
     return {
         "items_shuffle_1000.json": json.dumps(products, ensure_ascii=False, indent=0) + "\n",
         "items_ins_v2_1000.json": json.dumps(attributes, ensure_ascii=False, indent=0) + "\n",
-        **{f"{split}.jsonl": jsonl(rows) for split, rows in out.items()},
+        "test.jsonl": jsonl(test_records()),
+        "demo.jsonl": jsonl(with_trajectories(demo_records())),
+        "train.jsonl": jsonl(make("train", SHIPPED_SIZES["train"], SHIPPED_SEED)),
+        "unseen.jsonl": jsonl(make("unseen", SHIPPED_SIZES["unseen"], SHIPPED_SEED)),
     }

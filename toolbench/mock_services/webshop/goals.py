@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolbench.mock_services.webshop.catalog import Product, purchase_price
+from toolbench.mock_services.webshop.shop import PRODUCT_WINDOW, Shop
 
 PRICE_RANGE = [10.0 * i for i in range(1, 100)]
 NO_BOUND = 1_000_000.0
@@ -91,3 +92,25 @@ def human_goals(products: Sequence[Product], instructions: Mapping[str, Any], se
             goals.append(goal_record(product, str(entry.get("instruction", "")).strip("."), attributes, options, bound))
     random.Random(SHUFFLE_SEED).shuffle(goals)
     return goals
+
+
+def reference(store: Shop, goal: Mapping[str, Any]) -> list[str] | None:
+    """An expert's actions for ``goal`` in ``store``: a search that finds the product (its wanted attributes
+    and type query, the query alone, or its title), pages on to it, opens it, chooses the goal's options
+    and buys; None if no search finds it."""
+    product = store.by_asin[goal["asin"]]
+    entry = product.extra
+    queries = [
+        " ".join([*entry["instruction_attributes"], product.query]),
+        product.query,
+        product.title.lower(),
+    ]
+    index = store.index_of[product.asin]
+    for query in queries:
+        hits = store.engine.search(query)
+        if index in hits:
+            rank = hits.index(index)
+            pages = ["click[next >]"] * (rank // PRODUCT_WINDOW)
+            options = [f"click[{value}]" for name, value in goal["goal_options"].items()]
+            return [f"search[{query}]", *pages, f"click[{product.asin.lower()}]", *options, "click[buy now]"]
+    return None
