@@ -198,8 +198,9 @@ class RapidAPIEnv(ToolEnv):
 
     ## Arguments
     ``gym.make("toolbench/RapidAPI-v0", split="G1_instruction", query_file=None, ids_file=None,
-    cache_dir=None, response_format="json", retriever=None, top_k=5)``. Splits: the six test sets,
-    ``test`` (all six), ``train`` and ``demo``. ``retriever="bm25"`` or ``"dense"`` offers the
+    cache_dir=None, response_format="json", retriever=None, top_k=5, diagnostics=False)``. Splits: the
+    six test sets, ``test`` (all six), ``train``, ``demo`` and ``unseen`` (the held-out categories'
+    tools, asked in phrasings no other split uses). ``retriever="bm25"`` or ``"dense"`` offers the
     ``top_k`` APIs the retriever finds for the query instead of the task's (ToolLLM's
     DFSDT-Retriever setting).
     """

@@ -7,10 +7,24 @@ answer facts are what the hub returns. A call depends on an earlier one when it 
 call returned (an id from a search).
 
 Splits follow ToolBench's test sets. Seven categories and one tool in each of twenty other
-categories are held out of ``train``: ``G1_category`` and ``G2_category`` use only the held-out
-categories, ``G1_tool`` only the held-out tools, and the ``*_instruction`` sets use tools ``train``
-uses too (with instructions no train task has). About one task in ten is unsolvable: it asks about
-something that does not exist, or for a field no API returns; its right ending says so.
+categories are held out of ``train`` (and demo and the alignment tasks): ``G1_category`` and
+``G2_category`` use only the held-out categories (ToolLLM's unseen-category groups), ``G1_tool``
+only the held-out tools, in categories train uses (its unseen-tool group), and the
+``*_instruction`` sets use tools ``train`` uses too (with instructions no train task has). About
+one task in ten is unsolvable: it asks about something that does not exist, or for a field no API
+returns; its right ending says so.
+
+Every record names its template: its questions' phrasings joined with ``+`` (``get.name.1``, a
+service question by its API, ``weather.current``; ``unsolvable.no_such_id``). The test sets, demo
+and the alignment tasks share the askers' phrasings; ``train`` (``make``, 1,000 shipped, any number
+for another seed) asks the same questions with more openings, connectors and lead-ins, over the
+seen tools only, and holds no test or unseen query nor a near duplicate of one. ``unseen`` asks
+about the held-out categories (so about tools and categories no demo, train or alignment task
+uses: ``HELD_OUT_KEYS``, the records' ``tools`` and ``categories``) in a grammar of its own
+(``rapidapi_unseen``): ToolLLM's unseen-category setting with instructions of another kind. Its
+categories are those of ``G1_category`` and ``G2_category``, which is how ToolLLM holds them out (of
+training, not of each other); ``G1_tool``'s tools stay out of unseen, their categories being
+seen. A record's ``difficulty`` is its number of calls.
 """
 
 from __future__ import annotations
