@@ -65,6 +65,10 @@ def _zeros(names: tuple[str, ...]) -> dict[str, float]:
     return dict.fromkeys(names, 0.0)
 
 
+class VerdictKept(RuntimeError):
+    """A restore that would discard an ended episode's verdict, on an env that keeps verdicts."""
+
+
 class ActionError(Exception):
     """An action that cannot be carried out; its message becomes the observation."""
 
@@ -178,6 +182,12 @@ class ToolEnv(gym.Env[str, str]):
         self._steps = 0
         self._done = False
         self._transcript: list[tuple[str, str]] = []
+        #: How many steps have ended an episode on this env, ever: no reset or restore lowers it, so a
+        #: scorer can tell that an episode it scores ended once (``verdicts_given``).
+        self._verdicts = 0
+        #: When set (the harness sets it on the env whose episodes it scores), a restore that would
+        #: take an ended episode back to before its end is refused: its verdict stands.
+        self.keep_verdicts = False
 
     # ----------------------------------------------------------------- to implement per task
     def _begin(self, task: Task) -> str:
@@ -364,6 +374,7 @@ class ToolEnv(gym.Env[str, str]):
             if final is not None:
                 outcome = final
         ended = terminated or truncated
+        self._verdicts += ended and not was_done
         reward = float(outcome.score) if ended and not was_done else 0.0
         self._done = ended
         info = self._step_info(outcome)
@@ -439,8 +450,17 @@ class ToolEnv(gym.Env[str, str]):
             }
         )
 
+    @property
+    def verdicts_given(self) -> int:
+        """How many steps of this env have ended an episode (resets and restores do not lower it)."""
+        return self._verdicts
+
     def set_state(self, state: dict[str, Any]) -> None:
-        """Restore a snapshot taken by ``get_state`` (on this env or another of the same task)."""
+        """Restore a snapshot taken by ``get_state`` (on this env or another of the same task).
+        With ``keep_verdicts`` set, a snapshot that would reopen an ended episode raises
+        ``VerdictKept``: an episode is scored at its first end."""
+        if self.keep_verdicts and self._done and not state.get("done"):
+            raise VerdictKept("the episode has ended and been scored; restoring an earlier state would discard its verdict")
         state = copy.deepcopy(state)
         task_id = state["task_id"]
         self._task = self._tasks_by_id[task_id] if task_id is not None else None

@@ -23,7 +23,7 @@ import gymnasium as gym
 from toolbench.agents import AgentError, RunStopped, make_agent
 from toolbench.agents.llm import ModelSettings
 from toolbench.catalog import TASKS, TaskSpec, find_task
-from toolbench.core.env import ToolEnv
+from toolbench.core.env import ToolEnv, VerdictKept
 from toolbench.core.seeding import stable_hash
 from toolbench.core.tasks import Task
 from toolbench.eval.tables import text_table
@@ -132,30 +132,54 @@ def _save_frames(env: ToolEnv, task: Task, frames_dir: Path) -> str | None:
     return f"{frames_dir.name}/{env.task_name}/{name}"
 
 
+#: The error of an episode the agent ended more than once, or reopened: scored as a failure.
+REWRITTEN_PREFIX = "episode rewritten: "
+
+
+def _rewritten(env: ToolEnv, task_id: str, verdicts: int, info: dict[str, Any]) -> str | None:
+    """Why an episode the harness played is not the one it scores, or None: an episode is scored at
+    its first end, so the env must have ended exactly one episode since the harness's reset (none
+    when the agent failed first), on the harness's task."""
+    ended = env.verdicts_given - verdicts
+    if env.task is None or env.task.id != task_id:
+        return "the agent reset the env to another task"
+    if ended > 1 or (ended == 1 and str(info.get("error") or "").startswith(AGENT_ERROR_PREFIX)):
+        return f"{ended} episode ends on this env since the harness's reset; an episode is scored at its first"
+    return None
+
+
 def run_episode(env: ToolEnv, agent: Any, task_id: str, frames_dir: Path | None = None) -> EpisodeResult:
     """Play one episode; an ``AgentError`` ends it scored 0 (``RunStopped`` propagates)."""
     started = time.monotonic()
     if frames_dir is not None and hasattr(env, "record_frames"):
         env.record_frames = True
+    env.keep_verdicts = True  # a scored episode's verdict stands: no restore may reopen it
     observation, info = env.reset(options={"task_id": task_id})
     task = env.task
     assert task is not None
+    verdicts = env.verdicts_given
     actions, observations = [], []
-    agent.begin(env, task, observation, info)
-    info = {"success": False, "score": 0.0, "executable": False, "error": None}
-    while True:
-        try:
-            action = agent.act(observation, info)
-        except RunStopped:
-            raise
-        except AgentError as exc:
-            info = {"success": False, "score": 0.0, "executable": False, "error": f"{AGENT_ERROR_PREFIX}{exc}"}
-            break
-        observation, _, terminated, truncated, info = env.step(action)
-        actions.append(action)
-        observations.append(observation)
-        if terminated or truncated:
-            break
+    try:
+        agent.begin(env, task, observation, info)
+        info = {"success": False, "score": 0.0, "executable": False, "error": None}
+        while True:
+            try:
+                action = agent.act(observation, info)
+            except RunStopped:
+                raise
+            except AgentError as exc:
+                info = {"success": False, "score": 0.0, "executable": False, "error": f"{AGENT_ERROR_PREFIX}{exc}"}
+                break
+            observation, _, terminated, truncated, info = env.step(action)
+            actions.append(action)
+            observations.append(observation)
+            if terminated or truncated:
+                break
+    except VerdictKept as exc:
+        info = {"success": False, "score": 0.0, "executable": False, "error": f"{REWRITTEN_PREFIX}{exc}"}
+    rewritten = _rewritten(env, task_id, verdicts, info)
+    if rewritten is not None:
+        info = {"success": False, "score": 0.0, "executable": False, "error": f"{REWRITTEN_PREFIX}{rewritten}"}
     # A metric an env cannot compute here is None (RapidAPI's pass on an original query awaits a judge).
     metrics = {name: None if info.get(name) is None and name in info else float(info.get(name, 0.0))
                for name in env.metric_names}  # fmt: skip
