@@ -129,6 +129,66 @@ class TrainAnswer(DemoAnswer):
     split = "train"
 
 
+_WORD = re.compile(r"\w+(?:[.'-]\w+)*|[^\w\s]")
+
+
+def prompt_swaps(old: str, new: str) -> dict[str, str]:
+    """Where prompt ``new`` differs from ``old`` word by word: each differing stretch of ``old``
+    (and, where both stretches have as many words, each word of it) -> what ``new`` says there."""
+    import difflib
+
+    a, b = list(_WORD.finditer(old)), list(_WORD.finditer(new))
+    matcher = difflib.SequenceMatcher(None, [m.group() for m in a], [m.group() for m in b], autojunk=False)
+    swaps: dict[str, str] = {}
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace":
+            continue
+        swaps.setdefault(old[a[i1].start() : a[i2 - 1].end()], new[b[j1].start() : b[j2 - 1].end()])
+        if i2 - i1 == j2 - j1:
+            for x, y in zip(a[i1:i2], b[j1:j2]):
+                swaps.setdefault(x.group(), y.group())
+    return {key: value for key, value in swaps.items() if key != value and (len(key) > 1 or key.isdigit())}
+
+
+def swapped(text: str, swaps: dict[str, str]) -> str:
+    """``text`` with every whole-word occurrence of a key of ``swaps`` (as written, lower-cased or
+    URL-encoded) replaced in one pass, longest keys first."""
+    from urllib.parse import quote, quote_plus
+
+    table: dict[str, str] = {}
+    for key, value in swaps.items():
+        for form in (lambda v: v, str.lower, quote_plus, quote):
+            table.setdefault(form(key), form(value))
+    if not table:
+        return text
+    keys = sorted(table, key=len, reverse=True)
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, keys)) + r")(?!\w)")
+    return pattern.sub(lambda m: table[m.group()], text)
+
+
+class NearestCopy(DemoAnswer):
+    policy = "nearest_copy"
+    about = "the closest demo or train task's answer (BM25), with the words where the two prompts differ swapped in"
+    splits = ("demo", "train")
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        return all(split in splits for split in self.splits)
+
+    def known(self, env: ToolEnv) -> list[Task]:
+        if env.task_name not in self._tasks:
+            self._tasks[env.task_name] = [t for split in self.splits for t in env.load_split(split)]
+        return self._tasks[env.task_name]
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        from toolbench.eval.prompts import top_k_matches
+
+        known = self.known(env)
+        (closest,) = top_k_matches([other.prompt for other in known], task.prompt, 1)
+        near = env.complete_task(known[closest])
+        swaps = prompt_swaps(near.prompt, task.prompt)
+        return [swapped(action, swaps) for action in env.oracle_actions(near)]
+
+
 class _WebShopBuyer(CheapPolicy):
     """Search the instruction's words, open one hit of the first page, buy it."""
 
@@ -338,7 +398,7 @@ class MismatchSearch(CheapPolicy):
 POLICIES: dict[str, type[CheapPolicy]] = {
     policy.policy: policy
     for policy in (
-        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, FirstHit, Cheapest,
+        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy, FirstHit, Cheapest,
         PasteResponses, CallAllGiveUp, CallAllPaste, CallEverything, MismatchSearch,
     )
 }  # fmt: skip
