@@ -18,6 +18,7 @@ import pytest
 import toolbench  # noqa: F401  (registers the env ids)
 from tests.episodes import play
 from toolbench.envs.rapidapi import RapidAPIEnv
+from toolbench.mock_services.rapidapi.passrule import Reading, states
 
 #: Verdict details only run records carry, at any depth of an info.
 DETAILS = {"solvable", "facts_found", "facts_total", "made_the_calls", "listed", "answer_facts", "unsolvable_reason"}
@@ -120,13 +121,28 @@ def test_a_dump_of_every_returned_field_is_not_an_answer(test_env):
 
 
 def test_an_answer_may_name_its_facts_fields_and_a_detail(test_env):
-    """What the bound leaves room for: a label per fact, and one more returned value per two facts."""
+    """What the bound leaves room for: a label per fact, and one more returned value per two facts
+    (the title of the row a question was about, say); one more than that fails."""
     env = test_env
-    task = next(t for t in env.tasks if t.get("solvable") and len(t.get("answer_facts")) >= 2)
-    facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]
-    calls = env.oracle_actions(task)[:-1]
-    *_, info = play(env, task.id, [*calls, finish(" and ".join(facts) + ", as the tools report.")])
-    assert info["passed"] is True
-    dump = dump_answer(env, task)
-    *_, info = play(env, task.id, [*calls, finish(dump)])
-    assert info["passed"] is False
+    for task in [t for t in env.tasks if t.get("solvable") and len(t.get("answer_facts")) in (2, 3)]:
+        facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]
+        calls = env.oracle_actions(task)[:-1]
+        env.reset(options={"task_id": task.id})
+        for action in calls:
+            env.step(action)
+        labelled = [(name, str(value)) for _, response in env._returned for name, value in leaves(response)]
+        said = Reading.of(task.prompt + " " + " ".join(facts))
+        extras = [v for _, v in labelled if len(v) > 3 and not states(said, v)]
+        named = {fact: name for name, value in labelled for fact in facts if value == fact and "_" not in name}
+        if len(set(extras)) < 2 or len(named) < len(facts):
+            continue
+        labels = "; ".join(f"{named[fact]}: {fact}" for fact in facts)
+        *_, info = play(env, task.id, [*calls, finish(f"{labels} (that is for {extras[0]})")])
+        assert info["passed"] is True, (task.id, labels, extras[0])
+        two = " and ".join(dict.fromkeys(extras))
+        *_, info = play(env, task.id, [*calls, finish(f"{labels} (that is for {two})")])
+        assert info["passed"] is False, (task.id, two)
+        *_, info = play(env, task.id, [*calls, finish(dump_answer(env, task))])
+        assert info["passed"] is False
+        return
+    raise AssertionError("no test task with two facts, their fields named and two details to add")
