@@ -154,3 +154,15 @@ def test_unseen_is_worded_in_its_own_grammar():
         assert any(v in goal["instruction_text"] for v in others) or not others, goal["instruction_text"]
     styles = {t.get("template").split("/")[1] for t in train}
     assert styles == {"colon", "inline"}
+
+
+@pytest.mark.parametrize("mode", ["interactive", "program"])
+@pytest.mark.parametrize("split", ["test", "unseen"])
+def test_the_shared_parts_earn_nothing(split, mode):
+    env = env_of(split, mode)
+    infos = [play(env, t.id, env.shared_parts_actions(t))[-1] for t in env.tasks]
+    assert all(info["executable"] for info in infos)
+    score = sum(info["score"] for info in infos) / len(infos)
+    assert score <= 0.15 and rate(infos) == 0.0, score
+    # WebShop's own reward, reported beside it, pays the type and the price of any such purchase.
+    assert sum(info["reward"] for info in infos) / len(infos) > 0.2

@@ -22,7 +22,7 @@ from toolbench.mock_services.webshop.human_goals import (
     is_human_goal_file,
     read_human_goal_file,
 )
-from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, spacy_nouns
+from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, Reward, spacy_nouns
 from toolbench.mock_services.webshop.shop import InvalidAction, Page, Session, Shop, search_page_text
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
@@ -143,6 +143,16 @@ def _goal_task_set(tasks: list[Task], report: HumanGoalReport) -> tuple[TaskSet,
     return TaskSet.of(tasks), report
 
 
+def own_score(parts: Reward) -> float:
+    """Our score of a purchase: the product of what it got right of each part of the goal (the product
+    type factor, the share of wanted attributes, the share of named options, the price within the bound).
+    WebShop's reward (``info["reward"]``) adds the parts instead, so a purchase of any listing of the right
+    type under the bound, with no option chosen, earns a third to a half of it; this pays nothing for that."""
+    attributes = parts.r_att if parts.attributes_total else 1.0
+    options = parts.r_option if parts.r_option is not None else 1.0
+    return parts.r_type * attributes * options * float(parts.r_price)
+
+
 def tool_call(action: str) -> tuple[str, str] | None:
     """``("search", query)`` or ``("click", button)`` for an action that is a JSON tool call, else None."""
     if not is_json_action(action):
@@ -187,18 +197,24 @@ class WebShopEnv(ToolEnv):
     works on the page.
 
     ## Rewards
-    Paid when the agent buys (``click[buy now]``): WebShop's reward, (attributes matched +
-    options matched + price within the bound) / (attributes + options + 1) times the product
-    type factor (1, 0.5, 0.1 or 0). ``info`` has ``reward``, ``r_type``, ``r_att``, ``r_option``,
-    ``r_price``, ``asin``, ``options``, ``success`` (reward 1.0, WebShop's own success; also
-    ``full_match``) and ``paper_success`` (a purchase with reward > 0, ToolBench's criterion in its
-    Table 11, which buying the first search hit nearly always meets); ``score`` is the reward.
-    No purchase within ``max_steps``: reward 0.
+    Paid when the agent buys (``click[buy now]``). ``info["reward"]`` is WebShop's reward, (attributes
+    matched + options matched + price within the bound) / (attributes + options + 1) times the
+    product type factor (1, 0.5, 0.1 or 0), with its parts ``r_type``, ``r_att``, ``r_option``,
+    ``r_price``; ``success`` is WebShop's own success, that reward at 1.0 (also ``full_match``), and
+    ``paper_success`` a purchase with reward > 0 (ToolBench's criterion in its Table 11, which buying
+    the first search hit nearly always meets). The step's reward, ``score``, multiplies the parts
+    instead (``own_score``): the type factor times the share of wanted attributes, of named options
+    and the price check, so buying any listing of the right type without choosing the options earns
+    nothing. Both are 1.0 exactly when the goal is met. ``info`` also has ``asin`` and ``options``.
+    No purchase within ``max_steps``: 0.
 
     ## Starting State
-    The search page with the goal's instruction. Goals (``test``: sessions 0 to 99, as ToolBench;
-    ``train``; ``demo``: expert trajectories) drawn by the seeded RNG or named by
-    ``options={"task_id": ...}``.
+    The search page with the goal's instruction. Goals (``test``: sessions 0 to 99, as ToolBench, in
+    WebShop's wording; ``demo``: expert trajectories, and ``train``: other products of the same types,
+    worded more ways; ``unseen``: product types and a grammar no other split has) drawn by the seeded
+    RNG or named by ``options={"task_id": ...}``. The catalog holds, for each goal, near copies of its
+    product that each lack one wanted attribute, one named option value or the price band: the first
+    listing that looks right is often one of them.
 
     ## Episode End
     At ``click[buy now]``, or truncated at ``max_steps`` (default 25, as ToolBench). In program
@@ -412,7 +428,8 @@ class WebShopEnv(ToolEnv):
             "asin": self._session.asin,
             "options": dict(self._session.options),
         }
-        return Outcome(self._observation(), done=True, score=parts.reward, success=parts.reward == 1.0, metrics=metrics)
+        score = own_score(parts)
+        return Outcome(self._observation(), done=True, score=score, success=parts.reward == 1.0, metrics=metrics)
 
     # ------------------------------------------------------------------ observations
     def page(self) -> Page:
@@ -454,6 +471,15 @@ class WebShopEnv(ToolEnv):
         if self.mode == "program":
             return [reference]
         return [line for line in reference.splitlines() if line.strip()]
+
+    def shared_parts_actions(self, task: Task) -> list[str]:
+        """What every goal's answer shares: search (the reference's own query), open a listing (the first
+        hit), buy; no option chosen, no listing read."""
+        reference = task.references[0].splitlines() if task.references else []
+        query = reference[0] if reference and reference[0].startswith("search[") else f"search[{task.get('goal')['query']}]"
+        hits = self.shop.engine.search(query[len("search[") : -1])
+        actions = [query, *([f"click[{self.shop.products[hits[0]].asin.lower()}]"] if hits else []), "click[buy now]"]
+        return ["\n".join(actions)] if self.mode == "program" else actions
 
     def _get_backend_state(self) -> Any:
         return self._session.snapshot() if self._session is not None else None

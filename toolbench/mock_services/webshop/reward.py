@@ -120,6 +120,7 @@ class Reward:
     title_score: float
     attributes_matched: int
     options_matched: int
+    attributes_total: int = 0  # how many attributes the goal wants
 
     def info(self) -> dict[str, Any]:
         return {
@@ -192,4 +193,5 @@ def get_reward(product: Product, goal: Goal, price: float, options: Mapping[str,
         title_score=title_score,
         attributes_matched=attribute_hits,
         options_matched=option_hits,
+        attributes_total=n_attributes,
     )
