@@ -21,6 +21,11 @@ def records(spec, split):
     return [record for part in parts for record in read_records(fixture_file(spec.fixture_slug, f"{part}.jsonl"))]
 
 
+def prompt(record):
+    """A record's prompt (RapidAPI's records, as ToolLLM's, call it the query)."""
+    return record.get("prompt", record.get("query"))
+
+
 def module_of(spec):
     return importlib.import_module(f"toolbench.taskgen.{spec.fixture_slug}")
 
@@ -68,11 +73,11 @@ def test_unseen_shares_no_template_or_held_out_value(name):
 @pytest.mark.parametrize("name", SPECS)
 def test_train_holds_no_test_or_unseen_prompt_nor_a_near_duplicate(name):
     spec = SPECS[name]
-    train = [r["prompt"] for r in records(spec, "train")]
-    held = [r["prompt"] for split in ("test", "unseen") for r in records(spec, split)]
+    train = [prompt(r) for r in records(spec, "train")]
+    held = [prompt(r) for split in ("test", "unseen") for r in records(spec, split)]
     assert not near_duplicates(train, held)
-    unseen = [r["prompt"] for r in records(spec, "unseen")]
-    assert not near_duplicates(unseen, [r["prompt"] for split in ("test", "demo") for r in records(spec, split)])
+    unseen = [prompt(r) for r in records(spec, "unseen")]
+    assert not near_duplicates(unseen, [prompt(r) for split in ("test", "demo") for r in records(spec, split)])
 
 
 @pytest.mark.parametrize("name", SPECS)
@@ -86,8 +91,8 @@ def test_a_trainer_can_ask_for_more(name):
         if getattr(module_of(spec), "HAS_DIFFICULTY", False):
             assert all(isinstance(r.get("difficulty"), int) for r in first)
     # A grown train split holds no held-out prompt either.
-    grown = [r["prompt"] for r in make("train", 200, 11)]
-    held = [r["prompt"] for split in ("test", "unseen") for r in records(spec, split)]
+    grown = [prompt(r) for r in make("train", 200, 11)]
+    held = [prompt(r) for split in ("test", "unseen") for r in records(spec, split)]
     assert not near_duplicates(grown, held)
 
 

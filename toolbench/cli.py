@@ -435,6 +435,23 @@ def cmd_data_align(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_data_split(args: argparse.Namespace) -> int:
+    from toolbench.taskgen import jsonl, load_split_makers
+
+    try:
+        spec = find_task(args.task)
+        records = load_split_makers()[spec.fixture_slug](args.split, args.size, args.seed)
+        Path(args.out).write_text(jsonl(records), encoding="utf-8")
+    except (KeyError, ValueError, OSError) as exc:
+        print(f"toolbench data split: {exc if isinstance(exc, OSError) else exc.args[0]}", file=sys.stderr)
+        return 2
+    levels = sorted({r["difficulty"] for r in records if isinstance(r.get("difficulty"), int)})
+    spread = f", difficulty {levels[0]}-{levels[-1]}" if levels else ""
+    print(f"wrote {len(records)} {spec.name} {args.split} tasks (seed {args.seed}{spread}) to {args.out}; "
+          f"play them with --task-file {args.out}")  # fmt: skip
+    return 0
+
+
 def cmd_data_stats(args: argparse.Namespace) -> int:
     import dataclasses
 
@@ -1051,6 +1068,15 @@ def build_parser() -> argparse.ArgumentParser:
     align.add_argument("--seed", type=int, default=0)
     align.add_argument("--out", required=True, help="the JSONL file to write")
     align.set_defaults(run=cmd_data_align)
+    grow = data.add_parser(
+        "split", help="more train or unseen tasks from the task's generator (another seed: other tasks)"
+    )
+    grow.add_argument("--task", required=True, help="a task name, e.g. HomeSearch")
+    grow.add_argument("--split", choices=("train", "unseen"), default="train")
+    grow.add_argument("--size", type=_int_in(1, 1_000_000), default=1000, help="how many tasks")
+    grow.add_argument("--seed", type=int, default=1, help="the shipped files are seed 0")
+    grow.add_argument("--out", required=True, help="the JSONL file to write (a --task-file for eval and gym.make)")
+    grow.set_defaults(run=cmd_data_split)
     stats = data.add_parser("stats", help="a task set's shape per kind, ours beside the original's (AppBench)")
     stats.add_argument("task", help="a task name: AppBench")
     stats.add_argument("--split", choices=("test", "train", "demo"), default="test", help="our split to measure")

@@ -100,3 +100,16 @@ def test_data_align_defaults_to_table9_counts(tmp_path, capsys):
     again = tmp_path / "again.jsonl"
     assert main(["data", "align", "--task", "Tabletop", "--out", str(again)]) == 0
     assert again.read_bytes() == out.read_bytes()
+
+
+def test_data_split_grows_a_training_set_a_run_can_play(tmp_path, capsys):
+    out = tmp_path / "more.jsonl"
+    assert main(["data", "split", "--task", "TripBooking", "--size", "30", "--seed", "5", "--out", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 30 and all(r["template"] and isinstance(r["difficulty"], int) for r in records)
+    shipped = {t.prompt for split in ("test", "demo", "unseen") for t in toolbench.load_tasks("TripBooking", split)}
+    assert not shipped & {r["prompt"] for r in records}
+    capsys.readouterr()
+    assert main(["eval", "--agent", "oracle", "--task", "TripBooking", "--task-file", str(out), "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["tasks"]["TripBooking"]["success_rate"] == 1.0
+    assert main(["data", "split", "--task", "Nope", "--out", str(out)]) == 2
