@@ -14,10 +14,11 @@ from toolbench.eval.runs import read_run
 
 def test_a_slice_of_every_env_and_mode_stays_below_the_ceilings():
     rows = run_audit(limit=10)
-    played = {(row.task, row.mode, row.policy) for row in rows}
+    played = {(row.task, row.mode, row.split, row.policy) for row in rows}
     for spec in toolbench.TASKS:
         for mode in spec.modes:
-            assert {(spec.name, mode, policy) for policy in policies_for(spec, mode)} <= played
+            for split in ("test", "unseen"):
+                assert {(spec.name, mode, split, policy) for policy in policies_for(spec, mode)} <= played
     assert all(row.metrics["success_rate"] == 1.0 for row in rows if row.policy == "oracle")
     assert [f"{r.task}/{r.mode}/{r.policy}: {r.over}" for r in rows if r.over] == []
     bounded = [row for row in rows if row.policy != "oracle"]
@@ -33,6 +34,29 @@ def test_a_sample_allows_for_sampling_error_and_the_whole_split_does_not():
     whole = audit.AuditRow("X", "program", "echo", 100, {"success_rate": 0.11}, {"success_rate": 0.1})
     assert whole.over == ["success_rate"]
     assert audit.sample(list(range(105)), 10) == (0, 10, 21, 31, 42, 52, 63, 73, 84, 94)
+
+
+def test_samples_take_every_stratum_in_turn():
+    from collections import Counter
+
+    from toolbench.eval.harness import seen_template
+
+    tasks = toolbench.load_tasks("AppBench", "test")  # 200 of each kind, kind after kind
+    assert Counter(t.category for t in audit.sample(tasks, 10, lambda t: (t.category,))) == {
+        "SS": 3, "SM": 3, "MS": 2, "MM": 2
+    }  # fmt: skip
+    rapid = toolbench.load_tasks("RapidAPI", "test")
+    assert len({t.category for t in audit.sample(rapid, 12, lambda t: (t.category,))}) == 6
+    # Seen and unseen templates in turn first: a sample of Tabletop's test holds both halves.
+    env_class = toolbench.find_task("Tabletop").env_class()
+    table = audit.sample(toolbench.load_tasks("Tabletop", "test"), 10, lambda t: (seen_template(env_class, t), t.category))
+    assert Counter(seen_template(env_class, t) for t in table) == {True: 5, False: 5}
+
+
+def test_copying_is_bounded_on_unseen_and_reported_on_test():
+    assert audit.ceiling("nearest_copy", "CatAPI", "success_rate", "test") is None
+    assert audit.ceiling("nearest_copy", "CatAPI", "success_rate", "unseen") == audit.SUCCESS_CEILING
+    assert audit.ceiling("demo_answer", "CatAPI", "success_rate", "test") == audit.SUCCESS_CEILING
 
 
 def test_webshop_first_hit_earns_the_papers_criterion_but_not_success():

@@ -274,6 +274,76 @@ class PasteResponses(_CallsThenEnd):
         return _pasted(observed)
 
 
+def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [leaf for name, item in value.items() for leaf in _leaves(item, str(name))]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item, key)]
+    return [(key, value)]
+
+
+def dump_lines(observed: str) -> str:
+    """Every field of the JSON the observations hold, as ``key: value`` lines (other text as is)."""
+    lines = []
+    for line in observed.splitlines():
+        try:
+            lines += [f"{name}: {value}" for name, value in _leaves(json.loads(line))]
+        except ValueError:
+            lines.append(line)
+    return "\n".join(dict.fromkeys(lines))
+
+
+class DumpAnswer(_CallsThenEnd):
+    policy = "dump_answer"
+    about = "the right calls (the reference's), then every field they returned as key: value lines"
+
+    def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
+        return [action for action in env.oracle_actions(task) if '"Finish"' not in action]
+
+    def ending(self, observed: str) -> str:
+        return _pasted(dump_lines(observed))
+
+
+class VerdictReplay(DumpAnswer):
+    """Plays the task first on a private copy (a search agent's), giving up and reading everything
+    the verdict says; then gives up in the scored episode if that passed, else dumps."""
+
+    policy = "verdict_replay"
+    about = "a private replay that gives up and reads the verdict, then gives up or dumps what the calls returned"
+    _DETAILS = ("solvable", "facts_total", "facts_found")
+
+    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        super().begin(env, task, observation, info)
+        clone = getattr(env, "clone_for", None)
+        private = clone(task) if clone is not None else type(env)(tasks=[task], split=env.split, mode=env.mode)
+        try:
+            private.reset(options={"task_id": task.id})
+            for action in [*self._calls, GIVE_UP]:
+                *_, terminated, truncated, verdict = private.step(action)
+                if terminated or truncated:
+                    break
+        finally:
+            private.close()
+        flat = dict(_leaves(verdict))
+        self._give_up = bool(verdict.get("passed")) or flat.get("solvable") is False
+
+    def ending(self, observed: str) -> str:
+        return GIVE_UP if self._give_up else super().ending(observed)
+
+
+class SharedParts(CheapPolicy):
+    policy = "shared_parts"
+    about = "the task's answer cut down to the parts every task shares, with the task's own values in them"
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        from toolbench.catalog import find_task
+
+        return find_task(task).env_class().shared_parts_actions is not ToolEnv.shared_parts_actions
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        return env.shared_parts_actions(task) or [""]
+
+
 class _CallAllTools(_CallsThenEnd):
     """Call every offered tool once with its schema's example values."""
 
@@ -399,7 +469,7 @@ POLICIES: dict[str, type[CheapPolicy]] = {
     policy.policy: policy
     for policy in (
         EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy, FirstHit, Cheapest,
-        PasteResponses, CallAllGiveUp, CallAllPaste, CallEverything, MismatchSearch,
+        PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp, CallAllPaste, CallEverything, MismatchSearch,
     )
 }  # fmt: skip
 

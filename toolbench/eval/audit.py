@@ -11,6 +11,7 @@ exits 1 when a policy passes a ceiling; with ``--out`` each policy's episodes ar
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -32,10 +33,6 @@ BOUNDED = ("success_rate", "score")
 #: Reported beside the bounded ones: the papers' weaker criteria and the partial-credit metrics.
 REPORTED = ("paper_success", "f1", "lcs", "goal_rate", "cell_accuracy", "f1_app", "f1_api", "reward")
 
-_F1_SHARED = (
-    "dict F1 credits the criteria values that many tasks share (buy or rent, a home type, a "
-    "booking type, the number of travellers), so another task's program earns part of it"
-)
 _LCS_SHARED = (
     "ToolBench's LCS credits the walking and finding lines most programs share with the closest "
     "example's (a similar activity in the same rooms)"
@@ -56,6 +53,7 @@ class Allowance:
     task: str
     ceilings: dict[str, float]
     why: str
+    split: str = "test"
 
 
 ALLOWANCES: tuple[Allowance, ...] = (
@@ -69,8 +67,6 @@ ALLOWANCES: tuple[Allowance, ...] = (
         {"score": 0.65},
         _WEBSHOP_REWARD + "; the closest demonstration is often a goal over the same product",
     ),
-    Allowance("demo_answer", "HomeSearch", {"score": 0.20}, _F1_SHARED),
-    Allowance("demo_answer", "TripBooking", {"score": 0.25}, _F1_SHARED),
     Allowance("demo_answer", "VirtualHome", {"score": 0.35}, _LCS_SHARED),
     Allowance("train_answer", "VirtualHome", {"score": 0.40}, _LCS_SHARED),
     Allowance(
@@ -87,26 +83,34 @@ ALLOWANCES: tuple[Allowance, ...] = (
         "all the blocks, ...), so one program solves every scene and their demonstration is their answer "
         "(14 of the 105 test tasks)",
     ),
-    Allowance(
-        "demo_answer",
-        "OpenWeather",
-        {"score": 0.25},
-        "ToolBench's F1 over the response's top-level fields credits a call of the same endpoint for "
-        "the fields that do not depend on the place (cod, message, cnt, base)",
-    ),
 )
 
 
-def ceiling(policy: str, task: str, metric: str) -> float | None:
-    """The ceiling of ``policy`` on ``task`` for ``metric`` (None: reported, not bounded)."""
+#: The splits the audit plays: ``test`` (the papers' setting, whose templates demos and train share)
+#: and ``unseen`` (held-out templates, where copying and parsing must fail).
+SPLITS = ("test", "unseen")
+#: Policies only reported on ``test``: they copy the seen templates that test shares with demo and
+#: train by design (ToolBench's alignment data is those templates); ``unseen`` bounds them.
+REPORTED_ON_TEST = {
+    "nearest_copy": "test shares its templates with demo and train (the papers' setting), so swapping the "
+    "differing words into the closest seen answer reads most of it; unseen, which shares none, bounds it",
+}
+
+
+def ceiling(policy: str, task: str, metric: str, split: str = "test") -> float | None:
+    """The ceiling of ``policy`` on ``task``'s ``split`` for ``metric`` (None: reported, not bounded)."""
+    if split == "test" and policy in REPORTED_ON_TEST:
+        return None
     for allowance in ALLOWANCES:
-        if allowance.policy == policy and allowance.task == task and metric in allowance.ceilings:
+        if (allowance.policy, allowance.task, allowance.split) == (policy, task, split) and metric in allowance.ceilings:
             return allowance.ceilings[metric]
     return {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING}.get(metric)
 
 
-def why(policy: str, task: str) -> str | None:
-    return next((e.why for e in ALLOWANCES if e.policy == policy and e.task == task), None)
+def why(policy: str, task: str, split: str = "test") -> str | None:
+    if split == "test" and policy in REPORTED_ON_TEST:
+        return REPORTED_ON_TEST[policy]
+    return next((e.why for e in ALLOWANCES if (e.policy, e.task, e.split) == (policy, task, split)), None)
 
 
 @dataclass
@@ -121,6 +125,7 @@ class AuditRow:
     ceilings: dict[str, float] = field(default_factory=dict)
     #: Played on a sample of the split: a ceiling then allows for sampling error (``margin``).
     sampled: bool = False
+    split: str = "test"
 
     def margin(self, ceiling: float) -> float:
         """How far a sample's mean may pass ``ceiling`` by chance (one-sided 95%, a mean of values
@@ -147,11 +152,29 @@ def agent_spec(policy: str) -> str:
     return policy if policy in ("oracle", "random") else f"cheap:{policy}"
 
 
-def sample(tasks: Sequence[Any], size: int | None) -> tuple[Any, ...]:
-    """``size`` tasks spread evenly over the split (whose tasks come in runs of one kind), or all."""
+def sample(tasks: Sequence[Any], size: int | None, stratum: Callable[[Any], tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
+    """``size`` tasks, or all, in the split's order: as many from each stratum as can be (``stratum(task)``
+    is a tuple such as (seen template?, kind): Tabletop's seen and unseen types, AppBench's kinds,
+    RapidAPI's groups), strata taken in turn across the tuple's first part, each spread over its tasks."""
     if size is None or size >= len(tasks):
         return tuple(tasks)
-    return tuple(tasks[index * len(tasks) // size] for index in range(size))
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for task in tasks:
+        groups.setdefault(stratum(task) if stratum else (), []).append(task)
+    rank: dict[tuple[Any, ...], int] = {}
+    for key in groups:
+        rank[key] = sum(1 for other in rank if other[:1] == key[:1])
+    prefixes = list(dict.fromkeys(key[:1] for key in groups))
+    order = sorted(groups, key=lambda key: (rank[key], prefixes.index(key[:1])))
+    counts = dict.fromkeys(order, 0)
+    left = size
+    while left:
+        live = [key for key in order if counts[key] < len(groups[key])]
+        for key in live[:left]:
+            counts[key] += 1
+        left -= min(left, len(live))
+    chosen = {id(group[i * len(group) // counts[key]]) for key, group in groups.items() for i in range(counts[key])}
+    return tuple(task for task in tasks if id(task) in chosen)
 
 
 def run_audit(
@@ -162,72 +185,104 @@ def run_audit(
     workers: int = 1,
     out: str | Path | None = None,
     progress: Callable[[AuditRow], None] | None = None,
+    splits: Sequence[str] = SPLITS,
 ) -> list[AuditRow]:
-    """Play the policies on the test split of each task (all by default) in each mode; one row per
-    task, mode and policy. ``limit``: a sample of that many tasks per env, spread over the split,
-    judged with a margin for sampling error. ``out``: a run folder per mode and policy."""
-    from toolbench.eval.runs import RunFolder, command_line
-
+    """Play the policies on the test and unseen splits of each task (all by default) in each mode;
+    one row per task, mode, split and policy. ``limit``: a sample of that many tasks per env and
+    split, stratified (``sample``), judged with a margin for sampling error. ``out``: a run folder
+    per mode, split and policy."""
     unknown = sorted(set(policies or ()) - {"oracle", "random", *POLICIES})
     if unknown:
         raise ValueError(f"unknown policies {unknown}: the policies are random, {', '.join(POLICIES)}")
     specs = [find_task(name) for name in tasks] or list(TASKS)
     rows: list[AuditRow] = []
     for mode in modes or ("program", "interactive"):
-        plays: dict[str, list[str]] = {}
-        for spec in specs:
-            if mode in spec.modes and "test" in spec.splits:
-                for policy in policies_for(spec, mode):
-                    if policies is None or policy in policies or policy == "oracle":
-                        plays.setdefault(policy, []).append(spec.name)
-        # Each task's test split, read once per mode for every policy that plays it.
-        whole = {planned.spec.name: planned for planned in plan_run("oracle", plays.get("oracle", []), "test", mode)}
-        for policy, names in plays.items():
-            folder = None
-            if out is not None:
-                settings = {"agent": agent_spec(policy), "tasks": names, "split": "test", "mode": mode, "limit": limit}
-                folder = RunFolder.open(Path(out) / mode / policy, settings, command_line(), overwrite=True)
-            plan = [replace(whole[name], tasks=sample(whole[name].tasks, limit)) for name in names]
-            report, _ = evaluate(
-                agent_spec(policy),
-                names,
-                split="test",
-                mode=mode,
-                workers=workers,
-                on_episode=folder.append if folder else None,
-                diagnostics=folder is not None,
-                plan=plan,
-            )
-            if folder:
-                folder.write_summary(report)
-            for name in names:
-                summary = report["tasks"][name]
-                bounded = {} if policy == "oracle" else {m: ceiling(policy, name, m) for m in BOUNDED}
-                row = AuditRow(
-                    name,
-                    mode,
-                    policy,
-                    summary["n"],
-                    {m: summary.get(m) for m in (*BOUNDED, *REPORTED) if m in summary},
-                    {m: top for m, top in bounded.items() if top is not None},
-                    sampled=summary["n"] < len(whole[name].tasks),
-                )
-                rows.append(row)
-                if progress is not None:
-                    progress(row)
+        for split in splits:
+            rows += _audit_split(specs, mode, split, policies, limit, workers, out, progress)
     tasks_order = [spec.name for spec in TASKS]
     policies_order = ["oracle", "random", *POLICIES]
-    rows.sort(key=lambda r: (tasks_order.index(r.task), r.mode, policies_order.index(r.policy)))
+    rows.sort(
+        key=lambda r: (tasks_order.index(r.task), r.mode, SPLITS.index(r.split) if r.split in SPLITS else 9,
+                       policies_order.index(r.policy))
+    )  # fmt: skip
     return rows
+
+
+def _audit_split(
+    specs: Sequence[TaskSpec],
+    mode: str,
+    split: str,
+    policies: Sequence[str] | None,
+    limit: int | None,
+    workers: int,
+    out: str | Path | None,
+    progress: Callable[[AuditRow], None] | None,
+) -> list[AuditRow]:
+    from toolbench.eval.harness import seen_template
+    from toolbench.eval.runs import RunFolder, command_line
+
+    plays: dict[str, list[str]] = {}
+    for spec in specs:
+        if mode in spec.modes and split in spec.splits:
+            for policy in policies_for(spec, mode):
+                if policies is None or policy in policies or policy == "oracle":
+                    plays.setdefault(policy, []).append(spec.name)
+    # Each task's split, read once per mode for every policy that plays it.
+    whole = {planned.spec.name: planned for planned in plan_run("oracle", plays.get("oracle", []), split, mode)}
+    rows = []
+    for policy, names in plays.items():
+        folder = None
+        if out is not None:
+            settings = {"agent": agent_spec(policy), "tasks": names, "split": split, "mode": mode, "limit": limit}
+            folder = RunFolder.open(Path(out) / mode / split / policy, settings, command_line(), overwrite=True)
+        plan = []
+        for name in names:
+            env_class = whole[name].spec.env_class()
+            stratum = functools.partial(_stratum, env_class, seen_template)
+            plan.append(replace(whole[name], tasks=sample(whole[name].tasks, limit, stratum)))
+        report, _ = evaluate(
+            agent_spec(policy),
+            names,
+            split=split,
+            mode=mode,
+            workers=workers,
+            on_episode=folder.append if folder else None,
+            diagnostics=folder is not None,
+            plan=plan,
+        )
+        if folder:
+            folder.write_summary(report)
+        for name in names:
+            summary = report["tasks"][name]
+            bounded = {} if policy == "oracle" else {m: ceiling(policy, name, m, split) for m in BOUNDED}
+            row = AuditRow(
+                name,
+                mode,
+                policy,
+                summary["n"],
+                {m: summary.get(m) for m in (*BOUNDED, *REPORTED) if m in summary},
+                {m: top for m, top in bounded.items() if top is not None},
+                sampled=summary["n"] < len(whole[name].tasks),
+                split=split,
+            )
+            rows.append(row)
+            if progress is not None:
+                progress(row)
+    return rows
+
+
+def _stratum(env_class: Any, seen_template: Callable[[Any, Any], bool | None], task: Any) -> tuple[Any, ...]:
+    """A task's stratum for sampling: whether its template is seen, then its category."""
+    return (seen_template(env_class, task), task.category)
 
 
 def format_audit(rows: Sequence[AuditRow]) -> str:
     """The audit as a table: each policy's bounded metrics with their ceilings, then the verdict."""
     reported = [m for m in REPORTED if any(r.metrics.get(m) is not None for r in rows)]
-    header = ["task", "mode", "policy", "n", "success", "(ceiling)", "score", "(ceiling)", *reported, "verdict"]
+    header = ["task", "mode", "split", "policy", "n", "success", "(ceiling)", "score", "(ceiling)", *reported, "verdict"]
     lines = []
     for row in rows:
-        cells = [row.task, row.mode, row.policy, f"{row.n}{'*' if row.sampled else ''}"]
+        cells = [row.task, row.mode, row.split, row.policy, f"{row.n}{'*' if row.sampled else ''}"]
         for metric in BOUNDED:
             value, top = row.metrics.get(metric), row.ceilings.get(metric)
             cells += [f"{value:.3f}" if value is not None else "-", f"{top:.2f}" if top is not None else ""]
@@ -240,8 +295,8 @@ def format_audit(rows: Sequence[AuditRow]) -> str:
         if over
         else f"no cheap policy passed its ceiling ({sum(r.policy != 'oracle' for r in rows)} policy runs)"
     )
-    reasons = sorted({(r.policy, r.task, why(r.policy, r.task)) for r in rows if why(r.policy, r.task)})
-    notes = [f"- {policy} on {task}: {text}" for policy, task, text in reasons]
+    reasons = sorted({(r.policy, r.task, r.split, why(r.policy, r.task, r.split)) for r in rows if why(r.policy, r.task, r.split)})
+    notes = [f"- {policy} on {task} {split}: {text}" for policy, task, split, text in reasons]
     ceilings = f"Ceilings: success {SUCCESS_CEILING:.2f} and score {SCORE_CEILING:.2f} for every cheap policy, except:"
     sampled = (
         ["* a sample spread over the split: a ceiling allows for sampling error (one-sided 95%)"]
@@ -254,7 +309,7 @@ def format_audit(rows: Sequence[AuditRow]) -> str:
 def audit_json(rows: Sequence[AuditRow]) -> dict[str, Any]:
     return {
         "rows": [{**asdict(row), "over": row.over} for row in rows],
-        "over": [f"{r.task}/{r.mode}/{r.policy}: {', '.join(r.over)}" for r in rows if r.over],
+        "over": [f"{r.task}/{r.mode}/{r.split}/{r.policy}: {', '.join(r.over)}" for r in rows if r.over],
         "ceilings": {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING},
         "allowances": [asdict(a) for a in ALLOWANCES],
     }

@@ -8,6 +8,7 @@ A ``RunStopped`` from the agent (its model endpoint failed too often in a row) s
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -52,6 +53,8 @@ class EpisodeResult:
     info: dict[str, Any] = field(default_factory=dict)  # the final info's other task fields (mismatches, reason)
     agent_log: dict[str, Any] = field(default_factory=dict)  # messages, model calls, usage, settings
     frames: str | None = None  # a PNG strip of the episode's camera frames, relative to the run folder
+    template: str | None = None  # the task's template id (its record's ``template``)
+    seen_template: bool | None = None  # whether a demo or train task shares that template
     seconds: float = field(default=0.0, compare=False)  # wall time: the one field that varies between runs
 
     @property
@@ -132,6 +135,21 @@ def _save_frames(env: ToolEnv, task: Task, frames_dir: Path) -> str | None:
     return f"{frames_dir.name}/{env.task_name}/{name}"
 
 
+@functools.cache
+def _templates_of(env_class: type[ToolEnv], split: str) -> frozenset[str]:
+    return frozenset(t.get("template") for t in env_class.load_split(split) if t.get("template"))
+
+
+def seen_template(env_class: type[ToolEnv], task: Task) -> bool | None:
+    """Whether a demo or train task has ``task``'s template (None: the task names none)."""
+    template = task.get("template")
+    if template is None:
+        return None
+    return any(
+        template in _templates_of(env_class, split) for split in ("demo", "train") if split in env_class.splits
+    )
+
+
 #: The error of an episode the agent ended more than once, or reopened: scored as a failure.
 REWRITTEN_PREFIX = "episode rewritten: "
 
@@ -204,6 +222,8 @@ def run_episode(env: ToolEnv, agent: Any, task_id: str, frames_dir: Path | None 
         info=_json_safe(extra),
         agent_log=log,
         frames=_save_frames(env, task, frames_dir) if frames_dir is not None else None,
+        template=task.get("template"),
+        seen_template=seen_template(type(env), task),
         seconds=round(time.monotonic() - started, 3),
     )
 
@@ -264,6 +284,14 @@ def summarize(results: Sequence[EpisodeResult], mode: str) -> dict[str, Any]:
     corpus = getattr(find_task(results[0].task).env_class(), "summarize_episodes", None) if results else None
     if corpus is not None:  # a task's split-level metrics (AppBench's micro F1 and its paper's table)
         summary.update(corpus([r.info for r in results]))
+    seen = [r for r in results if r.seen_template is True]
+    unseen = [r for r in results if r.seen_template is False]
+    if seen and unseen:  # e.g. Tabletop's test: seen and unseen instruction types, as the paper reports them
+        summary["by_template"] = {
+            label: {"n": len(part), "success_rate": sum(r.success for r in part) / len(part),
+                    "score": sum(r.score for r in part) / len(part)}
+            for label, part in (("seen", seen), ("unseen", unseen))
+        }  # fmt: skip
     usage = [r.agent_log.get("usage") for r in results if r.agent_log.get("usage")]
     if usage:
         summary["total_tokens"] = sum(u.get("total_tokens", 0) for u in usage)
@@ -535,7 +563,7 @@ def format_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table, one row per task."""
     metric_names = sorted(
         {key for row in report["tasks"].values() for key in row}
-        - {"n", "mode", "success_rate", "score", "executable_rate", "total_tokens"}
+        - {"n", "mode", "success_rate", "score", "executable_rate", "total_tokens", "by_template"}
     )
     header = ["task", "mode", "n", "success", "score", "executable", *metric_names]
     rows = []
@@ -551,6 +579,9 @@ def format_table(report: dict[str, Any]) -> str:
                 *(f"{row[m]:.3f}" if row.get(m) is not None else "-" for m in metric_names),
             ]
         )
+        for label, part in (row.get("by_template") or {}).items():
+            rows.append([f"  {label} templates", "", str(part["n"]), f"{part['success_rate']:.3f}",
+                         f"{part['score']:.3f}", "", *("" for _ in metric_names)])  # fmt: skip
     lines = [f"agent: {report['agent']}   split: {report['split']}", *text_table(header, rows)]
     if report.get("skipped"):
         lines.append(f"(skipped: {skipped_text(report['skipped'])})")
