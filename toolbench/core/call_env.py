@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import inspect
 import reprlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -255,3 +255,89 @@ class _Inline(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return self.names.get(node.id, node)
+
+
+def cut_program(program: str, keep: Collection[str]) -> str:
+    """``program`` with only its ``API.<name>(...)`` calls of the functions in ``keep`` and the
+    assignments those calls read."""
+    statements = ast.parse(program).body
+    calls = [
+        s
+        for s in statements
+        if isinstance(s, ast.Expr)
+        and isinstance(s.value, ast.Call)
+        and isinstance(s.value.func, ast.Attribute)
+        and s.value.func.attr in keep
+    ]
+    read = {node.id for call in calls for node in ast.walk(call) if isinstance(node, ast.Name)}
+    kept = [
+        s
+        for s in statements
+        if s in calls
+        or (isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id in read for t in s.targets))
+    ]
+    return "\n".join(ast.get_source_segment(program, s) or ast.unparse(s) for s in kept)
+
+
+class OwnCriteriaEnv(CriteriaApiEnv):
+    """A criteria API env whose reward pays only for each task's own criteria.
+
+    ToolBench's dict F1 (kept in ``info["f1"]``) also counts the criteria every task sets (the
+    city and buy or rent; the booking type and the fields a search requires) and ``search()``'s
+    defaults, so a program that sets only those earns half of it. The reward, ``score``, is the
+    dict F1 over the criteria beyond the ones the task's shared-parts answer (``shared_parts_actions``)
+    gets right, paid only when every one of those shared criteria is right too: a search in the
+    wrong city or on the wrong day finds none of what was asked. A task whose criteria are all shared
+    is all-or-nothing.
+    """
+
+    def shared_setters(self, reference: str) -> Collection[str]:
+        """The functions of ``reference`` that every task of its kind calls (``search`` aside)."""
+        raise NotImplementedError
+
+    def shared_parts_actions(self, task: Task) -> list[str]:
+        program = task.references[0]
+        cut = cut_program(program, {*self.shared_setters(program), self.finish})
+        return self.oracle_actions(Task(task.id, task.prompt, (cut,), task.category, task.extra))
+
+    def _scored(self, observation: str) -> Outcome:
+        outcome = super()._scored(observation)
+        outcome.score = self.own_score(self.task, self._api.criteria) if self._searched else 0.0
+        return outcome
+
+    def own_score(self, task: Task, criteria: Mapping[str, Any]) -> float:
+        """The dict F1 over ``task``'s own criteria, for the best reference; 0 where a shared one is wrong."""
+        best = 0.0
+        for index in range(len(task.references)):
+            reference, shared = self._reference(task, index), self._shared_criteria(task, index)
+            if reference is None or shared is None:
+                continue
+            if any(key not in criteria or not deep_equal(criteria[key], value) for key, value in shared.items()):
+                continue
+            own = {key: value for key, value in criteria.items() if key not in shared}
+            best = max(best, dict_f1(own, {k: v for k, v in reference.items() if k not in shared}).f1)
+        return best
+
+    def _shared_criteria(self, task: Task, index: int) -> Mapping[str, Any] | None:
+        """The criteria of reference ``index`` that its shared-parts program sets to the same values
+        (with what ``search()`` fills in from them)."""
+        cache_ = self._task_set.derived((type(self), "shared criteria"))
+        key = (task.id, index)
+        if key not in cache_:
+            reference = self._reference(task, index)
+            cache_[key] = None
+            if reference is not None:
+                api = self.new_api()
+                program = task.references[index]
+                try:
+                    for call in parse_program(
+                        cut_program(program, {*self.shared_setters(program), self.finish}),
+                        self._specs,
+                        self.constructors,
+                    ):
+                        getattr(api, call.function)(*call.args, **call.kwargs)
+                except (ProgramError, RuleError, TypeError, SyntaxError):
+                    api = None  # a user's reference the cut cannot run: nothing is held as shared
+                got = api.criteria if api is not None else {}
+                cache_[key] = {k: v for k, v in got.items() if k in reference and deep_equal(v, reference[k])}
+        return cache_[key]

@@ -6,8 +6,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from toolbench.core.call_env import OwnCriteriaEnv
 from toolbench.core.functions import FunctionSpec, Param
-from toolbench.envs.home_search import OwnCriteriaEnv
 from toolbench.mock_services.trip_booking import CONSTRUCTORS, MODES, ROOM_TYPES, Date, Loc, TripBookingAPI
 from toolbench.mock_services.trip_booking.api import BOOKING_TYPES, SEARCH_DEFAULTS
 
