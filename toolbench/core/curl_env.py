@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from toolbench.core.curl import CurlCommand, CurlError, find_curl_command, parse_curl
 from toolbench.core.env import ActionError, Outcome, ToolEnv
-from toolbench.core.scoring import PRF, ZERO, best_prf, dict_f1
+from toolbench.core.scoring import PRF, ZERO, best_prf, dict_f1, f1_without
 from toolbench.core.tasks import Task
 from toolbench.core.transport import HostNotServed, HttpRequest, HttpResponse, Router
 
@@ -149,7 +149,21 @@ class CurlProgramEnv(ToolEnv):
         return request
 
     def _compare(self, prediction: Execution, reference: Execution) -> PRF:
+        """The benchmark's comparison (``info``'s precision, recall and F1; F1 = 1 is success)."""
         return fields_f1(prediction, reference)
+
+    def shared_fields(self, reference: Execution) -> frozenset[Any]:
+        """The fields of ``reference``'s response that do not depend on the task's input (the same
+        call about another input gets them equal): the reward does not pay for them."""
+        return frozenset()
+
+    def _own_score(self, prediction: Execution, reference: Execution, paper: PRF) -> float:
+        """The reward against one reference: ``paper``'s F1 over the fields that depend on the task's
+        input. A change (effects) is one record under its id, with nothing shared in it."""
+        if paper.f1 == 1.0 or prediction.effects or reference.effects:
+            return paper.f1
+        shared = self.shared_fields(reference)
+        return f1_without(prediction.fields(), reference.fields(), shared).f1 if shared else paper.f1
 
     # ----------------------------------------------------------------- episode
     def _begin(self, task: Task) -> str:
@@ -219,8 +233,10 @@ class CurlProgramEnv(ToolEnv):
             return Outcome(
                 observation, done=True, error="no reference of this task could be executed", metrics=ZERO.as_dict()
             )
-        _, prf = best_prf([self._compare(execution, ref) for ref in references])
-        return Outcome(observation, done=True, score=prf.f1, success=prf.f1 == 1.0, metrics=prf.as_dict())
+        compared = [self._compare(execution, ref) for ref in references]
+        _, prf = best_prf(compared)
+        score = max(self._own_score(execution, ref, paper) for ref, paper in zip(references, compared, strict=True))
+        return Outcome(observation, done=True, score=score, success=prf.f1 == 1.0, metrics=prf.as_dict())
 
     # ----------------------------------------------------------------- references
     def _references(self, task: Task) -> list[Execution | str]:

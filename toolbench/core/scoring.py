@@ -6,7 +6,7 @@ counts as matched when both sides have it with deeply equal values.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,3 +74,12 @@ def best_prf(scores: list[PRF]) -> tuple[int, PRF]:
         if score.f1 > best.f1:
             best_index, best = index, score
     return best_index, best
+
+
+def f1_without(prediction: Mapping[Any, Any], reference: Mapping[Any, Any], shared: Collection[Any]) -> PRF:
+    """The dict F1 without the ``shared`` keys (those an answer to another input has too). Where every
+    reference key is shared, only the whole answer counts."""
+    own_reference = {key: value for key, value in reference.items() if key not in shared}
+    if not own_reference:
+        return PRF(1.0, 1.0, 1.0) if deep_equal(dict(prediction), dict(reference)) else ZERO
+    return dict_f1({key: value for key, value in prediction.items() if key not in shared}, own_reference)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from functools import cache
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from toolbench.core.curl_env import PERFECT, CurlProgramEnv, Execution, fields_f1
-from toolbench.core.env import Outcome
-from toolbench.core.scoring import PRF, ZERO, deep_equal, dict_f1
+from toolbench.core.curl_env import CurlProgramEnv, Execution, fields_f1
+from toolbench.core.scoring import PRF, deep_equal, dict_f1
 from toolbench.core.tasks import Task
 from toolbench.core.transport import HttpRequest, Router
 from toolbench.mock_services.catapi import DEMO_API_KEY, HOST, Catalogue, CatStore, create_app, load_initial_account
@@ -77,15 +75,6 @@ Every call carries your API key in the x-api-key header; it is added for you.
 FIXED_IMAGE = "gYGJ7wU1v"
 FIXED_FAVOURITE = 232400000
 FIXED_VOTE = 1160000
-
-
-def own_f1(prediction: Mapping[Any, Any], reference: Mapping[Any, Any], shared: frozenset[Any]) -> PRF:
-    """The field F1 without the ``shared`` fields (those the collection's plain listing has too). Where
-    every reference field is shared (the first n in the listing's order), only the whole response counts."""
-    own_reference = {key: value for key, value in reference.items() if key not in shared}
-    if not own_reference:
-        return PERFECT if deep_equal(dict(prediction), dict(reference)) else ZERO
-    return dict_f1({key: value for key, value in prediction.items() if key not in shared}, own_reference)
 
 
 def _plain(request: HttpRequest) -> HttpRequest:
@@ -169,7 +158,6 @@ class CatAPIEnv(CurlProgramEnv):
         self._scratch_router = Router({HOST: with_state(_shared_app(), self._scratch)})
         # A listing reference's entries that the plain listing has at the same place, by its URL.
         self._shared_fields: dict[str, frozenset[Any]] = self._task_set.derived((type(self), "shared fields"))
-        self._own_scores: list[float] = []
 
     def _begin(self, task: Any) -> str:
         self._store.restore(self._initial)
@@ -205,28 +193,10 @@ class CatAPIEnv(CurlProgramEnv):
         request = request.with_default_header("x-api-key", self.api_key)
         return request.with_default_header("Content-Type", "application/json") if request.body else request
 
-    def _act(self, action: str) -> Outcome:
-        # ``info["f1"]`` (and ``success``) stay ToolBench's comparison; ``score`` is the F1 over what
-        # depends on the task's input (``_compare`` collects it).
-        self._own_scores = []
-        outcome = super()._act(action)
-        if self._own_scores:
-            outcome.score = max(self._own_scores)
-        return outcome
-
     def _compare(self, prediction: Execution, reference: Execution) -> PRF:
         if prediction.effects or reference.effects:
-            # A change is one record (or "deleted") under its id: equal or not, nothing shared in it.
-            paper = own = dict_f1(prediction.effects, reference.effects)
-        else:
-            paper = fields_f1(prediction, reference)
-            own = (
-                paper
-                if paper.f1 == 1.0
-                else own_f1(prediction.fields(), reference.fields(), self.shared_fields(reference))
-            )
-        self._own_scores.append(own.f1)
-        return paper
+            return dict_f1(prediction.effects, reference.effects)
+        return fields_f1(prediction, reference)
 
     def shared_fields(self, reference: Execution) -> frozenset[Any]:
         """The entries of a listing ``reference`` that the plain listing (no sub-account, order or page

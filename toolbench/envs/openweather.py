@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from toolbench.core.curl_env import PERFECT, CurlProgramEnv, Execution, fields_f1, response_fields
-from toolbench.core.env import Outcome
-from toolbench.core.scoring import PRF, ZERO, deep_equal, dict_f1
+from toolbench.core.curl_env import CurlProgramEnv, Execution, response_fields
+from toolbench.core.scoring import deep_equal
 from toolbench.core.tasks import Task
 from toolbench.core.transport import HttpRequest, Router
 from toolbench.mock_services.openweather import DEMO_API_KEY, HOST, World, create_app
@@ -125,15 +123,6 @@ def with_place(url: str, place: tuple[tuple[str, str], ...], keep_options: bool 
     return urlunsplit(parts._replace(query=urlencode([*place, *kept], safe=",{}")))
 
 
-def own_f1(prediction: Mapping[Any, Any], reference: Mapping[Any, Any], shared: frozenset[Any]) -> PRF:
-    """The field F1 without the ``shared`` fields (those another place's answer has too). Where every
-    reference field is shared, only the whole response counts."""
-    own_reference = {key: value for key, value in reference.items() if key not in shared}
-    if not own_reference:
-        return PERFECT if deep_equal(dict(prediction), dict(reference)) else ZERO
-    return dict_f1({key: value for key, value in prediction.items() if key not in shared}, own_reference)
-
-
 @cache
 def _router() -> Router:
     return Router({HOST: create_app(_world(), api_keys=[DEMO_API_KEY])})
@@ -202,7 +191,6 @@ class OpenWeatherEnv(CurlProgramEnv):
         # A reference's fields another place's answer shares, by the reference's URL: the same for
         # every env that plays these tasks.
         self._shared_fields: dict[str, frozenset[Any]] = self._task_set.derived((type(self), "shared fields"))
-        self._own_scores: list[float] = []
 
     def _episode_router(self) -> Router:
         return self._router
@@ -222,23 +210,6 @@ class OpenWeatherEnv(CurlProgramEnv):
         return [f"curl -X GET '{with_place(url, FIXED_PLACES[kind], keep_options=False)}'"]
 
     # ----------------------------------------------------------------- scoring
-    def _act(self, action: str) -> Outcome:
-        # ``info["f1"]`` (and ``success``, all fields equal) stays ToolBench's field F1; ``score`` is
-        # the F1 over the fields that depend on the task's place (``_compare`` collects it).
-        self._own_scores = []
-        outcome = super()._act(action)
-        if self._own_scores:
-            outcome.score = max(self._own_scores)
-        return outcome
-
-    def _compare(self, prediction: Execution, reference: Execution) -> PRF:
-        paper = fields_f1(prediction, reference)
-        own = (
-            paper if paper.f1 == 1.0 else own_f1(prediction.fields(), reference.fields(), self.shared_fields(reference))
-        )
-        self._own_scores.append(own.f1)
-        return paper
-
     def shared_fields(self, reference: Execution) -> frozenset[Any]:
         """The fields of ``reference``'s response that the same call about another place gets equal."""
         key = reference.request.url
