@@ -4,6 +4,9 @@ Two tasks share their id, prompt and input fields (``ToolEnv.input_fields``) and
 answer (references, goals, gold plans, category: ``ToolEnv.with_answer_of``). The same actions
 played on both must give byte-identical observations, reset infos, step infos and transcripts,
 except the numbers of the step that scores the episode (the score is the answer's to decide).
+Where the two episodes score the same, their scoring infos must be identical, numbers and all: a
+verdict says how well the actions did, not what the answer is (how many facts it has, whether the
+task can be done, how many items the gold plan holds); run records (``diagnostics=True``) may.
 A new env is checked as soon as it is registered.
 """
 
@@ -61,8 +64,10 @@ class _ScoringObservation(str):
     __hash__ = str.__hash__
 
 
-def _transcript(env: gym.Env, actions: list[str]) -> list[Any]:
-    """Everything the agent sees in an episode of ``actions`` on the env's one task."""
+def _transcript(env: gym.Env, actions: list[str], verdicts: list[Any] | None = None) -> list[Any]:
+    """Everything the agent sees in an episode of ``actions`` on the env's one task; the scoring
+    step's reward and info are added to ``verdicts``."""
+    verdicts = [] if verdicts is None else verdicts
     scored = {"success", "score", "executable", *env.unwrapped.metric_names, *env.unwrapped.score_details}
     observation, info = env.reset(seed=0)
     seen: list[Any] = [observation, info]
@@ -72,6 +77,8 @@ def _transcript(env: gym.Env, actions: list[str]) -> list[Any]:
         if (terminated or truncated) and not ended:
             scores = {str(reward), str(info["score"])}
             observation = _ScoringObservation(observation, scores)
+        if (terminated or truncated) and not ended:
+            verdicts.append((reward, info))
         ended = ended or terminated or truncated
         seen.append(
             [observation, terminated, truncated, [SCORED, _scored_info(info, scored)] if ended else [reward, info]]
@@ -115,12 +122,14 @@ def test_what_an_agent_sees_does_not_depend_on_the_answer(env_id, mode):
         if mode == "interactive":
             scripts.append(["not an action", *probe.oracle_actions(task)])
         for actions in scripts:
-            seen = []
+            seen, verdicts = [], []
             for played in (task, counterfeit):
                 env = gym.make(env_id, mode=mode, tasks=[played], render_mode="ansi")
-                seen.append(_transcript(env, actions))
+                seen.append(_transcript(env, actions, verdicts))
                 env.close()
             assert seen[0] == seen[1], f"{task.id} with {other.id}'s answer, actions {actions!r}"
+            if len(verdicts) == 2 and verdicts[0][0] == verdicts[1][0]:
+                assert verdicts[0][1] == verdicts[1][1], f"{task.id} with {other.id}'s answer: the verdict tells more"
     probe.close()
 
 
@@ -141,6 +150,21 @@ def _leaky_pair(method: str, leak) -> list[list[Any]]:
 def test_the_check_finds_a_leak_in_an_observation():
     seen = _leaky_pair("_begin", lambda prompt, task: prompt + task.references[0])
     assert seen[0] != seen[1]
+
+
+def test_the_check_finds_a_verdict_detail_of_the_answer():
+    def leak(outcome, task):
+        outcome.metrics["f1"] = outcome.metrics.get("f1", 0.0)
+        outcome.metrics["precision"] = float(len(task.references[0]) % 7) if not outcome.success else 1.0
+        return outcome
+
+    env_class = toolbench.find_task("CatAPI").env_class()
+    task, other = _pairs(env_class, toolbench.load_tasks("CatAPI", "test"), 1)[0]
+    leaky = type("Leaky", (env_class,), {"_act": lambda self, action: leak(env_class._act(self, action), self.task)})
+    verdicts: list[Any] = []
+    for played in (task, env_class.with_answer_of(task, other)):
+        _transcript(leaky(tasks=[played], render_mode="ansi"), ["curl -X GET 'https://api.thecatapi.com/v1/votes'"], verdicts)
+    assert verdicts[0][0] == verdicts[1][0] and verdicts[0][1] != verdicts[1][1]
 
 
 def test_the_check_finds_an_answer_dependent_number_that_is_not_part_of_the_score():

@@ -491,3 +491,20 @@ def test_a_failed_judge_call_is_unjudged_and_a_dead_endpoint_stops(tmp_path):
     assert report.unjudged == 2 and client.calls == 2  # the SDK retried already: one call per question
     with pytest.raises(RunStopped):
         pass_rate({"c": answer("c")}, ["c"], judge, votes=2)
+
+
+def test_the_rule_over_recorded_answers_agrees_with_the_env_on_a_dump(tmp_path):
+    """A dump of what the calls returned fails by the env's verdict; judged again from the
+    converted answer file, it fails the same way (the rule reads what the answered calls returned)."""
+    from toolbench.eval.runs import read_run
+
+    run = tmp_path / "dump"
+    assert main(["eval", "--agent", "cheap:dump_answer", "--task", "RapidAPI", "--split", "G1_instruction",
+                 "--limit", "30", "--out", str(run), "--quiet"]) == 0  # fmt: skip
+    assert main(["tooleval", "convert", "--run", str(run), "--out", str(tmp_path / "dump.json")]) == 0
+    _, _, episodes = read_run(run)
+    env = gym.make("toolbench/RapidAPI-v0", split="G1_instruction").unwrapped
+    report = rule_pass_rate(load_answers(tmp_path / "dump.json"), env.tasks[:30])
+    passed_env = {e.task_id: e.success for e in episodes}
+    passed_rule = {t.id: report.queries[str(t.get("query_id", t.id))]["passed"] for t in env.tasks[:30]}
+    assert passed_rule == passed_env and sum(passed_env.values()) <= 3

@@ -685,7 +685,7 @@ def rule_pass_rate(answers: Mapping[str, Answer], tasks: Iterable[Any]) -> PassR
     """The RapidAPI env's deterministic pass rule over converted answers of our tasks: the final
     answer states every fact and rests on calls the run made (see ``passrule``); one vote per query."""
     from toolbench.mock_services.rapidapi.catalog import hub
-    from toolbench.mock_services.rapidapi.passrule import judge, made_the_calls
+    from toolbench.mock_services.rapidapi.passrule import Returned, judge, made_the_calls
     from toolbench.mock_services.rapidapi.steps import FINAL_ANSWER, GAVE_UP, read_finish
 
     functions = hub().functions
@@ -700,16 +700,36 @@ def rule_pass_rate(answers: Mapping[str, Answer], tasks: Iterable[Any]) -> PassR
         ending = read_finish(answer.final_answer) if answer.finished() else None
         steps = [s for s in answer.tool_steps() if s.get("name") != "Finish"]
         calls = [(str(s.get("name")), _step_arguments(s)) for s in steps]
-        answered = [c for c, s in zip(calls, steps) if '"error": ""' in str(s.get("response", ""))[:40]]
+        ok = [s for s in steps if '"error": ""' in str(s.get("response", ""))[:40]]
+        answered = [c for c, s in zip(calls, steps) if any(s is o for o in ok)]
         solvable = bool(task.get("solvable", True))
         evidence = made_the_calls(list(task.get("solution") or []), answered, calls, key_of, solvable)
         gave_up = ending is not None and ending.status == GAVE_UP
         text = ending.answer if ending is not None and ending.status == FINAL_ANSWER else None
         shown = [str(s.get("response", "")) for s in steps]
-        verdict = judge(text, gave_up, list(task.get("answer_facts") or []), solvable, evidence, shown)
+        facts = list(task.get("answer_facts") or [])
+        returned = Returned.of(
+            [_response_of(s) for s in ok], task.prompt, facts
+        )
+        verdict = judge(text, gave_up, facts, solvable, evidence, shown, returned)
         queries[qid] = {"votes": [SOLVED if verdict.passed else UNSOLVED], "passed": verdict.passed}
     answered = sum(qid in answers for qid in queries)
     return PassReport("rule", _mean(q["passed"] for q in queries.values()), 0.0, queries, answered)
+
+
+def _response_of(step: Mapping[str, Any]) -> Any:
+    """What a converted tool step's call returned: its ``{"error": ..., "response": ...}`` text's
+    response, read as JSON where it is."""
+    value: Any = step.get("response", "")
+    for _ in range(2):  # the step's text, then the response inside it (ToolBench keeps it as text)
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                return value
+        if isinstance(value, dict) and "response" in value and set(value) <= {"error", "response"}:
+            value = value["response"]
+    return value
 
 
 def _step_arguments(step: Mapping[str, Any]) -> dict[str, Any]:
