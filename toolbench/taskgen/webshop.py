@@ -55,6 +55,8 @@ SHORT_DEMOS = 200
 UNSEEN_TYPES = 30
 #: Families of unseen types in the shipped catalog; the rest of it is families of seen types.
 UNSEEN_FAMILIES = 34
+#: The near copies of a seen family (one that lacks a wanted attribute, not two: room for every type).
+SEEN_KINDS = generate.VARIANT_KINDS
 #: Record keys whose values ``unseen`` holds out of every other split: the product type and the product.
 HELD_OUT_KEYS = ("product_type", "asin")
 #: Records carry ``difficulty``: how many things the goal asks for (attributes, options, a price bound).
@@ -160,12 +162,35 @@ def satisfies_a_test_goal(record: dict[str, Any], entry: dict[str, Any]) -> bool
     return any(_best_reward(product, goal, _nouns()) == 1.0 for goal in _test_goals_by_query().get(product.query, ()))
 
 
-def _random_plan(source: int, rng: random.Random) -> generate.Plan:
+def _random_plan(source: int, rng: random.Random, kinds: tuple[str, ...] = generate.FAMILY_KINDS) -> generate.Plan:
     record, entry, _ = generate.original(source)
     product = load_products([record], {record["asin"]: entry})[0]
     chosen = {name: rng.choice(values) for name, values in sorted(product.options.items())}
     bound = price_bound(purchase_price(product), rng)
-    return generate.Plan(source, chosen, (bound,) if bound is not None else (), keyworded=rng.random() < 0.5)
+    return generate.Plan(source, chosen, (bound,) if bound is not None else (), kinds, keyworded=rng.random() < 0.5)
+
+
+def _seen_sources(test: set[int], count: int) -> list[int]:
+    """``count`` original products for the seen families: the test goals' types first, so training goals
+    cover every type a test goal asks for, then the other seen types, a type at a time; none a test
+    goal's product or one that would satisfy a test goal."""
+    test_types = list(dict.fromkeys(generate.kind_of(source).name for _, source, _ in legacy_test_goals()))
+    seen_types, _ = _type_names()
+    order = test_types + sorted(seen_types - set(test_types))
+    offsets = {kind.name: position for position, kind in enumerate(generate.type_order())}
+    steps = dict.fromkeys(order, 0)
+    chosen: list[int] = []
+    while len(chosen) < count:
+        for name in order:
+            while True:  # the type's next original product that may head a seen family
+                source = offsets[name] + len(offsets) * steps[name]
+                steps[name] += 1
+                if source not in test and not satisfies_a_test_goal(*generate.original(source)[:2]):
+                    break
+            chosen.append(source)
+            if len(chosen) == count:
+                break
+    return chosen
 
 
 @cache
@@ -184,15 +209,10 @@ def plans() -> tuple[tuple[generate.Plan, str], ...]:
     seen_types, unseen_types = _type_names()
     rng = rng_for("webshop-families")
     families = [(plan, "test") for plan in test.values()]
-    room = PRODUCTS // generate.FAMILY - len(families)
     unseen_sources = (s for s in itertools.count(PRODUCTS) if generate.kind_of(s).name in unseen_types)
     families += [(_random_plan(next(unseen_sources), rng), "unseen") for _ in range(UNSEEN_FAMILIES)]
-    seen_sources = (
-        s
-        for s in itertools.count()
-        if s not in test and generate.kind_of(s).name in seen_types and not satisfies_a_test_goal(*generate.original(s)[:2])
-    )
-    families += [(_random_plan(next(seen_sources), rng), "seen") for _ in range(room - UNSEEN_FAMILIES)]
+    room = (PRODUCTS - generate.FAMILY * len(families)) // (1 + len(SEEN_KINDS))
+    families += [(_random_plan(s, rng, SEEN_KINDS), "seen") for s in _seen_sources(set(test), room)]
     rng.shuffle(families)
     return tuple(families)
 
@@ -301,13 +321,16 @@ def _drafts(split: str, seed: object) -> Iterator[dict[str, Any]]:
             asin = rng.choice(asins)
             chosen = {name: rng.choice(values) for name, values in sorted(store.by_asin[asin].options.items())}
         product = store.by_asin[asin]
-        if (split == "seen" and asin in test_solvers()) or (split == "unseen" and not chosen):
-            continue  # unseen goals all name options: their words are what the split tests
+        if (split == "seen" and asin in test_solvers()) or (split == "unseen" and len(chosen) < min(2, len(_kind(product).options))):
+            continue  # unseen goals name options, two at least where the type has two groups
         bound = price_bound(purchase_price(product), rng)
         kind, wanted = _kind(product), list(product.extra["instruction_attributes"])
         if split == "unseen":
             frame = rng.randrange(len(UNSEEN_FRAMES))
-            text, template = unseen_wording(kind, wanted, chosen, bound, frame, product.options, rng), f"unseen-u{frame}"
+            # The clause about a value not wanted names one this product does not offer, where there is one:
+            # a parser that wants every value it finds on the page finds no product with them all.
+            elsewhere = {g: [v for v in values if v not in product.options.get(g, ())] for g, values in kind.options.items()}
+            text, template = unseen_wording(kind, wanted, chosen, bound, frame, elsewhere, rng), f"unseen-u{frame}"
         else:
             frame = rng.randrange(len(generate.INSTRUCTIONS))
             style = "colon" if rng.random() < 0.3 else "inline"

@@ -168,16 +168,18 @@ def _frame(pattern: str, kind: ProductType, wanted: list[str]) -> str:
 
 def _distractor(
     options: dict[str, str], offered: Mapping[str, Sequence[str]], kind: ProductType, rng: random.Random,
-    clauses: Sequence[str],
+    clauses: Sequence[str], most: int = 1,
 ) -> str:  # fmt: skip
-    """A clause naming another value of one of the goal's option groups (one the product offers too, where it
-    offers another: then its page cannot tell which one the shopper wants)."""
+    """A clause naming up to ``most`` other values of one of the goal's option groups ("the khaki or white
+    one"), from ``offered`` where it has them."""
     groups = [g for g in sorted(options) if len(kind.options.get(g, ())) > 1]
     if not groups:
         return ""
     group = rng.choice(groups)
-    others = [v for v in offered.get(group, ()) if v != options[group]] or [v for v in kind.options[group] if v != options[group]]
-    return rng.choice(clauses).format(other=rng.choice(others))
+    others = [v for v in offered.get(group, ()) if v != options[group]]
+    others += [v for v in kind.options[group] if v != options[group] and v not in others]
+    named = others[: rng.randint(1, min(most, len(others)))] if rng.random() < 0.5 else [rng.choice(others)]
+    return rng.choice(clauses).format(other=" or ".join(named))
 
 
 def seen_wording(
@@ -222,6 +224,6 @@ def unseen_wording(
         parts.append(rng.choice(_UNSEEN_PRICE).format(bound=bound, words=number_words(bound)))
     text = "".join(parts)
     if options:
-        clause = _distractor(options, offered, kind, rng, _UNSEEN_DISTRACTORS)
+        clause = _distractor(options, offered, kind, rng, _UNSEEN_DISTRACTORS, most=2)
         text = clause + text if rng.random() < 0.5 else text + ". " + clause.strip().rstrip(".")
     return text

@@ -54,7 +54,8 @@ def asin(index: int) -> str:
 
 
 @cache
-def _type_order() -> tuple[ProductType, ...]:
+def type_order() -> tuple[ProductType, ...]:
+    """The product types in the order original products take them (product ``i`` is of type ``i`` modulo their number)."""
     order = list(PRODUCT_TYPES)
     random.Random("webshop-type-order").shuffle(order)
     return tuple(order)
@@ -139,10 +140,11 @@ def _bullets(
 
 
 def _description(
-    rng: random.Random, kind: ProductType, brand: str, attributes: list[str], avoid: str | None = None
-) -> str:
+    rng: random.Random, kind: ProductType, brand: str, attributes: list[str], avoid: str | None = None,
+    sizes: tuple[int, int] = (2, 4),
+) -> str:  # fmt: skip
     sentences = _without(kind.descriptions, avoid)
-    paragraphs = rng.sample(sentences, rng.randint(min(2, len(sentences)), min(4, len(sentences))))
+    paragraphs = rng.sample(sentences, rng.randint(min(sizes[0], len(sentences)), min(sizes[1], len(sentences))))
     return " ".join(_fill(p, brand=brand, attr=rng.choice(attributes), name=kind.name) for p in paragraphs)
 
 
@@ -187,7 +189,7 @@ def _record(
 
 def kind_of(source: int) -> ProductType:
     """The product type of original product ``source``."""
-    order = _type_order()
+    order = type_order()
     return order[source % len(order)]
 
 
@@ -369,7 +371,8 @@ def _listing(
     brand = rng.choice(kind.brands)
     title = _title(rng, kind, brand, attributes, options, avoid)
     bullets = _bullets(rng, kind, brand, attributes, avoid)
-    description = _description(rng, kind, brand, attributes, avoid)
+    # A copy without a wanted attribute says less (a terse listing): the words it has weigh more in a search.
+    description = _description(rng, kind, brand, attributes, avoid, (1, 2) if avoid else (2, 4))
     reviews = _reviews(rng, kind, attributes)
     record = _record(asin(VARIANT_ASINS + index * _SCRAMBLE % _PRIME), kind, title, description, bullets, f"${price:.2f}", options, reviews)
     entry = {"attributes": attributes, "instruction": instruction(template, kind, wanted), "instruction_attributes": wanted}
