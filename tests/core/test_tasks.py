@@ -45,7 +45,7 @@ def test_load_tasks_public_helper():
     assert len(tasks) == 100 and all(t.references for t in tasks)
     assert toolbench.load_tasks("toolbench/CatAPI-v0", "demo")[0].id.startswith("catapi-demo-")
     with pytest.raises(ValueError):
-        toolbench.load_tasks("OpenWeather", "train")
+        toolbench.load_tasks("OpenWeather", "G1_tool")  # another task's split
     with pytest.raises(KeyError):
         toolbench.load_tasks("NoSuchTask")
 
