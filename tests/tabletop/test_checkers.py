@@ -8,6 +8,8 @@ counted as diagonal, untouched blocks free to wander.
 import pytest
 
 from toolbench.mock_services.tabletop import TEMPLATE_IDS, check
+from toolbench.mock_services.tabletop.checkers import CHECKS
+from toolbench.mock_services.tabletop.templates import HELD_OUT_IDS, TESTER_IDS
 from toolbench.mock_services.tabletop.world import PLACES
 
 BLOCKS = {
@@ -272,7 +274,41 @@ def test_ui_6_different_sides():
 
 
 def test_every_template_has_a_check():
-    assert len(TEMPLATE_IDS) == 15
+    assert len(TESTER_IDS) == 15 and len(HELD_OUT_IDS) == 8 and set(CHECKS) == set(TEMPLATE_IDS)
+
+
+def test_our_own_types():
+    objects, initial = scene()
+    red, blue, green, yellow = (initial[f"{c} block"][:2] for c in ("red", "blue", "green", "yellow"))
+    assert_passes("NI_0", {"block": "red block"}, objects, initial, final(initial, red_block=table(PLACES["middle"])))
+    assert_fails("NI_0", {"block": "red block"}, objects, initial, initial, "from the middle")
+    midpoint = (0.075, -0.6)
+    variables = {"block": "green block", "bowl": "red bowl", "bowl2": "blue bowl"}
+    assert_passes("NI_1", variables, objects, initial, final(initial, green_block=table(midpoint)))
+    swap = {"block": "red block", "block2": "blue block"}
+    assert_passes("NI_2", swap, objects, initial, final(initial, red_block=table(blue), blue_block=table(red)))
+    assert_fails("NI_2", swap, objects, initial, final(initial, red_block=table(blue)), "from the red block's starting")
+    order = {"order": "blue block, red block, green block, yellow block"}
+    stacked = final(initial, red_block=level(blue, 1), green_block=level(blue, 2), yellow_block=level(blue, 3))
+    assert_passes("NI_3", order, objects, initial, stacked)
+    upside_down = final(initial, red_block=level(blue, 1), yellow_block=level(blue, 2), green_block=level(blue, 3))
+    assert_fails("NI_3", order, objects, initial, upside_down, "not blue block, red block")
+    # yellow (0.12 m) and blue (0.25 m) are the red bowl's two nearest blocks
+    nearest = final(initial, yellow_block=bowl_level(BOWLS["red bowl"]), blue_block=bowl_level(BOWLS["red bowl"], 1))
+    assert_passes("NI_4", {"count": "two", "bowl": "red bowl"}, objects, initial, nearest)
+    assert_passes("NI_7", {"count": "two", "bowl": "red bowl"}, objects, initial, nearest)
+    assert_fails("NI_7", {"count": "three", "bowl": "red bowl"}, objects, initial, nearest, "2 blocks are in")
+    wrong = final(initial, yellow_block=bowl_level(BOWLS["red bowl"]), red_block=bowl_level(BOWLS["red bowl"], 1))
+    assert_fails("NI_4", {"count": "two", "bowl": "red bowl"}, objects, initial, wrong, "blue block")
+    leftmost = final(initial, red_block=bowl_level(BOWLS["blue bowl"]))
+    assert_passes("NI_6", {"extreme": "leftmost", "bowl": "blue bowl"}, objects, initial, leftmost)
+    assert_fails("NI_6", {"extreme": "rightmost", "bowl": "blue bowl"}, objects, initial, leftmost, "green block")
+    all_but = final(
+        initial, red_block=bowl_level(BOWLS["red bowl"]), blue_block=bowl_level(BOWLS["red bowl"], 1),
+        green_block=bowl_level(BOWLS["red bowl"], 2),
+    )  # fmt: skip
+    assert_passes("NI_5", {"block": "yellow block", "bowl": "red bowl"}, objects, initial, all_but)
+    assert_fails("NI_5", {"block": "red block", "bowl": "red bowl"}, objects, initial, all_but, "yellow block")
 
 
 @pytest.mark.parametrize(
@@ -285,6 +321,8 @@ def test_every_template_has_a_check():
         ("SI_3", {"bowl": "pink bowl"}, ValueError, "not one of the objects"),
         ("SI_2", {"corner_or_side": "the moon"}, ValueError, "named place"),
         ("UI_5", {"line": "wavy"}, ValueError, "horizontal, vertical, diagonal"),
+        ("NI_2", {"block": "red block", "block2": "red block"}, ValueError, "another block"),
+        ("NI_3", {"order": "red block, blue block"}, ValueError, "every block once"),
     ],
 )
 def test_bad_arguments(template_id, variables, error, match):

@@ -26,7 +26,7 @@ def test_oracle_solves_the_whole_test_split():
 
 def test_oracle_in_interactive_mode_and_the_other_splits():
     for split in ("demo", "train"):
-        assert len(toolbench.load_tasks("Tabletop", split)) == {"demo": 8, "train": 60}[split]
+        assert len(toolbench.load_tasks("Tabletop", split)) == {"demo": 8, "train": 1000}[split]
     env = gym.make(ENV_ID, mode="interactive")
     by_type = {}
     for task in toolbench.load_tasks("Tabletop"):

@@ -133,7 +133,9 @@ class TabletopEnv(ToolEnv):
     agent writes Python against a small perception and action API (``get_obj_pos``,
     ``put_first_on_second``, ``parse_position``...). 15 instruction types (8 seen ``SI_*``, 7
     unseen ``UI_*``): stacking, moving to corners and sides, into bowls of matching or
-    mismatched colours, relative placement, lines. The world is a PyBullet simulation in
+    mismatched colours, relative placement, lines; and 8 of our own (``NI_*``: the middle, a
+    midpoint, a swap, an ordered stack, the n nearest, all but one, an extreme, exactly n), which
+    only the ``unseen`` split has. The world is a PyBullet simulation in
     DIRECT mode built from primitive shapes, deterministic to the bit.
 
     ## Action Space
@@ -156,7 +158,8 @@ class TabletopEnv(ToolEnv):
 
     ## Starting State
     A layout of up to 4 blocks and 4 bowls from the split (``test``: 105, 7 per type; ``train``:
-    60, seen types only and no test instruction; ``demo``: 8), drawn by the seeded RNG or named by
+    1,000, seen types only, in more wordings, and no test instruction; ``unseen``: 100 of the
+    ``NI_*`` types in wordings of their own; ``demo``: 8), drawn by the seeded RNG or named by
     ``options={"task_id": ...}``.
 
     ## Episode End

@@ -42,6 +42,17 @@ Per template (the docstring of each ``_si_*`` / ``_ui_*`` function says the same
   line (x - y or x + y nearly constant); and spread along it, consecutive blocks at least 3.5 cm
   apart along that direction (a line, not a pile). A row along the table's edge is not diagonal.
 - UI_6 every block is at one of the four sides (top, right, bottom, left), no two at the same side.
+
+Our own types (``NI_*``, the ``unseen`` split's):
+
+- NI_0 the block is at the middle of the table.
+- NI_1 the block is at the midpoint of the two bowls.
+- NI_2 each of the two blocks is where the other started.
+- NI_3 all blocks form one stack in the given order, bottom first.
+- NI_4 the count blocks whose centres were closest to the bowl's are in it.
+- NI_5 every block but the named one is in the bowl.
+- NI_6 the block that was farthest in the direction (leftmost = smallest x, ...) is in the bowl.
+- NI_7 exactly count blocks are in the bowl (any of them).
 """
 
 from __future__ import annotations
@@ -51,7 +62,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from toolbench.mock_services.tabletop.templates import ATTRIBUTES, MAGNITUDES, NTH, THRESHOLD, slots, template
+from toolbench.mock_services.tabletop.templates import (
+    ATTRIBUTES,
+    COUNT,
+    EXTREME,
+    MAGNITUDES,
+    NTH,
+    THRESHOLD,
+    slots,
+    template,
+)
 from toolbench.mock_services.tabletop.world import (
     BLOCK_HALF,
     BLOCK_SIZE,
@@ -394,6 +414,86 @@ def _ui_6(scene: Scene, v: Mapping[str, str]) -> Result:
     return _distinct_places(scene, SIDES, "side")
 
 
+def closest_blocks(scene: Scene, count: str, bowl: str) -> list[str]:
+    """NI_4's targets: the ``count`` blocks whose initial centres are closest to the bowl's."""
+    gaps = {b: math.dist(scene.initial[b][:2], scene.initial[bowl][:2]) for b in scene.blocks}
+    return sorted(scene.blocks, key=lambda b: (gaps[b], scene.objects.index(b)))[: COUNT[count]]
+
+
+def stack_order(order: str) -> list[str]:
+    """NI_3's block names, bottom first, from the ``order`` variable ("red block, blue block")."""
+    return [name.strip() for name in order.split(",")]
+
+
+def _into(scene: Scene, blocks: Sequence[str], bowl: str, success: str) -> Result:
+    return _then_unmoved(_all([scene.in_bowl(b, bowl) for b in blocks], success), scene, set(blocks))
+
+
+def _ni_0(scene: Scene, v: Mapping[str, str]) -> Result:
+    """The block is at the middle of the table."""
+    return _then_unmoved(scene.at(v["block"], PLACES["middle"], "middle"), scene, {v["block"]})
+
+
+def _ni_1(scene: Scene, v: Mapping[str, str]) -> Result:
+    """The block is halfway between the two bowls."""
+    middle = (scene.xy(v["bowl"]) + scene.xy(v["bowl2"])) / 2
+    label = f"midpoint of the {v['bowl']} and the {v['bowl2']}"
+    return _then_unmoved(scene.at(v["block"], middle, label), scene, {v["block"]})
+
+
+def _ni_2(scene: Scene, v: Mapping[str, str]) -> Result:
+    """Each of the two blocks is where the other one started."""
+    first, second = v["block"], v["block2"]
+    result = _all(
+        [
+            scene.at(first, scene.initial[second], f"{second}'s starting place"),
+            scene.at(second, scene.initial[first], f"{first}'s starting place"),
+        ],
+        f"the {first} and the {second} have swapped places",
+    )
+    return _then_unmoved(result, scene, {first, second})
+
+
+def _ni_3(scene: Scene, v: Mapping[str, str]) -> Result:
+    """All blocks form one stack, in the given order from the bottom."""
+    ok, reason = scene.stack(scene.blocks)
+    if ok:
+        wanted = stack_order(v["order"])
+        ordered = sorted(scene.blocks, key=lambda b: (scene.final[b][2], scene.objects.index(b)))
+        if ordered != wanted:
+            ok, reason = False, f"the stack is {', '.join(ordered)} from the bottom, not {', '.join(wanted)}"
+    return _then_unmoved((ok, reason), scene, set(scene.blocks))
+
+
+def _ni_4(scene: Scene, v: Mapping[str, str]) -> Result:
+    """The count blocks that started closest to the bowl are in it; the rest stay."""
+    return _into(
+        scene, closest_blocks(scene, v["count"], v["bowl"]), v["bowl"], f"the nearest blocks are in the {v['bowl']}"
+    )
+
+
+def _ni_5(scene: Scene, v: Mapping[str, str]) -> Result:
+    """Every block but the named one is in the bowl; that one stays."""
+    others = [b for b in scene.blocks if b != v["block"]]
+    return _into(scene, others, v["bowl"], f"every block but the {v['block']} is in the {v['bowl']}")
+
+
+def _ni_6(scene: Scene, v: Mapping[str, str]) -> Result:
+    """The block that started farthest in the direction is in the bowl; the rest stay."""
+    target = nth_block(scene, "first", EXTREME[v["extreme"]])
+    if target is None:
+        return False, "there is no block"
+    return _into(scene, [target], v["bowl"], f"the {v['extreme']} block is in the {v['bowl']}")
+
+
+def _ni_7(scene: Scene, v: Mapping[str, str]) -> Result:
+    """Exactly count blocks are in the bowl; the blocks outside it stay where they were."""
+    inside = scene.bowl_contents(v["bowl"])
+    if len(inside) != COUNT[v["count"]]:
+        return False, f"{len(inside)} blocks are in the {v['bowl']}, not {COUNT[v['count']]}"
+    return _then_unmoved((True, f"{v['count']} blocks are in the {v['bowl']}"), scene, set(inside))
+
+
 CHECKS: dict[str, Callable[[Scene, Mapping[str, str]], Result]] = {
     "SI_0": _si_0,
     "SI_1": _si_1,
@@ -410,6 +510,14 @@ CHECKS: dict[str, Callable[[Scene, Mapping[str, str]], Result]] = {
     "UI_4": _ui_4,
     "UI_5": _ui_5,
     "UI_6": _ui_6,
+    "NI_0": _ni_0,
+    "NI_1": _ni_1,
+    "NI_2": _ni_2,
+    "NI_3": _ni_3,
+    "NI_4": _ni_4,
+    "NI_5": _ni_5,
+    "NI_6": _ni_6,
+    "NI_7": _ni_7,
 }
 
 
@@ -422,7 +530,15 @@ def validate_variables(template_id: str, variables: Mapping[str, str], objects: 
         if slot not in variables:
             raise KeyError(f"{template_id} needs the variable {slot!r}")
         value = variables[slot]
-        if slot in ("block", "bowl", "object1"):
+        if slot in ("block2", "bowl2"):
+            kind = slot[:-1]
+            if value not in objects or kind_of(value) != kind or value == clean.get(kind):
+                raise ValueError(f"{slot} must name another {kind} of the objects, got {value!r}")
+        elif slot == "order":
+            names = stack_order(value) if isinstance(value, str) else []
+            if sorted(names) != sorted(blocks_in(objects)):
+                raise ValueError(f"order must list every block once, separated by commas, got {value!r}")
+        elif slot in ("block", "bowl", "object1"):
             if value not in objects:
                 raise ValueError(f"{slot} {value!r} is not one of the objects {list(objects)}")
             if slot != "object1" and kind_of(value) != slot:

@@ -15,7 +15,10 @@ only if its instruction is meaningful and doable:
   (room for the block and the open fingers), and inside the table's inner region;
 - the colours make the colour tasks non-trivial: at least two blocks share a colour with a bowl
   (SI_4, UI_1);
-- a reference plan exists (UI_1's colour assignment, UI_5's line).
+- a reference plan exists (UI_1's colour assignment, UI_5's line, NI_2's spare spot);
+- our own types follow the same rules: the n closest blocks are 3 cm closer than the next (NI_4),
+  the extreme block is 3 cm beyond the next (NI_6), fewer blocks are asked for than there are
+  (NI_4, NI_7), the middle and the midpoint are free (NI_0, NI_1).
 """
 
 from __future__ import annotations
@@ -35,8 +38,16 @@ from toolbench.mock_services.tabletop.checkers import (
     offset_target,
     validate_variables,
 )
-from toolbench.mock_services.tabletop.references import mismatched_assignment, plan_line
-from toolbench.mock_services.tabletop.templates import ATTRIBUTES, TEMPLATES, instruction, slots, template
+from toolbench.mock_services.tabletop.references import mismatched_assignment, plan_line, spare_spot
+from toolbench.mock_services.tabletop.templates import (
+    ATTRIBUTES,
+    COUNT,
+    EXTREME,
+    TEMPLATES,
+    instruction,
+    slots,
+    template,
+)
 from toolbench.mock_services.tabletop.world import (
     BLOCK_HALF,
     CORNERS,
@@ -68,6 +79,14 @@ COUNTS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "UI_4": ((1, 4), (1, 3)),
     "UI_5": ((3, 4), (0, 0)),
     "UI_6": ((4, 4), (1, 3)),
+    "NI_0": ((1, 4), (1, 3)),
+    "NI_1": ((1, 3), (2, 3)),
+    "NI_2": ((2, 4), (0, 3)),
+    "NI_3": ((3, 4), (0, 2)),
+    "NI_4": ((3, 4), (1, 3)),
+    "NI_5": ((3, 4), (1, 3)),
+    "NI_6": ((3, 4), (1, 3)),
+    "NI_7": ((3, 4), (1, 3)),
 }
 AMBIGUITY_MARGIN = 0.03
 PLACE_CLEARANCE_BLOCK = 0.10
@@ -211,6 +230,13 @@ def _variables(rng: np.random.Generator, template_id: str, blocks: list[str], bo
             chosen[slot] = str(rng.choice(bowls))
         elif slot == "object1":
             chosen[slot] = str(rng.choice([name for name in blocks + bowls if name != chosen.get("block")]))
+        elif slot in ("block2", "bowl2"):
+            kind = slot[:-1]
+            chosen[slot] = str(
+                rng.choice([name for name in (blocks if kind == "block" else bowls) if name != chosen[kind]])
+            )
+        elif slot == "order":
+            chosen[slot] = ", ".join(str(name) for name in rng.permutation(blocks))
         else:
             chosen[slot] = str(rng.choice(ATTRIBUTES[slot]))
     return chosen
@@ -229,6 +255,11 @@ def target_places(layout: Layout) -> list[tuple[float, float]]:
         return [tuple(offset_target(layout.positions[v["bowl"]], v["magnitude"], v["direction"]))]
     if template_id == "UI_4":
         return [PLACES[corner_by_distance(layout.positions[v["bowl"]], v["distance"])]]
+    if template_id == "NI_0":
+        return [PLACES["middle"]]
+    if template_id == "NI_1":
+        first, second = layout.positions[v["bowl"]], layout.positions[v["bowl2"]]
+        return [((first[0] + second[0]) / 2, (first[1] + second[1]) / 2)]
     return []
 
 
@@ -252,6 +283,17 @@ def _unambiguous(layout: Layout) -> bool:
     if template_id == "UI_4":
         gaps = sorted(math.dist(PLACES[c], positions[v["bowl"]][:2]) for c in CORNERS)
         return gaps[1] - gaps[0] >= AMBIGUITY_MARGIN and gaps[-1] - gaps[-2] >= AMBIGUITY_MARGIN
+    if template_id in ("NI_4", "NI_7") and COUNT[v["count"]] >= len(layout.blocks):
+        return False
+    if template_id == "NI_4":
+        gaps = sorted(math.dist(positions[b][:2], positions[v["bowl"]][:2]) for b in layout.blocks)
+        count = COUNT[v["count"]]
+        return gaps[count] - gaps[count - 1] >= AMBIGUITY_MARGIN
+    if template_id == "NI_6":
+        direction = EXTREME[v["extreme"]]
+        axis, sign = (0 if direction in ("left", "right") else 1), (-1 if direction in ("right", "top") else 1)
+        ordered = sorted(sign * positions[b][axis] for b in layout.blocks)
+        return ordered[1] - ordered[0] >= AMBIGUITY_MARGIN
     return True
 
 
@@ -281,6 +323,8 @@ def acceptable(layout: Layout) -> bool:
         return mismatched_assignment(layout.blocks, layout.bowls) is not None
     if layout.template_id == "UI_5":
         return plan_line(layout.variables["line"], layout.objects, layout.positions) is not None
+    if layout.template_id == "NI_2":
+        return spare_spot(layout.objects, layout.positions) is not None
     return True
 
 

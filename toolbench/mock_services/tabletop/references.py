@@ -4,8 +4,8 @@ The programs use only the names of ``make_agent_api`` (no imports, no names star
 underscore) so they run unchanged in the sandbox. Most read the scene through the API and would
 solve any layout of their template; two need a plan that depends on the whole layout and so are
 computed here and written out: UI_1 (which bowl of another colour each block takes, so no block is
-left with only its own colour) and UI_5 (where the line goes, so that no slot lands on a block
-that has not moved yet).
+left with only its own colour), UI_5 (where the line goes, so that no slot lands on a block
+that has not moved yet) and NI_2 (a free spot to set one block down while the other moves).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from toolbench.mock_services.tabletop.checkers import line_axes, validate_variables
-from toolbench.mock_services.tabletop.templates import NTH, instruction
+from toolbench.mock_services.tabletop.checkers import line_axes, stack_order, validate_variables
+from toolbench.mock_services.tabletop.templates import COUNT, EXTREME, NTH, instruction
 from toolbench.mock_services.tabletop.world import blocks_in, bowls_in, color_of, validate_objects
 
 LINE_STEP = 0.1  # between neighbours on a line: the open fingers (5.25 cm) clear the next block
@@ -101,6 +101,17 @@ def plan_line(
             return {
                 block: (round(float(slots[k][0]), 4), round(float(slots[k][1]), 4)) for block, k in zip(movers, best)
             }
+    return None
+
+
+def spare_spot(objects: Sequence[str], positions: Mapping[str, Sequence[float]]) -> tuple[float, float] | None:
+    """A free point on the table (clear of every object, as line slots are), nearest the middle first."""
+    where = {name: np.asarray(positions[name], dtype=float)[:2] for name in objects}
+    grid = [np.array([x, y]) for x in np.arange(-0.2, 0.2001, 0.02) for y in np.arange(-0.7, -0.2999, 0.02)]
+    grid.sort(key=lambda point: (math.dist(point, (0.0, -0.5)), point[0], point[1]))
+    for point in grid:
+        if _in_region(point) and _clear(point, None, where):
+            return round(float(point[0]), 4), round(float(point[1]), 4)
     return None
 
 
@@ -224,4 +235,62 @@ def reference_program(
         lines.append("line_points = {")
         lines += [f"    {block!r}: {_point(xy)}," for block, xy in moves.items()]
         lines += ["}", "for block_name, point in line_points.items():", "    put_first_on_second(block_name, point)"]
+    else:
+        lines += _held_out_program(template_id, v, names, positions)
     return "\n".join(lines) + "\n"
+
+
+def _held_out_program(
+    template_id: str, v: Mapping[str, str], names: Sequence[str], positions: Mapping[str, Sequence[float]]
+) -> list[str]:
+    """The lines of an ``NI_*`` type's program (after its comment)."""
+    if template_id == "NI_0":
+        return [f"put_first_on_second({v['block']!r}, parse_position('middle'))"]
+    if template_id == "NI_1":
+        return [
+            f"target_pos = (get_obj_pos({v['bowl']!r}) + get_obj_pos({v['bowl2']!r})) / 2",
+            f"put_first_on_second({v['block']!r}, target_pos)",
+        ]
+    if template_id == "NI_2":
+        spare = spare_spot(names, positions)
+        if spare is None:
+            raise ValueError("no free spot to set a block down while swapping")
+        return [
+            "# set the first block down on a free spot while the second one moves",
+            f"first_pos, second_pos = get_obj_pos({v['block']!r}), get_obj_pos({v['block2']!r})",
+            f"put_first_on_second({v['block']!r}, {_point(spare)})",
+            f"put_first_on_second({v['block2']!r}, first_pos)",
+            f"put_first_on_second({v['block']!r}, second_pos)",
+        ]
+    if template_id == "NI_3":
+        return [f"stack_objects_in_order({stack_order(v['order'])!r})"]
+    if template_id == "NI_4":
+        return [
+            f"bowl_pos = get_obj_pos({v['bowl']!r})",
+            BLOCK_NAMES,
+            "gaps = [np.linalg.norm(get_obj_pos(name) - bowl_pos) for name in block_names]",
+            f"for index in np.argsort(gaps, kind='stable')[:{COUNT[v['count']]}]:",
+            f"    put_first_on_second(block_names[int(index)], {v['bowl']!r})",
+        ]
+    if template_id == "NI_5":
+        return [
+            BLOCK_NAMES,
+            "for block_name in block_names:",
+            f"    if block_name != {v['block']!r}:",
+            f"        put_first_on_second(block_name, {v['bowl']!r})",
+        ]
+    if template_id == "NI_6":
+        direction = EXTREME[v["extreme"]]
+        axis, sign = (0 if direction in ("left", "right") else 1), ("-" if direction in ("right", "top") else "")
+        return [
+            BLOCK_NAMES,
+            f"order = np.argsort([{sign}get_obj_pos(name)[{axis}] for name in block_names], kind='stable')",
+            f"put_first_on_second(block_names[int(order[0])], {v['bowl']!r})",
+        ]
+    if template_id == "NI_7":
+        return [
+            BLOCK_NAMES,
+            f"for block_name in block_names[:{COUNT[v['count']]}]:",
+            f"    put_first_on_second(block_name, {v['bowl']!r})",
+        ]
+    raise ValueError(f"no reference program for {template_id}")

@@ -1,7 +1,10 @@
-"""The 15 instruction templates of the ToolBench Tabletop tester and the values their slots take.
+"""The 15 instruction templates of the ToolBench Tabletop tester, 8 of our own, and the values their slots take.
 
-The ids, slots and their values are the tester's (``SI_*`` seen in the demonstrations, ``UI_*``
+The tester's ids, slots and their values are its own (``SI_*`` seen in the demonstrations, ``UI_*``
 unseen); the wording is ours. Records of the original test set keep their own instruction text.
+The ``NI_*`` types (a middle, a midpoint, a swap, an ordered stack, the n nearest, all but one, an
+extreme, exactly n) are in no ToolBench split: they are the ``unseen`` split's, so that split
+measures instructions of kinds no demonstration, training or test task shows.
 """
 
 from __future__ import annotations
@@ -27,8 +30,19 @@ TEMPLATES: dict[str, str] = {
     "UI_4": "Move the {block} to the corner {distance} to the {bowl}",
     "UI_5": "Arrange all the blocks in a {line} line",
     "UI_6": "Put each block on a different side",
+    "NI_0": "Move the {block} to the middle of the table",
+    "NI_1": "Put the {block} halfway between the {bowl} and the {bowl2}",
+    "NI_2": "Swap the places of the {block} and the {block2}",
+    "NI_3": "Stack the blocks in the order {order}, bottom to top",
+    "NI_4": "Put the {count} blocks closest to the {bowl} into it",
+    "NI_5": "Put every block except the {block} into the {bowl}",
+    "NI_6": "Move the {extreme} block into the {bowl}",
+    "NI_7": "Put exactly {count} blocks into the {bowl}",
 }
 TEMPLATE_IDS = tuple(TEMPLATES)
+#: The ToolBench tester's types (its test set's), and ours (held out for the ``unseen`` split).
+TESTER_IDS = tuple(t for t in TEMPLATE_IDS if not t.startswith("NI_"))
+HELD_OUT_IDS = tuple(t for t in TEMPLATE_IDS if t.startswith("NI_"))
 
 ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "block": tuple(f"{color} block" for color in TASK_COLORS),
@@ -48,9 +62,13 @@ ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "magnitude": ("10 cm", "0.2 m"),
     "nth": ("first", "second", "third", "fourth"),
     "line": ("horizontal", "vertical", "diagonal"),
+    "count": ("two", "three"),
+    "extreme": ("leftmost", "rightmost", "topmost", "bottommost"),
 }
 MAGNITUDES = {"10 cm": 0.1, "0.2 m": 0.2}
 NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+COUNT = {"two": 2, "three": 3}
+EXTREME = {"leftmost": "left", "rightmost": "right", "topmost": "top", "bottommost": "bottom"}
 THRESHOLD = 0.05
 
 
