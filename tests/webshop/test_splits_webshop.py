@@ -58,7 +58,10 @@ def best(shop, product, goal):
 def test_the_rule_agent_parses_test_goals_but_buys_a_near_copy(parser):
     env = env_of("test")
     tasks = env.tasks
-    parsed = [sorted(parser.options(t.get("goal")["instruction_text"])) == sorted(t.get("goal")["goal_options"].values()) for t in tasks]  # noqa: E501
+    parsed = [
+        sorted(parser.options(t.get("goal")["instruction_text"])) == sorted(t.get("goal")["goal_options"].values())
+        for t in tasks
+    ]
     bounds = [parser.bound(t.get("goal")["instruction_text"]) == t.get("goal")["price_upper"] for t in tasks]
     assert sum(parsed) / len(tasks) >= 0.95 and sum(bounds) / len(tasks) >= 0.95  # a real parser of test goals
     success = rate([RuleAgent(parser).play(env, t.id) for t in tasks])
@@ -68,7 +71,10 @@ def test_the_rule_agent_parses_test_goals_but_buys_a_near_copy(parser):
 def test_the_rule_agent_cannot_read_unseen_goals(parser):
     env = env_of("unseen")
     tasks = env.tasks
-    parsed = [sorted(parser.options(t.get("goal")["instruction_text"])) == sorted(t.get("goal")["goal_options"].values()) for t in tasks]  # noqa: E501
+    parsed = [
+        sorted(parser.options(t.get("goal")["instruction_text"])) == sorted(t.get("goal")["goal_options"].values())
+        for t in tasks
+    ]
     assert sum(parsed) / len(tasks) <= 0.10
     success = rate([RuleAgent(parser).play(env, t.id) for t in tasks])
     assert success <= 0.10, success
@@ -145,7 +151,9 @@ def test_unseen_is_worded_in_its_own_grammar():
     assert not any("price lower than" in t.get("goal")["instruction_text"] for t in unseen)
     assert {t.get("template") for t in unseen}.isdisjoint({t.get("template") for t in train + test})
     # Values in other forms and clauses about values not wanted: the words are not the buttons.
-    verbatim = sum(all(v in t.get("goal")["instruction_text"] for v in t.get("goal")["goal_options"].values()) for t in unseen)
+    verbatim = sum(
+        all(v in t.get("goal")["instruction_text"] for v in t.get("goal")["goal_options"].values()) for t in unseen
+    )
     assert verbatim <= 0.75 * len(unseen)
     kinds = {kind.name: kind for kind in PRODUCT_TYPES}
     for task in unseen:  # every one names a value of its option groups that it does not want

@@ -104,10 +104,12 @@ def _build_shop(source: tuple[Any, ...], show_attrs: bool, noun_tagger: str, rev
 
 @cache
 def _shipped_goals() -> dict[int, dict[str, Any]]:
-    """Every shipped goal by session number (test 0-99, demo, train), for ToolBench's records, which
-    name a goal by its session number only."""
+    """Every shipped goal by session number (test 0-99, demo, train, unseen), for ToolBench's records,
+    which name a goal by its session number only."""
     records = [
-        r for split in ("test", "demo", "train") for r in read_records(fixture_file("webshop", f"{split}.jsonl"))
+        r
+        for split in ("test", "demo", "train", "unseen")
+        for r in read_records(fixture_file("webshop", f"{split}.jsonl"))
     ]
     return {int(r["session"]): r["goal"] for r in records}
 
@@ -476,7 +478,9 @@ class WebShopEnv(ToolEnv):
         """What every goal's answer shares: search (the reference's own query), open a listing (the first
         hit), buy; no option chosen, no listing read."""
         reference = task.references[0].splitlines() if task.references else []
-        query = reference[0] if reference and reference[0].startswith("search[") else f"search[{task.get('goal')['query']}]"
+        query = (
+            reference[0] if reference and reference[0].startswith("search[") else f"search[{task.get('goal')['query']}]"
+        )
         hits = self.shop.engine.search(query[len("search[") : -1])
         actions = [query, *([f"click[{self.shop.products[hits[0]].asin.lower()}]"] if hits else []), "click[buy now]"]
         return ["\n".join(actions)] if self.mode == "program" else actions

@@ -101,7 +101,11 @@ def _legacy_goals(store: Shop) -> Iterator[dict[str, Any]]:
             chosen = dict(zip(names, combination, strict=True))
             bound = price_bound(purchase_price(product), rng)
             _legacy_text(product.extra["instruction"], chosen, rng)
-            found.append(goal_record(product, product.extra["instruction"], list(product.extra["instruction_attributes"]), chosen, bound))  # noqa: E501
+            found.append(
+                goal_record(
+                    product, product.extra["instruction"], list(product.extra["instruction_attributes"]), chosen, bound
+                )
+            )
     rng_for("webshop-goal-order").shuffle(found)
     yield from found
 
@@ -278,7 +282,9 @@ def test_solvers() -> frozenset[str]:
     solvers = set()
     for goal, _, _ in legacy_test_goals():
         target = Goal.from_record(goal)
-        solvers |= {p.asin for p in store.products if p.query == target.query and _best_reward(p, target, _nouns()) == 1.0}
+        solvers |= {
+            p.asin for p in store.products if p.query == target.query and _best_reward(p, target, _nouns()) == 1.0
+        }
     return frozenset(solvers)
 
 
@@ -321,7 +327,9 @@ def _drafts(split: str, seed: object) -> Iterator[dict[str, Any]]:
             asin = rng.choice(asins)
             chosen = {name: rng.choice(values) for name, values in sorted(store.by_asin[asin].options.items())}
         product = store.by_asin[asin]
-        if (split == "seen" and asin in test_solvers()) or (split == "unseen" and len(chosen) < min(2, len(_kind(product).options))):
+        if (split == "seen" and asin in test_solvers()) or (
+            split == "unseen" and len(chosen) < min(2, len(_kind(product).options))
+        ):
             continue  # unseen goals name options, two at least where the type has two groups
         bound = price_bound(purchase_price(product), rng)
         kind, wanted = _kind(product), list(product.extra["instruction_attributes"])
@@ -329,7 +337,9 @@ def _drafts(split: str, seed: object) -> Iterator[dict[str, Any]]:
             frame = rng.randrange(len(UNSEEN_FRAMES))
             # The clause about a value not wanted names one this product does not offer, where there is one:
             # a parser that wants every value it finds on the page finds no product with them all.
-            elsewhere = {g: [v for v in values if v not in product.options.get(g, ())] for g, values in kind.options.items()}
+            elsewhere = {
+                g: [v for v in values if v not in product.options.get(g, ())] for g, values in kind.options.items()
+            }
             text, template = unseen_wording(kind, wanted, chosen, bound, frame, elsewhere, rng), f"unseen-u{frame}"
         else:
             frame = rng.randrange(len(generate.INSTRUCTIONS))
@@ -395,7 +405,9 @@ def demo_records() -> tuple[dict[str, Any], ...]:
 
 
 def _held_prompts() -> list[str]:
-    return [r["prompt"] for r in test_records()] + [r["prompt"] for r in unseen_records(SHIPPED_SIZES["unseen"], SHIPPED_SEED)]  # noqa: E501
+    return [r["prompt"] for r in test_records()] + [
+        r["prompt"] for r in unseen_records(SHIPPED_SIZES["unseen"], SHIPPED_SEED)
+    ]
 
 
 @cache

@@ -55,9 +55,9 @@ _UNSEEN_DISTRACTORS = (
 )
 
 _NUMBERS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty"
-).split()
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+)  # fmt: skip
 _TENS = {20: "twenty", 30: "thirty", 40: "forty", 50: "fifty", 60: "sixty", 70: "seventy", 80: "eighty", 90: "ninety"}
 _LEADING = re.compile(r"(\d+)(?=[ -])")
 _APPAREL = {
@@ -89,7 +89,9 @@ def number_words(value: float) -> str:
     hundreds, rest = divmod(whole, 100)
     parts = [f"{_NUMBERS[hundreds]} hundred"] if hundreds else []
     if rest:
-        parts.append(_TENS.get(rest) or (_NUMBERS[rest] if rest <= 20 else f"{_TENS[rest - rest % 10]}-{_NUMBERS[rest % 10]}"))
+        parts.append(
+            _TENS.get(rest) or (_NUMBERS[rest] if rest <= 20 else f"{_TENS[rest - rest % 10]}-{_NUMBERS[rest % 10]}")
+        )
     return " ".join(parts) or "zero"
 
 
@@ -109,7 +111,11 @@ def surfaces(value: str, unseen: bool) -> list[str]:
     if len(words) == 2 and words[1] in ("blue", "green", "red") and words[0] in ("navy", "moss", "wine", "sea"):
         found.append(words[0])
     if unseen:  # small whole numbers in words: "twelve count", "six-pack"
-        found += [_NUMBERS[int(m.group(1))] + f[m.end(1) :] for f in found if (m := _LEADING.match(f)) and int(m.group(1)) <= 20]
+        found += [
+            _NUMBERS[int(m.group(1))] + f[m.end(1) :]
+            for f in found
+            if (m := _LEADING.match(f)) and int(m.group(1)) <= 20
+        ]
     return list(dict.fromkeys(found))
 
 
@@ -146,7 +152,9 @@ def _unseen_phrase(name: str, text: str, rng: random.Random) -> str:
     if name == "size":
         return rng.choice((f"sized {text}", f"measuring {text}", f"a {text} fit", f"whichever is {text}"))
     word = _group_word(name)
-    return rng.choice((f"{word} should be {text}", f"go with {text} for the {word}", f"{word} = {text}", f"{text} as the {word}"))  # noqa: E501
+    return rng.choice(
+        (f"{word} should be {text}", f"go with {text} for the {word}", f"{word} = {text}", f"{text} as the {word}")
+    )
 
 
 def _joined(parts: list[str], final: str = " and ") -> str:
@@ -156,7 +164,9 @@ def _joined(parts: list[str], final: str = " and ") -> str:
 def _article(kind: ProductType, following: str) -> str:
     if kind.name.endswith("s") and not kind.name.endswith(("ss", "us")):
         return ""
-    vowel = following[:1] in ("a", "e", "i", "o") or (following[:1] == "u" and not following.startswith(("us", "uni", "ut")))
+    vowel = following[:1] in ("a", "e", "i", "o") or (
+        following[:1] == "u" and not following.startswith(("us", "uni", "ut"))
+    )
     return "an" if vowel else "a"
 
 

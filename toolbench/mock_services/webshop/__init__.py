@@ -47,7 +47,7 @@ def create_demo_app() -> Flask:
     )
     records = [
         record
-        for split in ("test", "demo", "train")
+        for split in ("test", "demo", "train", "unseen")
         for record in read_records(fixture_file("webshop", f"{split}.jsonl"))
     ]
     goals = [Goal.from_record(record["goal"]) for record in sorted(records, key=lambda r: r["session"])]

@@ -1,11 +1,15 @@
 """Our product catalog, generated from the vocabulary in ``vocabulary.py``, in WebShop's record formats.
 
-Product ``i`` is a pure function of ``i``: its type (types take turns in a fixed shuffled order, so
-every type has products in any catalog of a few hundred or more), brand, attributes, options,
-title, price (one price or a range), bullet points, description, reviews and an instruction that
-asks for it. A catalog of ``n`` products is the first ``n`` of them, so the shipped 1,000 are the start
-of every larger catalog (up to 1,200,000, the scale of WebShop's full catalog). Asins are ``B0`` and eight
-base-36 digits of a bijection of ``i``: distinct for every product.
+Original product ``i`` (``original``) is a pure function of ``i``: its type (types take turns in a fixed
+shuffled order), brand, attributes, options, title, price (one price or a range), bullet points,
+description, reviews and an instruction that asks for it. A catalog is made of families
+(``family``): an original product and near copies of it, each differing from it in exactly one
+thing a goal asks for (one wanted attribute, one named option value, or the price band), so that
+only reading a listing tells the product from its copies. The shipped catalog's families are laid
+out by ``taskgen/webshop.py`` for its goals; a generated catalog's part past it (``products(count,
+start)``, up to 1,200,000 products, the scale of WebShop's full catalog) is families of ``FAMILY``
+products from ``default_plan``. Asins are ``B0`` and eight base-36 digits of a bijection of a
+number (the original's index, or a scrambled catalog index for a copy): distinct for every product.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ def asin(index: int) -> str:
 
 @cache
 def type_order() -> tuple[ProductType, ...]:
-    """The product types in the order original products take them (product ``i`` is of type ``i`` modulo their number)."""
+    """The product types in the order original products take them (product ``i``: type ``i`` modulo their number)."""
     order = list(PRODUCT_TYPES)
     random.Random("webshop-type-order").shuffle(order)
     return tuple(order)
@@ -214,7 +218,11 @@ def original(source: int) -> tuple[dict[str, Any], dict[str, Any], int]:
     wanted = sorted(rng.sample(attributes, rng.randint(1, min(3, len(attributes)))), key=attributes.index)
     template = INSTRUCTIONS.index(rng.choice(INSTRUCTIONS))
     record = _record(asin(source), kind, title, description, bullets, _price(rng, kind), options, reviews)
-    entry = {"attributes": list(attributes), "instruction": instruction(template, kind, wanted), "instruction_attributes": wanted}
+    entry = {
+        "attributes": list(attributes),
+        "instruction": instruction(template, kind, wanted),
+        "instruction_attributes": wanted,
+    }
     return record, entry, template
 
 
@@ -315,7 +323,10 @@ def _change(
     lacks one); None if the original cannot be varied that way."""
     product_type = kind_of(plan.source)
     attributes, wanted = list(entry["attributes"]), list(entry["instruction_attributes"])
-    options = {name.lower(): [item["value"] for item in items] for name, items in (record["customization_options"] or {}).items()}  # noqa: E501
+    options = {
+        name.lower(): [item["value"] for item in items]
+        for name, items in (record["customization_options"] or {}).items()
+    }
     base = product_from_record(record, {record["asin"]: entry})
     price = _price_below(purchase_price(base), min(plan.bounds, default=None), rng)
     missing: str | None = None
@@ -360,7 +371,12 @@ def _keyworded(record: dict[str, Any], entry: dict[str, Any], plan: Plan, kind: 
     bullet = f"{_joined(list(entry['instruction_attributes'])).capitalize()} {kind.name}"
     bullet += f", offered in {_joined(values)}" if values else ""
     description = f"{bullet}. {record['full_description']}"
-    return {**record, "name": title, "full_description": description, "small_description": [bullet, *record["small_description"]]}
+    return {
+        **record,
+        "name": title,
+        "full_description": description,
+        "small_description": [bullet, *record["small_description"]],
+    }
 
 
 def _listing(
@@ -374,8 +390,21 @@ def _listing(
     # A copy without a wanted attribute says less (a terse listing): the words it has weigh more in a search.
     description = _description(rng, kind, brand, attributes, avoid, (1, 2) if avoid else (2, 4))
     reviews = _reviews(rng, kind, attributes)
-    record = _record(asin(VARIANT_ASINS + index * _SCRAMBLE % _PRIME), kind, title, description, bullets, f"${price:.2f}", options, reviews)
-    entry = {"attributes": attributes, "instruction": instruction(template, kind, wanted), "instruction_attributes": wanted}
+    record = _record(
+        asin(VARIANT_ASINS + index * _SCRAMBLE % _PRIME),
+        kind,
+        title,
+        description,
+        bullets,
+        f"${price:.2f}",
+        options,
+        reviews,
+    )
+    entry = {
+        "attributes": attributes,
+        "instruction": instruction(template, kind, wanted),
+        "instruction_attributes": wanted,
+    }
     return record, entry
 
 
@@ -389,7 +418,7 @@ def _price_below(price: float, bound: float | None, rng: random.Random) -> float
 
 
 def _apart(one: str, other: str) -> bool:
-    """Whether WebShop's reward tells attribute ``one`` from ``other`` (fuzzy ratio at most its threshold, no containment)."""
+    """Whether WebShop's reward tells attribute ``one`` from ``other`` (no containment, fuzzy ratio at most 85)."""
     return other not in one and one not in other and similarity(one, other) <= FUZZY_THRESHOLD
 
 
@@ -434,7 +463,7 @@ def _generated(count: int, start: int) -> Iterator[tuple[dict[str, Any], dict[st
 
 
 def catalog(count: int, start: int = 0) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    """A generated catalog's products ``start`` to ``count - 1``: raw records and the attribute file's entries by asin."""
+    """A generated catalog's products ``start`` to ``count - 1``: raw records, attribute file entries by asin."""
     records, attributes = [], {}
     for record, entry in _generated(count, start):
         records.append(record)

@@ -6,7 +6,8 @@ goal set is the same in every run. ``synthetic_goals`` makes WebShop's goals fro
 file's instructions; ``human_goals`` reads ``items_human_ins.json`` (``{asin:
 [{"instruction", "instruction_attributes", "instruction_options"}]}``) as ``get_human_goals`` does:
 one goal per instruction with at least one attribute, its trailing dots stripped and the price
-clause added, its options kept as the list they are.
+clause added, its options kept as the list they are. ``reference`` is an expert's actions for a goal
+in a shop.
 """
 
 from __future__ import annotations
