@@ -464,6 +464,27 @@ class AppBenchEnv(ToolEnv):
             return [*select, reference]
         return [*select, *(line for line in reference.splitlines() if line.strip()), FINISH]
 
+    def shared_parts_actions(self, task: Task) -> list[str] | None:
+        """The gold plan with what every task of its kind shares and nothing the instruction states:
+        the apps, the APIs and the references between calls (a booking takes its pickup location
+        from the search before it), with every literal argument left out. It names the right APIs
+        (full ``f1_app`` and ``f1_api``, AppBench's own partial credit), but ``score`` is ``succ``,
+        which needs the task's values, so it earns nothing."""
+        output = task.get("output")
+        calls = gold_calls(output) if output else resolve(parse_plan((task.references or [""])[0]))
+        shared = [
+            Call(call.app, call.api, call.returns, {k: v for k, v in call.args.items() if isinstance(v, Ref)})
+            for call in calls
+        ]
+        lines = [format_call(call) for call in shared]
+        select = []
+        if self.prompting == "hierarchical":
+            apps = [app for app in APP_DESCRIPTIONS if app in {call.app for call in calls}]
+            select = [f"select_apps({apps!r})"] if apps else []
+        if self.mode == "program":
+            return [*select, "\n".join(lines)]
+        return [*select, *lines, FINISH]
+
     def _get_backend_state(self) -> Any:
         calls = [
             {

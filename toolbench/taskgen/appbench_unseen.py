@@ -27,7 +27,6 @@ from functools import cache
 from typing import Any
 
 from toolbench.core.tasks import fixture_file
-from toolbench.mock_services.apps.backend import MAX_RIDE_SEATS
 from toolbench.mock_services.apps.plan import Ref
 from toolbench.mock_services.apps.world import DEVICES, PAYMENT_METHODS, THERAPIST_TYPES, TODAY
 from toolbench.taskgen import near_duplicates, rng_for, spread
@@ -40,19 +39,19 @@ from toolbench.taskgen.appbench import (
     Builder,
     Ctx,
     Redraw,
+    _routes,
     cities,
     fixed_splits,
     held_out,
     of_city,
     ordinal,
     record,
-    references_fair,
     refer_within_apps,
+    references_fair,
     resolves_as_meant,
     run,
     shape_ok,
     world,
-    _routes,
 )
 
 TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
@@ -127,7 +126,9 @@ def u_party(r: random.Random, n: int) -> str:
     """How many of us: "just me", "the two of us", "me and three friends", "a party of five"."""
     if n == 1:
         return r.choice(("just me", "only myself"))
-    return r.choice((f"the {words(n)} of us", f"me and {words(n - 1)} other{'s' if n > 2 else ''}", f"a party of {words(n)}"))
+    return r.choice(
+        (f"the {words(n)} of us", f"me and {words(n - 1)} other{'s' if n > 2 else ''}", f"a party of {words(n)}")
+    )
 
 
 def u_money(r: random.Random, amount: str) -> str:
@@ -370,8 +371,7 @@ def train_class(c: Ctx) -> Clause:
     text = r.choice(
         (
             f"which rail connections run {origin} to {destination} {u_day(r, c.day)}{who}, fare class '{fare}'",
-            f"I'm going by rail, {destination} bound from {origin}, "
-            f"{u_day(r, c.day)}{who}, in '{fare}' class",
+            f"I'm going by rail, {destination} bound from {origin}, {u_day(r, c.day)}{who}, in '{fare}' class",
         )
     )
     return text, [day_distractor(r, c.day)]
@@ -406,7 +406,12 @@ def showtimes_type(c: Ctx) -> Clause:
     c.b.add(
         "Movies",
         "gettimesformovie",
-        {"movie_name": showing.movie, "location": c.city, "show_date": c.day.isoformat(), "show_type": showing.show_type},
+        {
+            "movie_name": showing.movie,
+            "location": c.city,
+            "show_date": c.day.isoformat(),
+            "show_type": showing.show_type,
+        },
     )
     kind = "3D" if showing.show_type == "3d" else "IMAX"
     text = r.choice(
@@ -454,7 +459,7 @@ def two_attractions(c: Ctx) -> Clause:
     text = r.choice(
         (
             f"I'd like a '{first}' to see in {city}, and once that turns up, a '{second}' in the very same place",
-            f"two stops for my day out in {city}: first a '{first}', then a '{second}' in whichever city that "
+            f"two stops for my day out in {city}: first a '{first}', followed by a '{second}' in whichever city that "
             "search comes back with",
         )
     )
@@ -472,7 +477,7 @@ def pay_then_request(c: Ctx) -> Clause:
         (
             f"I owe {payer} {u_money(r, amount)}, so settle that out of my {method}; afterwards bill {other} "
             "for exactly what was sent",
-            f"wire {u_money(r, amount)} to {payer} through my {method}, and then have {other} cover the same sum",
+            f"wire {u_money(r, amount)} to {payer} through my {method}, after which {other} should cover the same sum",
         )
     )
     return text, [contact_distractor(r, payer) if r.random() < 0.5 else contact_distractor(r, other)]
@@ -502,7 +507,7 @@ def album_of_artist(c: Ctx, size: int) -> Clause:
     if size == 2:
         text = r.choice(
             (
-                f"dig up something performed by {song.artist}, then list other tracks from whatever album that is on",
+                f"dig up something performed by {song.artist} and list other tracks from whatever album that is on",
                 f"which record is {song.artist}'s song on? I want the rest of that album too",
             )
         )
@@ -529,8 +534,8 @@ def events_same_city(c: Ctx, size: int) -> Clause:
     if size == 2:
         text = r.choice(
             (
-                f"what '{first}' events are on in {city}? After that, '{second}' ones in that same city",
-                f"I'm torn between {name[first]} and {name[second]} in {city}: list '{first}' events, then "
+                f"what '{first}' events are on in {city}? Plus '{second}' ones in that same city",
+                f"I'm torn between {name[first]} and {name[second]} in {city}: list '{first}' events followed by "
                 f"'{second}' events in the city the first list is for",
             )
         )
@@ -546,7 +551,7 @@ def events_same_city(c: Ctx, size: int) -> Clause:
         },
     )
     text = (
-        f"list '{first}' events in {city}, then '{second}' ones in that city, and get seats for "
+        f"list '{first}' events in {city} followed by '{second}' ones in that city, and get seats for "
         f"{u_party(r, c.people)} at the '{second}' one"
     )
     return text, [city_distractor(r, c.city)]
@@ -563,7 +568,7 @@ def reviewed_genre_showing(c: Ctx, size: int) -> Clause:
             (
                 f"how did critics rate {film.director}'s film? Whatever its genre, show me what of that genre is "
                 f"screening in {city}",
-                f"pull up reviews of the picture made by director {film.director}, then cinema listings in "
+                f"pull up reviews of the picture made by director {film.director} along with cinema listings in "
                 f"{city} for the same genre",
             )
         )
@@ -571,7 +576,11 @@ def reviewed_genre_showing(c: Ctx, size: int) -> Clause:
     b.add(
         "Movies",
         "gettimesformovie",
-        {"movie_name": b.ref(found, "movie_name"), "location": b.ref(found, "location"), "show_date": c.day.isoformat()},
+        {
+            "movie_name": b.ref(found, "movie_name"),
+            "location": b.ref(found, "location"),
+            "show_date": c.day.isoformat(),
+        },
     )
     text = (
         f"pull up reviews of director {film.director}'s picture, find one of the same genre screening in "
@@ -606,7 +615,7 @@ def rent_and_buy(c: Ctx, size: int) -> Clause:
     )
     compare = (
         f"I can't decide between leasing and owning in {city}: pull up a {first.beds} bd / {first.baths} ba "
-        f"to lease, then a {second.beds} bd / {second.baths} ba for sale in that same area"
+        f"to lease as well as a {second.beds} bd / {second.baths} ba for sale in that same area"
     )
     if size == 2:
         return compare, [city_distractor(r, c.city)]
@@ -655,8 +664,7 @@ def flight_to(c: Ctx, size: int) -> Clause:
     text = r.choice(
         (
             f"I'm flying out of {origin} to {c.city} {u_day(r, c.day)}{who}, so check which planes go one way",
-            f"price up a single-leg air ticket {origin} to {c.city}{who}, departing "
-            f"{u_day(r, c.day)}",
+            f"price up a single-leg air ticket {origin} to {c.city}{who}, departing {u_day(r, c.day)}",
         )
     )
     return text, [day_distractor(r, c.day)]
@@ -795,7 +803,11 @@ def salon(c: Ctx, size: int) -> Clause:
         b.add(
             "Services",
             "book_therapist_appointment",
-            {"therapist_name": b.ref(found, "therapist_name"), "appointment_time": time, "appointment_date": c.day.isoformat()},
+            {
+                "therapist_name": b.ref(found, "therapist_name"),
+                "appointment_time": time,
+                "appointment_date": c.day.isoformat(),
+            },
         )
         return f"set me up with a '{kind}' in {city} for {u_time(r, time)} {u_day(r, c.day)}", []
     found = b.add("Services", "find_stylist_provider", {"city": c.city})
@@ -825,7 +837,12 @@ def settle(c: Ctx, size: int) -> Clause:
 def rail_then_coach(c: Ctx, size: int) -> Clause:
     """A train to a city and a bus onwards from where it arrives, on the same day (Buses + Trains)."""
     r, b = c.r, c.b
-    legs = [(t, u) for t in _routes("train") for u in _routes("bus") if u.from_city == t.to_city and u.to_city != t.from_city]
+    legs = [
+        (t, u)
+        for t in _routes("train")
+        for u in _routes("bus")
+        if u.from_city == t.to_city and u.to_city != t.from_city
+    ]
     rail, coach = r.choice(legs)
     origin = u_city(r, rail.from_city)
     found = b.add("Trains", "findtrains", {"from": origin, "to": rail.to_city, "date_of_journey": c.day.isoformat()})
@@ -836,8 +853,8 @@ def rail_then_coach(c: Ctx, size: int) -> Clause:
     )
     c.city, c.city_said = coach.to_city, False
     text = (
-        f"I'm going by rail from {origin} to {rail.to_city} {u_day(r, c.day)} and then "
-        f"on by coach to {coach.to_city} from wherever the train arrives, the same day"
+        f"I'm going by rail from {origin} to {rail.to_city} {u_day(r, c.day)}, continuing "
+        f"by coach to {coach.to_city} from wherever the train arrives, the same day"
     )
     if size == 3:
         b.add(
@@ -957,7 +974,13 @@ def compose(r: random.Random, clauses: list[Clause]) -> tuple[str, str]:
 
 
 def new_ctx(r: random.Random) -> Ctx:
-    return Ctx(r, Builder(), city=r.choice(cities()), day=TODAY + timedelta(days=r.randint(1, 24)), people=r.choice((1, 2, 3, 4, 5)))
+    return Ctx(
+        r,
+        Builder(),
+        city=r.choice(cities()),
+        day=TODAY + timedelta(days=r.randint(1, 24)),
+        people=r.choice((1, 2, 3, 4, 5)),
+    )
 
 
 def draw(r: random.Random, category: str) -> tuple[Ctx, list[Clause], str]:
