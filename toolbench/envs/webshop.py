@@ -227,7 +227,8 @@ class WebShopEnv(ToolEnv):
     max_steps=None, num_products=None, products_file=None, attributes_file=None, show_attrs=False,
     noun_tagger="lexicon", human_goals_file=None, reviews=False, human_goals=None, task_file=None)``.
     ``num_products``: the first N products (1 to 1,200,000, the scale of WebShop's full catalog;
-    beyond the 1,000 shipped, generated the same way; below, the goals whose product is among them).
+    beyond the 1,000 shipped, generated families of originals and near copies; below, the goals whose
+    product is among them, each with its reference played in that catalog).
     ``products_file`` and ``attributes_file``: WebShop's ``items_shuffle*.json`` and ``items_ins_v2*.json``.
     ``noun_tagger="spacy"`` tags title nouns with spaCy's ``en_core_web_sm`` as WebShop does (install
     both yourself); the default uses the catalog's noun lexicon. ``task_file``: our JSONL,
