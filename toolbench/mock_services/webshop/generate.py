@@ -300,8 +300,9 @@ def _variant(
     rng: random.Random, offset: int, excluded: Excluded | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]] | None:  # fmt: skip
     product_type = kind_of(plan.source)
-    # A copy that lacks a wanted attribute is keyword-rich, as sellers' listings often are: it names the
-    # wanted things it has in its title and first bullet, so a search for the goal's words finds it first.
+    # A copy that lacks a wanted attribute is keyword-rich, as sellers' listings often are: its first bullet
+    # and description name the wanted things it has, so a search for the goal's words often finds it
+    # first. Its title stays as plain as any other (the results page shows nothing of it).
     keyworded = kind == "attribute" or rng.random() < 0.5
     for _ in range(20):  # drawn again while a text says the attribute the copy lacks, or it is excluded
         change = _change(kind, plan, record, entry, rng, offset)
@@ -362,21 +363,14 @@ def _change(
 
 
 def _keyworded(record: dict[str, Any], entry: dict[str, Any], plan: Plan, kind: ProductType) -> dict[str, Any]:
-    """``record`` with the wanted attributes and planned option values it has added to its title, and a
-    first bullet that names them with the product type."""
+    """``record`` with a first bullet, also the description's first sentence, that names its wanted
+    attributes, its product type and the planned option values it offers."""
     offered = {item["value"] for items in (record["customization_options"] or {}).values() for item in items}
     values = [value for value in plan.chosen.values() if value in offered]
-    words = [*entry["instruction_attributes"], *values]
-    title = ", ".join([record["name"], *(word.title() for word in words if word.lower() not in record["name"].lower())])
     bullet = f"{_joined(list(entry['instruction_attributes'])).capitalize()} {kind.name}"
     bullet += f", offered in {_joined(values)}" if values else ""
     description = f"{bullet}. {record['full_description']}"
-    return {
-        **record,
-        "name": title,
-        "full_description": description,
-        "small_description": [bullet, *record["small_description"]],
-    }
+    return {**record, "full_description": description, "small_description": [bullet, *record["small_description"]]}
 
 
 def _listing(
