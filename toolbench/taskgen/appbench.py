@@ -1,9 +1,14 @@
 """AppBench task sets: instructions that need API calls across the 15 mobile apps, with their gold plans.
 
-What it generates: ``test.jsonl`` (800), ``train.jsonl`` (4,000) and ``demo.jsonl`` (100) records in
-AppBench's output shape (``used_app``, ``used_api``, ``result_arguments``, ``api_results``,
-``middle_arguments``, ``user_aware_arguments``) plus our ``id``, ``category``, ``prompt`` and
-``completion`` (the gold plan, one ``App: [r1, r2 = api(#a='v', #b=r1)]`` line per call). The four
+What it generates: ``test.jsonl`` (800), ``train.jsonl`` (4,000), ``demo.jsonl`` (100) and
+``unseen.jsonl`` (200, ``appbench_unseen``) records in AppBench's output shape (``used_app``,
+``used_api``, ``result_arguments``, ``api_results``, ``middle_arguments``, ``user_aware_arguments``)
+plus our ``id``, ``category``, ``template`` (the units a seen instruction was written from, or the
+unseen grammar's recipe and frame), ``combination`` (what the plan combines, ``HELD_OUT_KEYS``),
+``difficulty`` (its number of calls), ``prompt`` and ``completion`` (the gold plan, one
+``App: [r1, r2 = api(#a='v', #b=r1)]`` line per call). No seen record (test, demo, train,
+alignment) combines what the unseen split holds out (``held_out``: pairs of apps, one app's chains,
+sets of filters); train holds no test or unseen instruction nor a near duplicate of one. The four
 categories are AppBench's: SS (one app, one call), SM (one app, 2-4 dependent calls), MS (2-4 apps,
 one call each) and MM (3-7 calls over 2-4 apps, chains mixed with cross-app dependencies).
 
@@ -1592,12 +1597,41 @@ def phrases() -> dict[str, tuple[str, ...]]:
     return {kind: tuple(data[kind]) for kind in ("openings", "closings")}
 
 
-def instruction(r: random.Random, parts: list[Part], category: str) -> str:
+#: More ways to say a seen instruction, which only records drawn for training (train, alignment) use,
+#: so that they vary more than the test tasks written before them: other frames, joints and first
+#: verbs of a clause. None of them occurs in the unseen grammar (``appbench_unseen``).
+MORE_ONE = (
+    "I'd appreciate it if you could {}.",
+    "Your task: {}.",
+    "Go ahead and {}.",
+    "When you get a chance, {}.",
+    "Would you mind if I asked you to {}?",
+)
+MORE_NEXT = (", and after that {}", ". Once that's done, {}", ". Then {}", ", followed by this: {}")
+MORE_STARTS = {"find a ": "locate a ", "find an ": "locate an ", "look up ": "check ", "search for ": "browse for "}
+
+
+def reworded(vary: random.Random, clause: str) -> str:
+    """A clause with its first verb said another way, now and then."""
+    for start, other in MORE_STARTS.items():
+        if clause.startswith(start) and vary.random() < 0.4:
+            return other + clause[len(start) :]
+    return clause
+
+
+def instruction(r: random.Random, parts: list[Part], category: str, vary: random.Random | None = None) -> str:
+    """The instruction of a draw's clauses; with ``vary`` (a stream of its own, so that the test
+    and demo tasks read as they were written), also in the ``MORE_*`` phrasings."""
     clauses = [p.clause for p in parts]
+    ones, nexts = _ONE, _NEXT
+    if vary is not None:
+        clauses = [reworded(vary, clause) for clause in clauses]
+        if vary.random() < 0.5:
+            ones, nexts = _ONE + MORE_ONE, _NEXT + MORE_NEXT
     if len(clauses) == 1:
-        text = capital(r.choice(_ONE).format(clauses[0]))
+        text = capital(r.choice(ones).format(clauses[0]))
     else:
-        joints = r.sample(_NEXT, len(clauses) - 1)  # no joint twice ("Also, ... Also, ...")
+        joints = r.sample(nexts, len(clauses) - 1)  # no joint twice ("Also, ... Also, ...")
         asking = all(". " not in joint for joint in joints) and r.random() < 0.3
         text = capital(("Can you {}" if asking else r.choice(_FIRST)).format(clauses[0]))
         for joint, clause in zip(joints, clauses[1:], strict=True):
@@ -1858,8 +1892,8 @@ def draw_record(
     strict: bool = True,
 ) -> dict[str, Any]:
     """One checked record; draws again (a new stream per attempt) until every check passes. Its
-    instruction is not in ``seen`` and its gold plan not in ``avoid``; with ``strict``, it states
-    every ``WORD_FOR_WORD`` value."""
+    instruction is not in ``seen`` and its gold plan not in ``avoid``; with ``strict`` (records drawn
+    for training), it states every ``WORD_FOR_WORD`` value and may use the ``MORE_*`` phrasings."""
     # The calls a task has are drawn once, before its attempts: redrawing them with the content would
     # favour the sizes whose draws fail less (the shorter ones).
     size = weighted(rng_for("appbench", *seed, "calls"), CALLS[category]) if category in CALLS else 1
@@ -1878,7 +1912,7 @@ def draw_record(
             continue
         if not references_fair(calls, concrete, c.b.said) or held_out(category, calls):
             continue
-        prompt = instruction(r, parts, category)
+        prompt = instruction(r, parts, category, rng_for("appbench", *seed, attempt, "vary") if strict else None)
         if prompt in seen or (strict and not states_its_values(prompt, calls)):
             continue
         drawn = record(record_id, category, prompt, calls, concrete, c.b.said)

@@ -389,10 +389,11 @@ def bus_category(c: Ctx) -> Clause:
         "category": kind,
     }
     c.b.add("Buses", "findbus", args)
-    stops = "with no stops on the way" if kind == "direct" else "that makes one stop on the way"
+    # The category's value is named as the app spells it: its docs list no values to choose from.
+    stops = f"of the '{kind}' kind, " + ("no stops on the way" if kind == "direct" else "one stop on the way")
     text = r.choice(
         (
-            f"is there a coach {stops} going {origin} to {destination} {u_day(r, c.day)}",
+            f"is there a coach going {origin} to {destination} {u_day(r, c.day)}, {stops}",
             f"I'd take the coach from {origin} into {destination} {u_day(r, c.day)}, one {stops}",
         )
     )
