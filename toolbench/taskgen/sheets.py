@@ -163,6 +163,20 @@ def text_columns(rows: list[list[Any]]) -> list[int]:
     return [i + 1 for i, v in enumerate(rows[1]) if isinstance(v, str)]
 
 
+def pivot_code(rows: list[list[Any]], group: int, value: int, function: str, anchor: int) -> str:
+    """A pivot table of ``function`` over column ``value`` by column ``group`` (1-based), at column ``anchor``."""
+    return (
+        "sheet.batch_update({'requests': [{'updateCells': {\n"
+        "    'rows': [{'values': [{'pivotTable': {\n"
+        f"        'source': {{'sheetId': worksheet.id, 'startRowIndex': 0, 'endRowIndex': {len(rows)}, "
+        f"'startColumnIndex': 0, 'endColumnIndex': {len(rows[0])}}},\n"
+        f"        'rows': [{{'sourceColumnOffset': {group - 1}, 'showTotals': True, 'sortOrder': 'ASCENDING'}}],\n"
+        f"        'values': [{{'summarizeFunction': '{function}', 'sourceColumnOffset': {value - 1}}}]}}}}]}}],\n"
+        f"    'start': {{'sheetId': worksheet.id, 'rowIndex': 0, 'columnIndex': {anchor - 1}}},\n"
+        "    'fields': 'pivotTable'}}]})"
+    )
+
+
 class _Maker:
     """Draws seen-template tasks. ``books`` are the worksheets it may use; ``phrasing`` (train only)
     picks among more wordings of each template, from a stream of its own, so the draws of the
@@ -398,16 +412,7 @@ class _Maker:
                 f"Create a pivot table with its top-left corner at {letter(anchor)}1 that counts the entries of "
                 f"{rows[0][value - 1]} for each {rows[0][group - 1]}, with a grand total."
             )
-        code = (
-            "sheet.batch_update({'requests': [{'updateCells': {\n"
-            "    'rows': [{'values': [{'pivotTable': {\n"
-            f"        'source': {{'sheetId': worksheet.id, 'startRowIndex': 0, 'endRowIndex': {len(rows)}, "
-            f"'startColumnIndex': 0, 'endColumnIndex': {len(rows[0])}}},\n"
-            f"        'rows': [{{'sourceColumnOffset': {group - 1}, 'showTotals': True, 'sortOrder': 'ASCENDING'}}],\n"
-            f"        'values': [{{'summarizeFunction': '{function}', 'sourceColumnOffset': {value - 1}}}]}}}}]}}],\n"
-            f"    'start': {{'sheetId': worksheet.id, 'rowIndex': 0, 'columnIndex': {anchor - 1}}},\n"
-            "    'fields': 'pivotTable'}}]})"
-        )
+        code = pivot_code(rows, group, value, function, anchor)
         return name, text, code, False
 
     def any_pivot(self) -> tuple[str, str, str, bool]:
@@ -424,16 +429,7 @@ class _Maker:
             f"Create a pivot table with its top-left corner at {letter(anchor)}1 that shows, for each "
             f"{rows[0][group - 1]}, the {words} {rows[0][value - 1]}, with a grand total."
         )
-        code = (
-            "sheet.batch_update({'requests': [{'updateCells': {\n"
-            "    'rows': [{'values': [{'pivotTable': {\n"
-            f"        'source': {{'sheetId': worksheet.id, 'startRowIndex': 0, 'endRowIndex': {len(rows)}, "
-            f"'startColumnIndex': 0, 'endColumnIndex': {len(rows[0])}}},\n"
-            f"        'rows': [{{'sourceColumnOffset': {group - 1}, 'showTotals': True, 'sortOrder': 'ASCENDING'}}],\n"
-            f"        'values': [{{'summarizeFunction': '{function}', 'sourceColumnOffset': {value - 1}}}]}}}}]}}],\n"
-            f"    'start': {{'sheetId': worksheet.id, 'rowIndex': 0, 'columnIndex': {anchor - 1}}},\n"
-            "    'fields': 'pivotTable'}}]})"
-        )
+        code = pivot_code(rows, group, value, function, anchor)
         return name, text, code, False
 
     def any_pandas(self) -> tuple[str, str, str, bool]:
