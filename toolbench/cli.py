@@ -372,13 +372,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if not args.quiet:
             verdict = "OVER " + ", ".join(row.over) if row.over else "ok"
             scored = ", ".join(f"{m} {row.metrics[m]:.3f}" for m in ("success_rate", "score") if m in row.metrics)
-            print(f"{row.task} {row.mode} {row.policy}: {row.n} episodes, {scored}: {verdict}", file=sys.stderr)
+            print(f"{row.task} {row.mode} {row.split} {row.policy}: {row.n} episodes, {scored}: {verdict}", file=sys.stderr)
 
     try:
         tasks = [] if args.task == "all" else [find_task(args.task).name]
         modes = [args.mode] if args.mode else None
         policies = args.policy or None
-        rows = run_audit(tasks, modes, policies, args.limit, args.workers, args.out, progress=show)
+        splits = args.split or ("test", "unseen")
+        rows = run_audit(tasks, modes, policies, args.limit, args.workers, args.out, progress=show, splits=splits)
     except (KeyError, ValueError, RunFolderError) as exc:
         print(f"toolbench audit: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -1033,7 +1034,10 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--task", default="all", help="a task name or 'all'")
     audit.add_argument("--mode", choices=("program", "interactive"), default=None, help="one mode (default: both)")
     audit.add_argument("--policy", action="append", default=None, help="only this policy (repeat for several)")
-    audit.add_argument("--limit", type=_int_in(1), default=None, help="at most N test tasks per env")
+    audit.add_argument(
+        "--split", action="append", choices=("test", "unseen"), default=None, help="one split (default: both)"
+    )
+    audit.add_argument("--limit", type=_int_in(1), default=None, help="a sample of N tasks per env and split")
     audit.add_argument("--workers", type=_int_in(1), default=1, help="worker processes")
     audit.add_argument("--out", default=None, help="folder for audit.json, audit.txt and a run folder per policy")
     audit.add_argument("--json", action="store_true", help="print one JSON object instead of a table")

@@ -60,16 +60,25 @@ def test_copying_is_bounded_on_unseen_and_reported_on_test():
 
 
 def test_webshop_first_hit_earns_the_papers_criterion_but_not_success():
-    (row,) = [r for r in run_audit(["WebShop"], ["interactive"], ["first_hit"]) if r.policy == "first_hit"]
+    rows = run_audit(["WebShop"], ["interactive"], ["first_hit"], splits=("test",))
+    (row,) = [r for r in rows if r.policy == "first_hit"]
     assert row.n == 100 and row.metrics["success_rate"] <= 0.05 and not row.over
     assert row.metrics["paper_success"] >= 0.9  # reported beside it
 
 
 def test_a_policy_over_its_ceiling_fails_the_command(monkeypatch, capsys):
-    monkeypatch.setattr(audit, "ALLOWANCES", ())  # first_hit's score (0.5) against the default 0.15
-    code = main(["audit", "--task", "WebShop", "--mode", "interactive", "--policy", "first_hit", "--limit", "5"])
+    from toolbench.agents import cheap
+
+    class Peek(cheap.CheapPolicy):  # reads the answer: a policy the ceilings exist to catch
+        policy, about = "peek", "the task's own answer"
+
+        def plan(self, env, task, observation, info):
+            return env.oracle_actions(task)
+
+    monkeypatch.setitem(cheap.POLICIES, "peek", Peek)
+    code = main(["audit", "--task", "CatAPI", "--policy", "peek", "--limit", "5", "--split", "unseen"])
     out = capsys.readouterr().out
-    assert code == 1 and "OVER: score" in out and "1 of 1 policy runs passed a ceiling" in out
+    assert code == 1 and "OVER: success_rate, score" in out and "1 of 1 policy runs passed a ceiling" in out
 
 
 def test_out_keeps_the_report_and_a_run_folder_per_policy(tmp_path, capsys):
@@ -78,9 +87,9 @@ def test_out_keeps_the_report_and_a_run_folder_per_policy(tmp_path, capsys):
     assert code == 0 and report["over"] == [] and {row["policy"] for row in report["rows"]} >= {"oracle", "echo"}
     saved = json.loads((tmp_path / "audit.json").read_text())
     assert saved["rows"] == report["rows"] and "no cheap policy passed" in (tmp_path / "audit.txt").read_text()
-    run, summary, episodes = read_run(tmp_path / "program" / "echo")
+    run, summary, episodes = read_run(tmp_path / "program" / "test" / "echo")
     assert run["settings"]["agent"] == "cheap:echo" and len(episodes) == 10 and summary["tasks"]["CatAPI"]["n"] == 10
-    assert main(["view", str(tmp_path / "program" / "echo")]) == 0
+    assert main(["view", str(tmp_path / "program" / "test" / "echo")]) == 0
 
 
 def test_unknown_policies_are_refused(capsys):

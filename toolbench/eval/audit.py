@@ -34,20 +34,15 @@ BOUNDED = ("success_rate", "score")
 REPORTED = ("paper_success", "f1", "lcs", "goal_rate", "cell_accuracy", "f1_app", "f1_api", "reward")
 
 _LCS_SHARED = (
-    "ToolBench's LCS credits the walking and finding lines most programs share with the closest "
-    "example's (a similar activity in the same rooms)"
-)
-_WEBSHOP_REWARD = (
-    "WebShop's reward pays the attributes, options and price of any product of the right type; "
-    "WebShop's own rule baseline (search, buy the first hit) earns much of it while it succeeds on "
-    "9.6% of the goals (Yao et al. 2022), so its score is read against that floor and its success "
-    "(reward 1) is the headline"
+    "the reward (ToolBench's LCS over the lines that act) credits the closest example's acting lines "
+    "where test shares its activity kinds with demo and train (the papers' setting): a similar "
+    "activity opens, grabs and puts the same objects; on unseen the default ceiling holds"
 )
 
 
 @dataclass(frozen=True)
 class Allowance:
-    """A ceiling above the default for one policy on one task, and why it is fair."""
+    """A ceiling other than the default for one policy on one task's split, and why."""
 
     policy: str
     task: str
@@ -57,24 +52,12 @@ class Allowance:
 
 
 ALLOWANCES: tuple[Allowance, ...] = (
-    # The first-hit policy is the issue's worked exploit of ToolBench's success (reward > 0): held
-    # tighter than the default.
-    Allowance("first_hit", "WebShop", {"success_rate": 0.05, "score": 0.65}, _WEBSHOP_REWARD),
-    Allowance("cheapest", "WebShop", {"score": 0.60}, _WEBSHOP_REWARD),
-    Allowance(
-        "demo_answer",
-        "WebShop",
-        {"score": 0.65},
-        _WEBSHOP_REWARD + "; the closest demonstration is often a goal over the same product",
-    ),
-    Allowance("demo_answer", "VirtualHome", {"score": 0.35}, _LCS_SHARED),
-    Allowance("train_answer", "VirtualHome", {"score": 0.40}, _LCS_SHARED),
-    Allowance(
-        "train_answer",
-        "WebShop",
-        {"score": 0.80},
-        _WEBSHOP_REWARD + "; train goals are over the same products, as WebShop's own splits are",
-    ),
+    # WebShop's own rule baseline (search, buy the first hit) succeeds on 9.6% of its goals (Yao et al.
+    # 2022); buying the first hit meets ToolBench's weaker criterion (reward > 0) on nearly every goal, so
+    # its success is held tighter than the default.
+    Allowance("first_hit", "WebShop", {"success_rate": 0.05}, "WebShop's first-hit baseline, held tighter"),
+    Allowance("demo_answer", "VirtualHome", {"score": 0.30}, _LCS_SHARED),
+    Allowance("train_answer", "VirtualHome", {"score": 0.35}, _LCS_SHARED),
     Allowance(
         "demo_answer",
         "Tabletop",
