@@ -616,12 +616,13 @@ UNSEEN_TEMPLATES = {
     "ratio_column": 2,
     "name_of_best": 2,
 }
-#: Sentences that mention other values of the same kinds, which the task does not ask about.
+#: Sentences that mention other values of the same kinds, which the task does not ask about. They
+#: ask for nothing, so no task's edit (which may touch every row) goes against one.
 ASIDES = [
-    "The {other} column is fine as it is.",
-    "Don't touch anything about {other_key}.",
+    "The {other} figures were checked yesterday.",
+    "{other_key} came up in a meeting earlier; that is a separate matter.",
     "Last week we looked at {other}, but that is done.",
-    "No need to change the {other} numbers.",
+    "My manager mostly cares about {other}, but this is what I need now.",
 ]
 
 
