@@ -132,7 +132,9 @@ UNSEEN_PHRASES: dict[str, list[str]] = {
     ],
 }
 EXTREME_WORDS = {"leftmost": "to the left", "rightmost": "to the right", "topmost": "up", "bottommost": "down"}
-COUNT_WORDS = {"two": ["two", "2", "a pair of"], "three": ["three", "3", "a trio of"]}
+COUNT_WORDS = {"two": ["two", "2"], "three": ["three", "3"]}
+#: Where no article comes before the count ("a pair of blocks", not "the a pair of blocks").
+GROUP_WORDS = {"two": "a pair of", "three": "a trio of"}
 KIND_WORDS = {"block": ["block", "cube"], "bowl": ["bowl", "dish"]}
 #: Asides that mention objects the instruction is not about (absent colours or untouched objects).
 ASIDES = [
@@ -239,7 +241,8 @@ def _unseen_text(rng: random.Random, layout: Layout) -> tuple[int, str]:
     values = {slot: _noun(rng, v[slot]) for slot in ("block", "block2", "bowl", "bowl2") if slot in v}
     values.update({slot.capitalize(): phrase[0].upper() + phrase[1:] for slot, phrase in values.items()})
     if "count" in v:
-        values["count"] = rng.choice(COUNT_WORDS[v["count"]])
+        bare = layout.template_id == "NI_7"
+        values["count"] = rng.choice(COUNT_WORDS[v["count"]] + ([GROUP_WORDS[v["count"]]] if bare else []))
     if "extreme" in v:
         values["extreme"] = EXTREME_WORDS[v["extreme"]]
     if "order" in v:
