@@ -653,7 +653,8 @@ def cars(c: Ctx, size: int) -> Part:
         )
     )
     if size == 1:
-        clause = r.choice((f"find {what}{where} {period}", f"see which cars are available{where} {period}"))
+        kind = f"{car_type} " if car_type else ""  # the car type a plan asks for is always named
+        clause = r.choice((f"find {what}{where} {period}", f"see which {kind}cars are available{where} {period}"))
         return Part(clause, "Rents", (b.ref(found, "pickup_location"), "the rental office"))
     insurance = r.random() < 0.5
     b.add(
@@ -1866,9 +1867,7 @@ def record(
     }
 
 
-#: Arguments whose literal the instruction must name word for word. One seen clause ("see which cars
-#: are available ...") leaves the car type out; the shipped test and demo tasks keep the few it wrote
-#: (they are the papers' setting), drawn records since then are redrawn.
+#: Arguments whose literal the instruction must name word for word (a record that does not is redrawn).
 WORD_FOR_WORD = ("car_type",)
 
 
