@@ -187,3 +187,18 @@ def test_aligner_records_are_fresh_and_valid(records):
     assert all(executed and succ == 1.0 for _, executed, succ in play(fresh))
     assert appbench.alignment_records(40, "unit") == fresh
     assert appbench.alignment_records(40, "other")[0]["prompt"] != fresh[0]["prompt"]
+
+
+@pytest.mark.parametrize("split", ["test", "demo", "train", "unseen"])
+def test_every_prompt_names_the_car_type_its_plan_asks_for(split):
+    import re
+
+    import toolbench
+
+    unstated = [
+        t.id
+        for t in toolbench.load_tasks("AppBench", split)
+        for kind in re.findall(r"#car_type='([^']+)'", t.references[0])
+        if kind.lower() not in t.prompt.lower()
+    ]
+    assert unstated == []
