@@ -9,15 +9,16 @@ baseline moves the weights.
 
 - Home Search (interactive): for each setter in ``info["tools"]``, pick a value from the prompt
   (numbers, "a"/"an" as 1, capitalised names, the schema's enum, the home types its description
-  lists) or skip it; then ``search``. It has no train split: it trains on the demo split and the
-  first half of the test split, and is scored on the second half.
+  lists) or skip it; then ``search``.
 - WebShop (interactive): pick a query, then one of the first page's results, then one value per
-  option group (or none), then ``buy now``. It trains on the train split and is scored on the test split.
+  option group (or none), then ``buy now``.
+
+Each trains on its train split and is scored on its test split.
 
 The scored tasks are played before and after training with the sampling policy and a fixed seed,
 so the start is the untrained (uniform) policy on the same episodes.
 
-    python examples/train_tool_policy.py            # both envs, writes examples/learning_curve.png
+    python examples/train_tool_policy.py            # both envs, 3,000 episodes each, writes examples/learning_curve.png
     python examples/train_tool_policy.py --episodes 300 --no-plot
 """
 
@@ -212,19 +213,9 @@ SETUPS: dict[str, tuple[str, Episode]] = {
 
 
 def splits(task: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(split, task id) pairs to train on and to score on.
-
-    A task with a train split trains on it and is scored on the whole test split. Home Search has
-    none and its 10 demo tasks never mention balconies, floors or commutes, so it trains on the demo
-    split plus the first half of the test split and is scored on the second half, which it never plays
-    while training.
-    """
+    """(split, task id) pairs to train on (the train split) and to score on (the test split)."""
     test = [("test", t.id) for t in toolbench.load_tasks(task, "test")]
-    try:
-        return [("train", t.id) for t in toolbench.load_tasks(task, "train")], test
-    except ValueError:  # no train split
-        demo = [("demo", t.id) for t in toolbench.load_tasks(task, "demo")]
-        return demo + test[: len(test) // 2], test[len(test) // 2 :]
+    return [("train", t.id) for t in toolbench.load_tasks(task, "train")], test
 
 
 Pairs = list[tuple[str, str]]
@@ -289,7 +280,7 @@ def plot(runs: list[dict], path: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--task", choices=sorted(SETUPS), action="append", help="default: both")
-    parser.add_argument("--episodes", type=int, default=1500, help="training episodes per env")
+    parser.add_argument("--episodes", type=int, default=3000, help="training episodes per env")
     parser.add_argument("--eval-every", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--lr", type=float, default=0.2)

@@ -94,9 +94,11 @@ def test_data_align_defaults_to_table9_counts(tmp_path, capsys):
         assert len(set(sample["goals"])) == 3 and all(demos[g] == a for g, a in zip(sample["goals"], sample["actions"]))
         # All-shot (Figure 6): every action is marked for the loss, at its place in the text.
         assert [sample["text"][start:end] for start, end in sample["action_spans"]] == sample["actions"]
-    # Every usable example is used (74 x 3 places > the pool), none a test's answer; same seed, same bytes.
+    # No example repeats before every usable one is used (the pool holds more than 74 x 3 places),
+    # none is a test's answer; same seed, same bytes.
     tests = {t.references[0] for t in toolbench.load_tasks("Tabletop", "test")}
-    assert {a for s in samples for a in s["actions"]} == {a for a in demos.values() if a not in tests}
+    goals = [g for s in samples for g in s["goals"]]
+    assert len(set(goals)) == len(goals) == 74 * 3 and not {demos[g] for g in goals} & tests
     again = tmp_path / "again.jsonl"
     assert main(["data", "align", "--task", "Tabletop", "--out", str(again)]) == 0
     assert again.read_bytes() == out.read_bytes()

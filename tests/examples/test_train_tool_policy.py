@@ -17,7 +17,7 @@ def _example():
     return module
 
 
-@pytest.mark.parametrize(("task", "episodes", "floor"), [("WebShop", 200, 0.2), ("HomeSearch", 600, 0.2)])
+@pytest.mark.parametrize(("task", "episodes", "floor"), [("WebShop", 200, 0.2), ("HomeSearch", 3000, 0.2)])
 def test_short_run_raises_reward(task: str, episodes: int, floor: float) -> None:
     example = _example()
     run = example.train(task, episodes=episodes, eval_every=episodes, seed=0)
