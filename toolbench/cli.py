@@ -372,7 +372,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if not args.quiet:
             verdict = "OVER " + ", ".join(row.over) if row.over else "ok"
             scored = ", ".join(f"{m} {row.metrics[m]:.3f}" for m in ("success_rate", "score") if m in row.metrics)
-            print(f"{row.task} {row.mode} {row.split} {row.policy}: {row.n} episodes, {scored}: {verdict}", file=sys.stderr)
+            print(
+                f"{row.task} {row.mode} {row.split} {row.policy}: {row.n} episodes, {scored}: {verdict}",
+                file=sys.stderr,
+            )
 
     try:
         tasks = [] if args.task == "all" else [find_task(args.task).name]

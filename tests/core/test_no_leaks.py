@@ -156,7 +156,8 @@ def test_what_an_agent_sees_does_not_depend_on_the_answer(env_id, mode):
             assert seen[0] == seen[1], f"{task.id} with {other.id}'s answer, actions {actions!r}"
             if len(verdicts) == 2 and verdicts[0][0] == verdicts[1][0]:
                 assert verdicts[0][1] == verdicts[1][1], (
-                    f"{task.id} with {other.id}'s answer: the verdict tells more", verdicts
+                    f"{task.id} with {other.id}'s answer: the verdict tells more",
+                    verdicts,
                 )
     probe.close()
 
@@ -190,7 +191,9 @@ def test_the_check_finds_a_verdict_detail_of_the_answer():
     leaky = type("Leaky", (env_class,), {"_act": lambda self, action: leak(env_class._act(self, action), self.task)})
     verdicts: list[Any] = []
     for played in (task, env_class.with_answer_of(task, other)):
-        _transcript(leaky(tasks=[played], render_mode="ansi"), ["curl -X GET 'https://api.thecatapi.com/v1/votes'"], verdicts)
+        _transcript(
+            leaky(tasks=[played], render_mode="ansi"), ["curl -X GET 'https://api.thecatapi.com/v1/votes'"], verdicts
+        )
     assert verdicts[0][0] == verdicts[1][0] and verdicts[0][1] != verdicts[1][1]
 
 

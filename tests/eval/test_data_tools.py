@@ -112,6 +112,8 @@ def test_data_split_grows_a_training_set_a_run_can_play(tmp_path, capsys):
     shipped = {t.prompt for split in ("test", "demo", "unseen") for t in toolbench.load_tasks("TripBooking", split)}
     assert not shipped & {r["prompt"] for r in records}
     capsys.readouterr()
-    assert main(["eval", "--agent", "oracle", "--task", "TripBooking", "--task-file", str(out), "--json", "--quiet"]) == 0
+    assert (
+        main(["eval", "--agent", "oracle", "--task", "TripBooking", "--task-file", str(out), "--json", "--quiet"]) == 0
+    )
     assert json.loads(capsys.readouterr().out)["tasks"]["TripBooking"]["success_rate"] == 1.0
     assert main(["data", "split", "--task", "Nope", "--out", str(out)]) == 2

@@ -75,15 +75,17 @@ def program_for(prompt):
         return None
 
 
-def solved_share(split):
+def solved_share(split, step=1):
+    """The share of every ``step``-th task of ``split`` that the parser's program solves."""
     env = gym.make(ENV_ID, split=split, disable_env_checker=True).unwrapped
+    tasks = env.tasks[::step]
     solved = 0
-    for task in env.tasks:
+    for task in tasks:
         program = program_for(task.prompt)
         if program is not None:
             solved += bool(play(env, task.id, [program])[4]["success"])
     env.close()
-    return solved / len(env.tasks)
+    return solved / len(tasks)
 
 
 def test_the_parser_reads_the_seen_wordings():
@@ -93,19 +95,23 @@ def test_the_parser_reads_the_seen_wordings():
 
 
 def test_a_parser_of_the_seen_wordings_solves_test_not_unseen():
-    assert solved_share("test") >= 0.5  # the seen types, 56 of 105
+    assert solved_share("test", step=3) >= 0.5  # the seen types, 56 of 105
     assert solved_share("unseen") <= 0.1
 
 
 # ---------------------------------------------------------------------- oracle, held-out types
-def test_the_oracle_solves_every_unseen_task_and_a_train_sample():
+def test_the_oracle_solves_unseen_and_train_samples():
+    # Three tasks of each held-out type here; the generator verifies every unseen reference.
     env = gym.make(ENV_ID, split="unseen", disable_env_checker=True).unwrapped
+    by_type: dict[str, list] = {}
     for task in env.tasks:
+        by_type.setdefault(task.get("template"), []).append(task)
+    for task in [t for tasks in by_type.values() for t in tasks[:3]]:
         _, reward, *_, info = play(env, task.id, [task.references[0]])
         assert reward == 1.0 and info["collisions"] == 0, (task.id, info)
     env.close()
     env = gym.make(ENV_ID, split="train", mode="interactive", disable_env_checker=True).unwrapped
-    for task in env.tasks[::40]:
+    for task in env.tasks[::100]:
         _, reward, *_, info = play(env, task.id, env.oracle_actions(task))
         assert reward == 1.0 and info["collisions"] == 0, (task.id, info)
     env.close()

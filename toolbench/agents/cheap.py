@@ -97,6 +97,7 @@ class DemoAnswer(CheapPolicy):
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
         self._tasks: dict[str, list[Task]] = {}
+        self._matchers: dict[str, Any] = {}
 
     def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
         return self.split in splits
@@ -107,12 +108,18 @@ class DemoAnswer(CheapPolicy):
             self._tasks[env.task_name] = env.load_split(self.split)
         return self._tasks[env.task_name]
 
-    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
-        from toolbench.eval.prompts import top_k_matches
+    def closest(self, env: ToolEnv, task: Task) -> Task:
+        """The known task whose prompt matches ``task``'s best (BM25), completed."""
+        from toolbench.eval.prompts import Matcher
 
         known = self.known(env)
-        (closest,) = top_k_matches([other.prompt for other in known], task.prompt, 1)
-        return env.oracle_actions(env.complete_task(known[closest]))
+        if env.task_name not in self._matchers:
+            self._matchers[env.task_name] = Matcher([other.prompt for other in known])
+        (index,) = self._matchers[env.task_name].top_k(task.prompt, 1)
+        return env.complete_task(known[index])
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        return env.oracle_actions(self.closest(env, task))
 
 
 class FirstDemoAnswer(DemoAnswer):
@@ -180,11 +187,7 @@ class NearestCopy(DemoAnswer):
         return self._tasks[env.task_name]
 
     def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
-        from toolbench.eval.prompts import top_k_matches
-
-        known = self.known(env)
-        (closest,) = top_k_matches([other.prompt for other in known], task.prompt, 1)
-        near = env.complete_task(known[closest])
+        near = self.closest(env, task)
         swaps = prompt_swaps(near.prompt, task.prompt)
         return [swapped(action, swaps) for action in env.oracle_actions(near)]
 
@@ -468,8 +471,9 @@ class MismatchSearch(CheapPolicy):
 POLICIES: dict[str, type[CheapPolicy]] = {
     policy.policy: policy
     for policy in (
-        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy, FirstHit, Cheapest,
-        PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp, CallAllPaste, CallEverything, MismatchSearch,
+        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy,
+        FirstHit, Cheapest, PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp, CallAllPaste,
+        CallEverything, MismatchSearch,
     )
 }  # fmt: skip
 

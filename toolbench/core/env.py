@@ -460,7 +460,9 @@ class ToolEnv(gym.Env[str, str]):
         With ``keep_verdicts`` set, a snapshot that would reopen an ended episode raises
         ``VerdictKept``: an episode is scored at its first end."""
         if self.keep_verdicts and self._done and not state.get("done"):
-            raise VerdictKept("the episode has ended and been scored; restoring an earlier state would discard its verdict")
+            raise VerdictKept(
+                "the episode has ended and been scored; restoring an earlier state would discard its verdict"
+            )
         state = copy.deepcopy(state)
         task_id = state["task_id"]
         self._task = self._tasks_by_id[task_id] if task_id is not None else None

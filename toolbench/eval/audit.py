@@ -85,7 +85,11 @@ def ceiling(policy: str, task: str, metric: str, split: str = "test") -> float |
     if split == "test" and policy in REPORTED_ON_TEST:
         return None
     for allowance in ALLOWANCES:
-        if (allowance.policy, allowance.task, allowance.split) == (policy, task, split) and metric in allowance.ceilings:
+        if (allowance.policy, allowance.task, allowance.split) == (
+            policy,
+            task,
+            split,
+        ) and metric in allowance.ceilings:
             return allowance.ceilings[metric]
     return {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING}.get(metric)
 
@@ -135,7 +139,9 @@ def agent_spec(policy: str) -> str:
     return policy if policy in ("oracle", "random") else f"cheap:{policy}"
 
 
-def sample(tasks: Sequence[Any], size: int | None, stratum: Callable[[Any], tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
+def sample(
+    tasks: Sequence[Any], size: int | None, stratum: Callable[[Any], tuple[Any, ...]] | None = None
+) -> tuple[Any, ...]:
     """``size`` tasks, or all, in the split's order: as many from each stratum as can be (``stratum(task)``
     is a tuple such as (seen template?, kind): Tabletop's seen and unseen types, AppBench's kinds,
     RapidAPI's groups), strata taken in turn across the tuple's first part, each spread over its tasks."""
@@ -262,7 +268,19 @@ def _stratum(env_class: Any, seen_template: Callable[[Any, Any], bool | None], t
 def format_audit(rows: Sequence[AuditRow]) -> str:
     """The audit as a table: each policy's bounded metrics with their ceilings, then the verdict."""
     reported = [m for m in REPORTED if any(r.metrics.get(m) is not None for r in rows)]
-    header = ["task", "mode", "split", "policy", "n", "success", "(ceiling)", "score", "(ceiling)", *reported, "verdict"]
+    header = [
+        "task",
+        "mode",
+        "split",
+        "policy",
+        "n",
+        "success",
+        "(ceiling)",
+        "score",
+        "(ceiling)",
+        *reported,
+        "verdict",
+    ]
     lines = []
     for row in rows:
         cells = [row.task, row.mode, row.split, row.policy, f"{row.n}{'*' if row.sampled else ''}"]
@@ -278,7 +296,9 @@ def format_audit(rows: Sequence[AuditRow]) -> str:
         if over
         else f"no cheap policy passed its ceiling ({sum(r.policy != 'oracle' for r in rows)} policy runs)"
     )
-    reasons = sorted({(r.policy, r.task, r.split, why(r.policy, r.task, r.split)) for r in rows if why(r.policy, r.task, r.split)})
+    reasons = sorted(
+        {(r.policy, r.task, r.split, why(r.policy, r.task, r.split)) for r in rows if why(r.policy, r.task, r.split)}
+    )
     notes = [f"- {policy} on {task} {split}: {text}" for policy, task, split, text in reasons]
     ceilings = f"Ceilings: success {SUCCESS_CEILING:.2f} and score {SCORE_CEILING:.2f} for every cheap policy, except:"
     sampled = (

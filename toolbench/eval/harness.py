@@ -145,9 +145,7 @@ def seen_template(env_class: type[ToolEnv], task: Task) -> bool | None:
     template = task.get("template")
     if template is None:
         return None
-    return any(
-        template in _templates_of(env_class, split) for split in ("demo", "train") if split in env_class.splits
-    )
+    return any(template in _templates_of(env_class, split) for split in ("demo", "train") if split in env_class.splits)
 
 
 #: The error of an episode the agent ended more than once, or reopened: scored as a failure.

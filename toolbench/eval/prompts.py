@@ -97,13 +97,25 @@ def split_api_docs(docs: str) -> list[str]:
     return ["\n\n".join(block).strip() for block in blocks]
 
 
+class Matcher:
+    """A BM25 index of ``corpus``, built once for many queries."""
+
+    def __init__(self, corpus: Sequence[str]) -> None:
+        self.size = len(corpus)
+        self.index = BM25Okapi([tokenize(text) or ["_"] for text in corpus]) if corpus else None
+
+    def top_k(self, query: str, k: int) -> list[int]:
+        """Indexes of the k best matches, best first as the original harness orders them (ties by
+        position, so the order is the same on every machine)."""
+        if k <= 0 or self.index is None:
+            return []
+        scores = self.index.get_scores(tokenize(query) or ["_"])
+        return sorted(range(self.size), key=lambda i: (-scores[i], i))[:k]
+
+
 def top_k_matches(corpus: Sequence[str], query: str, k: int) -> list[int]:
-    """Indexes of the k best BM25 matches, best first as the original harness orders them (ties by
-    position, so the order is the same on every machine)."""
-    if k <= 0 or not corpus:
-        return []
-    scores = BM25Okapi([tokenize(text) or ["_"] for text in corpus]).get_scores(tokenize(query) or ["_"])
-    return sorted(range(len(corpus)), key=lambda i: (-scores[i], i))[:k]
+    """Indexes of the k best BM25 matches of ``query`` in ``corpus`` (``Matcher.top_k``)."""
+    return Matcher(corpus).top_k(query, k)
 
 
 # ----------------------------------------------------------------------------- the texts

@@ -708,9 +708,7 @@ def rule_pass_rate(answers: Mapping[str, Answer], tasks: Iterable[Any]) -> PassR
         text = ending.answer if ending is not None and ending.status == FINAL_ANSWER else None
         shown = [str(s.get("response", "")) for s in steps]
         facts = list(task.get("answer_facts") or [])
-        returned = Returned.of(
-            [_response_of(s) for s in ok], task.prompt, facts
-        )
+        returned = Returned.of([_response_of(s) for s in ok], task.prompt, facts)
         verdict = judge(text, gave_up, facts, solvable, evidence, shown, returned)
         queries[qid] = {"votes": [SOLVED if verdict.passed else UNSOLVED], "passed": verdict.passed}
     answered = sum(qid in answers for qid in queries)

@@ -104,7 +104,9 @@ SPLIT_MAKERS: dict[str, Callable[[str, int, int], list[dict[str, Any]]]] = {}
 def split_maker(
     slug: str,
 ) -> Callable[[Callable[[str, int, int], list[dict[str, Any]]]], Callable[[str, int, int], list[dict[str, Any]]]]:
-    def register(function: Callable[[str, int, int], list[dict[str, Any]]]) -> Callable[[str, int, int], list[dict[str, Any]]]:
+    def register(
+        function: Callable[[str, int, int], list[dict[str, Any]]],
+    ) -> Callable[[str, int, int], list[dict[str, Any]]]:
         SPLIT_MAKERS[slug] = function
         return function
 
