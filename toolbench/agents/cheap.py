@@ -238,6 +238,117 @@ class Cheapest(_WebShopBuyer):
         return min(hits, key=lambda hit: (prices.get(hit, float("inf")), hits.index(hit)))
 
 
+_PRICE_CLAUSES = (
+    re.compile(r"price lower than (\d+(?:\.\d+)?) dollars"),
+    re.compile(r"(?:under|less than) \$?(\d+(?:\.\d+)?)"),
+)
+_COLON = re.compile(r"([a-z][a-z ]*?): ([^,]+?)(?=, and |$)")
+_TAG = re.compile(r"^\$(\d+(?:\.\d+)?)")
+
+
+def instruction_of(observation: str) -> str:
+    """A WebShop page's instruction."""
+    parts = observation.split(" [SEP] ")
+    return parts[parts.index("Instruction:") + 1] if "Instruction:" in parts else observation
+
+
+class WebShopGoalParser:
+    """Regular expressions over the seen goals' phrasings (WebShop's "name: value" options and price
+    clause), and the option values the training goals name."""
+
+    def __init__(self, training: list[Task]) -> None:
+        values = {str(v) for task in training for v in (task.get("goal") or {}).get("goal_options", {}).values()}
+        self.values = sorted(values, key=len, reverse=True)  # longest first: "navy blue" before "navy"
+
+    def bound(self, instruction: str) -> float | None:
+        for pattern in _PRICE_CLAUSES:
+            found = pattern.search(instruction)
+            if found:
+                return float(found.group(1))
+        return None
+
+    def options(self, instruction: str) -> list[str]:
+        """The option values the instruction names: WebShop's "with name: value, and ..." if it has
+        them, else every known value it contains (whole words, longest first, not overlapping)."""
+        head = re.split(r",? and price lower than", instruction)[0]
+        if " with " in head and _COLON.search(head.split(" with ", 1)[1]):
+            return [value.strip() for _, value in _COLON.findall(head.split(" with ", 1)[1])]
+        found, rest = [], f" {instruction} "
+        for value in self.values:
+            pattern = rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])"
+            if re.search(pattern, rest):
+                found.append(value)
+                rest = re.sub(pattern, " | ", rest)
+        return found
+
+
+def result_prices(observation: str, info: dict[str, Any]) -> list[tuple[str, float]]:
+    """A WebShop results page's products and their (lowest) prices, in order."""
+    parts = observation.split(" [SEP] ")
+    asins = [c for c in (info.get("available_actions") or {}).get("clickables", []) if ASIN.fullmatch(c)]
+    found = []
+    for index, part in enumerate(parts):
+        if part.lower() in asins and index + 2 < len(parts):
+            tag = _TAG.match(parts[index + 2])
+            found.append((part.lower(), float(tag.group(1)) if tag else float("inf")))
+    return found
+
+
+class RuleBuyer(CheapPolicy):
+    """WebShop's rule agent, fitted to the demo and train goals: search the instruction, open the hits
+    under the price bound in order, buy the first whose option buttons include every option the
+    instruction names (clicking them), else the first hit opened."""
+
+    policy = "rule_buyer"
+    about = "search the instruction, buy the first hit under the price bound that offers every option it names"
+    max_steps = 25
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._parsers: dict[str, WebShopGoalParser] = {}
+
+    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
+        return task == "WebShop" and mode == "interactive"
+
+    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        if env.task_name not in self._parsers:
+            self._parsers[env.task_name] = WebShopGoalParser([*env.load_split("demo"), *env.load_split("train")])
+        self._moves = self.moves(self._parsers[env.task_name], instruction_of(observation))
+        self._started = False
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        try:
+            if not self._started:
+                self._started = True
+                return next(self._moves)
+            return self._moves.send((observation, info))
+        except StopIteration:
+            return "click[buy now]"
+
+    def moves(self, parser: WebShopGoalParser, instruction: str) -> Any:
+        """The episode's actions; each ``yield`` gets back the page and info it led to."""
+        bound, wanted = parser.bound(instruction), parser.options(instruction)
+        observation, info = yield f"search[{instruction}]"
+        hits = [(asin, price) for asin, price in result_prices(observation, info) if bound is None or price <= bound]
+        steps = 1
+        for asin, _ in hits:
+            if steps + 2 + len(wanted) >= self.max_steps:
+                break
+            observation, info = yield f"click[{asin}]"
+            steps += 1
+            buttons = (info.get("available_actions") or {}).get("clickables", [])
+            if all(value in buttons for value in wanted):
+                for value in wanted:
+                    yield f"click[{value}]"
+                yield "click[buy now]"
+                return
+            yield "click[< prev]"
+            steps += 1
+        if hits:
+            yield f"click[{hits[0][0]}]"
+        yield "click[buy now]"
+
+
 class _CallsThenEnd(CheapPolicy):
     """Make some calls, then end with what they returned (RapidAPI)."""
 
@@ -472,8 +583,8 @@ POLICIES: dict[str, type[CheapPolicy]] = {
     policy.policy: policy
     for policy in (
         EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy,
-        FirstHit, Cheapest, PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp, CallAllPaste,
-        CallEverything, MismatchSearch,
+        FirstHit, Cheapest, RuleBuyer, PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp,
+        CallAllPaste, CallEverything, MismatchSearch,
     )
 }  # fmt: skip
 
