@@ -10,11 +10,12 @@ import importlib
 import json
 import random
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from toolbench.core.tasks import fixture_file
 
+T = TypeVar("T")
 #: A generator's output: file name (inside the task's fixture folder) -> exact file content.
 Files = dict[str, str]
 
@@ -140,6 +141,31 @@ def near_duplicates(prompts: Sequence[str], against: Sequence[str], cutoff: floa
     exact = set(right)
     scores = process.cdist(left, right, scorer=fuzz.ratio, score_cutoff=cutoff, workers=1)
     return {i for i, row in enumerate(scores) if left[i] in exact or row.max() >= cutoff}
+
+
+def fresh(
+    stream: Iterator[T],
+    size: int,
+    held: Sequence[str],
+    batch: int,
+    keep: Callable[[T], bool] = lambda candidate: True,
+    prompt_of: Callable[[T], str] = lambda candidate: candidate[0],
+) -> list[T]:
+    """The first ``size`` candidates of ``stream`` whose prompt is new, no near duplicate of one of
+    ``held``, and that ``keep`` accepts. Candidates are drawn in batches of at least ``batch`` (their
+    prompts are compared with ``held`` a batch at a time)."""
+    chosen: list[T] = []
+    seen: set[str] = set()
+    while len(chosen) < size:
+        candidates = [next(stream) for _ in range(max(batch, size - len(chosen)))]
+        dropped = near_duplicates([prompt_of(candidate) for candidate in candidates], held)
+        for index, candidate in enumerate(candidates):
+            prompt = prompt_of(candidate)
+            if len(chosen) == size or index in dropped or prompt in seen or not keep(candidate):
+                continue
+            seen.add(prompt)
+            chosen.append(candidate)
+    return chosen
 
 
 def write_fixtures(slug: str, files: Files) -> list[str]:

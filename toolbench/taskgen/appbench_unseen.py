@@ -34,7 +34,6 @@ from toolbench.taskgen.appbench import (
     CATEGORIES,
     HELD_OUT_PAIRS,
     MAX_ATTEMPTS,
-    NUMBER_WORDS,
     WEEKDAYS,
     Builder,
     Ctx,
@@ -53,32 +52,11 @@ from toolbench.taskgen.appbench import (
     shape_ok,
     world,
 )
-
-TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
-TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-ORDINAL_WORDS = (
-    "", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
-    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-    "twentieth", "twenty-first", "twenty-second", "twenty-third", "twenty-fourth", "twenty-fifth", "twenty-sixth",
-    "twenty-seventh", "twenty-eighth", "twenty-ninth", "thirtieth", "thirty-first",
-)  # fmt: skip
-
+from toolbench.taskgen.numbers import number_words, ordinal_words
 
 # ---------------------------------------------------------------------------------------------------------------
 # Values in formats the seen grammar never uses
 # ---------------------------------------------------------------------------------------------------------------
-
-
-def words(n: int) -> str:
-    """A whole number below 1,000 in words ("forty-two", "one hundred and five")."""
-    if n < 10:
-        return NUMBER_WORDS[n]
-    if n < 20:
-        return TEENS[n - 10]
-    if n < 100:
-        return TENS[n // 10] + (f"-{NUMBER_WORDS[n % 10]}" if n % 10 else "")
-    rest = n % 100
-    return f"{NUMBER_WORDS[n // 100]} hundred" + (f" and {words(rest)}" if rest else "")
 
 
 def u_day(r: random.Random, day: date) -> str:
@@ -88,18 +66,18 @@ def u_day(r: random.Random, day: date) -> str:
     options = [
         f"on {day.day} March",
         f"on 3/{day.day}",
-        f"on the {ORDINAL_WORDS[day.day]} of March",
+        f"on the {ordinal_words(day.day)} of March",
         f"on {WEEKDAYS[day.weekday()]} the {ordinal(day.day)}",
     ]
     if 2 <= delta <= 10:
-        options.append(f"{words(delta)} days from now")
+        options.append(f"{number_words(delta)} days from now")
     if delta == 14:
         options.append("a fortnight from today")
     return r.choice(options)
 
 
 def u_bare_day(r: random.Random, day: date) -> str:
-    return r.choice((f"{day.day} March", f"3/{day.day}", f"the {ORDINAL_WORDS[day.day]} of March"))
+    return r.choice((f"{day.day} March", f"3/{day.day}", f"the {ordinal_words(day.day)} of March"))
 
 
 def u_time(r: random.Random, time: str) -> str:
@@ -112,13 +90,13 @@ def u_time(r: random.Random, time: str) -> str:
     if (hours, minutes) == (12, 0):
         options += ["noon", "midday"]
     elif minutes == 0:
-        options.append(f"{words(twelve)} sharp {part}")
+        options.append(f"{number_words(twelve)} sharp {part}")
     elif minutes == 30:
-        options.append(f"half {words(twelve)} {part}")
+        options.append(f"half {number_words(twelve)} {part}")
     elif minutes == 15:
-        options.append(f"quarter past {words(twelve)} {part}")
+        options.append(f"quarter past {number_words(twelve)} {part}")
     elif minutes == 45:
-        options.append(f"quarter to {words(twelve % 12 + 1)} {part}")
+        options.append(f"quarter to {number_words(twelve % 12 + 1)} {part}")
     return r.choice(options)
 
 
@@ -127,7 +105,11 @@ def u_party(r: random.Random, n: int) -> str:
     if n == 1:
         return r.choice(("just me", "only myself"))
     return r.choice(
-        (f"the {words(n)} of us", f"me and {words(n - 1)} other{'s' if n > 2 else ''}", f"a party of {words(n)}")
+        (
+            f"the {number_words(n)} of us",
+            f"me and {number_words(n - 1)} other{'s' if n > 2 else ''}",
+            f"a party of {number_words(n)}",
+        )
     )
 
 
@@ -136,8 +118,8 @@ def u_money(r: random.Random, amount: str) -> str:
     whole, _, cents = amount.partition(".")
     cents = (cents + "00")[:2] if cents else ""
     if cents and cents != "00":
-        return f"{words(int(whole))} dollars and {words(int(cents))} cents"
-    return r.choice((f"{words(int(whole))} bucks", f"{words(int(whole))} dollars"))
+        return f"{number_words(int(whole))} dollars and {number_words(int(cents))} cents"
+    return r.choice((f"{number_words(int(whole))} bucks", f"{number_words(int(whole))} dollars"))
 
 
 def u_city(r: random.Random, city: str) -> str:
@@ -290,7 +272,7 @@ def home_filters(c: Ctx) -> Clause:
     text = r.choice(
         (
             f"I'd {'lease' if home.intent == 'rent' else 'purchase'} a property in {city} with "
-            f"{words(home.beds)} beds and {words(home.baths)} baths, {garage}, {laundry}",
+            f"{number_words(home.beds)} beds and {number_words(home.baths)} baths, {garage}, {laundry}",
             f"pull up homes {'for lease' if home.intent == 'rent' else 'for sale'} in {city}: "
             f"{home.beds} bd / {home.baths} ba, {garage} and {laundry}",
         )
@@ -937,7 +919,7 @@ QUESTION_WORDS = ("is", "what", "which", "how", "at", "who", "will")
 #: Frames of several clauses: each names how it joins them.
 FRAMES: dict[str, Callable[[random.Random, list[str]], str]] = {
     "numbered": lambda r, cs: "Here's my list: " + " ".join(f"({i}) {c}." for i, c in enumerate(cs, 1)),
-    "steps": lambda r, cs: " ".join(f"Step {words(i)}: {c}." for i, c in enumerate(cs, 1)),
+    "steps": lambda r, cs: " ".join(f"Step {number_words(i)}: {c}." for i, c in enumerate(cs, 1)),
     "dashes": lambda r, cs: "A few errands — " + "; ".join(cs) + ".",
     "oh_and": lambda r, cs: " ".join([sentence(cs[0]), *(f"Oh, and {c}." for c in cs[1:])]),
     "on_top": lambda r, cs: " ".join([sentence(cs[0]), *(f"On top of that, {c}." for c in cs[1:])]),

@@ -26,9 +26,9 @@ from toolbench.taskgen import (
     SHIPPED_SIZES,
     Files,
     aligner,
+    fresh,
     generator,
     jsonl,
-    near_duplicates,
     rng_for,
     split_maker,
     spread,
@@ -419,28 +419,19 @@ def make_split(split: str, size: int, seed: int) -> list[dict[str, Any]]:
     test, demo or (for train) shipped unseen prompt, nor a near duplicate of one; no train task has a
     test task's answer."""
     held, answers = _held(split)
-    records: list[dict[str, Any]] = []
-    taken: set[str] = set()
-    stream = _candidates(split, seed)
-    while len(records) < size:
-        batch = [next(stream) for _ in range(max(12, size - len(records)))]
-        dropped = near_duplicates([prompt for prompt, *_ in batch], held)
-        for index, (prompt, reference, template, category) in enumerate(batch):
-            if index in dropped or prompt in taken or reference in answers or len(records) == size:
-                continue
-            taken.add(prompt)
-            records.append(
-                {
-                    "id": f"catapi-{split}-{len(records):04d}",
-                    "category": category,
-                    "prompt": prompt,
-                    "completion": [reference],
-                    "compare_string_only": False,
-                    "template": template,
-                    "difficulty": difficulty(reference),
-                }
-            )
-    return records
+    chosen = fresh(_candidates(split, seed), size, held, batch=12, keep=lambda candidate: candidate[1] not in answers)
+    return [
+        {
+            "id": f"catapi-{split}-{index:04d}",
+            "category": category,
+            "prompt": prompt,
+            "completion": [reference],
+            "compare_string_only": False,
+            "template": template,
+            "difficulty": difficulty(reference),
+        }
+        for index, (prompt, reference, template, category) in enumerate(chosen)
+    ]
 
 
 @aligner("catapi")

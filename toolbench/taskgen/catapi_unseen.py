@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six"]
+from toolbench.taskgen.numbers import number_words
 
 
 def _grouped(number: int) -> str:
@@ -69,7 +69,7 @@ class UnseenMaker:
             text, template = self._pick(category, form, frames)
             return text, self.curl("GET", f"/{kind}?sub_id={sub}"), template
         n = rng.randint(2, 6)
-        words = NUMBER_WORDS[n]
+        words = number_words(n)
         if form == "newest":
             frames = [
                 f"The freshest {words} of my {noun}, latest first.",

@@ -23,9 +23,9 @@ from toolbench.taskgen import (
     SHIPPED_SIZES,
     Files,
     aligner,
+    fresh,
     generator,
     jsonl,
-    near_duplicates,
     rng_for,
     split_maker,
 )
@@ -374,26 +374,16 @@ def make_split(split: str, size: int, seed: int) -> list[dict[str, Any]]:
     if split == "train":
         shipped = make_split("unseen", SHIPPED_SIZES["unseen"], SHIPPED_SEED)
         held += [r["prompt"] for r in shipped]
-    records: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    stream = _candidates(split, seed, homes)
-    while len(records) < size:
-        batch = [next(stream) for _ in range(max(8, size - len(records)))]
-        dropped = near_duplicates([prompt for prompt, _, _ in batch], held)
-        for index, (prompt, program, template) in enumerate(batch):
-            if index in dropped or prompt in seen or len(records) == size:
-                continue
-            seen.add(prompt)
-            records.append(
-                {
-                    "id": f"home_search-{split}-{len(records):04d}",
-                    "prompt": prompt,
-                    "completion": [program],
-                    "template": template,
-                    "difficulty": difficulty(program),
-                }
-            )
-    return records
+    return [
+        {
+            "id": f"home_search-{split}-{index:04d}",
+            "prompt": prompt,
+            "completion": [program],
+            "template": template,
+            "difficulty": difficulty(program),
+        }
+        for index, (prompt, program, template) in enumerate(fresh(_candidates(split, seed, homes), size, held, batch=8))
+    ]
 
 
 def check_references(records: list[dict[str, Any]], homes: list[Home]) -> None:

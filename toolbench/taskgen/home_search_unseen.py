@@ -14,70 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolbench.mock_services.home_search import Home
-
-_SMALL = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-]
-_TENS = {20: "twenty", 30: "thirty", 40: "forty", 50: "fifty", 60: "sixty", 70: "seventy", 80: "eighty", 90: "ninety"}
-_ORDINALS = [
-    "zeroth",
-    "first",
-    "second",
-    "third",
-    "fourth",
-    "fifth",
-    "sixth",
-    "seventh",
-    "eighth",
-    "ninth",
-    "tenth",
-    "eleventh",
-    "twelfth",
-    "thirteenth",
-    "fourteenth",
-    "fifteenth",
-    "sixteenth",
-    "seventeenth",
-    "eighteenth",
-    "nineteenth",
-    "twentieth",
-]
-
-
-def number_words(n: int) -> str:
-    """``n`` (0-99) in words: 3 -> "three", 45 -> "forty-five"."""
-    if n < len(_SMALL):
-        return _SMALL[n]
-    tens, ones = divmod(n, 10)
-    return _TENS[tens * 10] + (f"-{_SMALL[ones]}" if ones else "")
-
-
-def ordinal_words(n: int) -> str:
-    """``n`` (1-29) as an ordinal word: 7 -> "seventh", 23 -> "twenty-third"."""
-    if n < len(_ORDINALS):
-        return _ORDINALS[n]
-    return f"twenty-{_ORDINALS[n - 20]}"
-
+from toolbench.taskgen.numbers import number_words, ordinal_words
 
 #: Other names of the home types (several per type; the API's names are in the program).
 TYPE_NAMES = {

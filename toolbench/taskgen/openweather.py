@@ -21,9 +21,9 @@ from toolbench.taskgen import (
     SHIPPED_SIZES,
     Files,
     aligner,
+    fresh,
     generator,
     jsonl,
-    near_duplicates,
     rng_for,
     split_maker,
     spread,
@@ -445,27 +445,18 @@ def make_split(split: str, size: int, seed: int) -> list[dict[str, Any]]:
     test, demo or (for train) shipped unseen prompt, nor a near duplicate of one; no train task has a
     test or unseen task's answer."""
     held, answers = _held(split)
-    records: list[dict[str, Any]] = []
-    taken: set[str] = set()
-    stream = _candidates(split, seed)
-    while len(records) < size:
-        batch = [next(stream) for _ in range(max(9, size - len(records)))]
-        dropped = near_duplicates([prompt for prompt, *_ in batch], held)
-        for index, (prompt, reference, template, kind) in enumerate(batch):
-            if index in dropped or prompt in taken or reference in answers or len(records) == size:
-                continue
-            taken.add(prompt)
-            records.append(
-                {
-                    "id": f"openweather-{split}-{len(records):04d}",
-                    "category": kind,
-                    "prompt": prompt,
-                    "completion": [reference],
-                    "template": template,
-                    "difficulty": difficulty(reference),
-                }
-            )
-    return records
+    chosen = fresh(_candidates(split, seed), size, held, batch=9, keep=lambda candidate: candidate[1] not in answers)
+    return [
+        {
+            "id": f"openweather-{split}-{index:04d}",
+            "category": kind,
+            "prompt": prompt,
+            "completion": [reference],
+            "template": template,
+            "difficulty": difficulty(reference),
+        }
+        for index, (prompt, reference, template, kind) in enumerate(chosen)
+    ]
 
 
 @generator("openweather")

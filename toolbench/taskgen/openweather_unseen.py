@@ -14,23 +14,9 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from toolbench.mock_services.openweather import City, World
+from toolbench.taskgen.numbers import number_words
 from toolbench.taskgen.openweather import COUNTRY_NAMES, _curl, _Options, _place
 
-NUMBER_WORDS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-]
 UNIT_WORDS = {
     "metric": [" in centigrade", " with temperatures in degrees C", " (°C and metres per second)"],
     "imperial": [
@@ -57,10 +43,6 @@ MODE_FRAMES = {
 }
 #: Points a scorer and the shared-parts policy use (``envs/openweather.py``): never a task's.
 RESERVED_POINTS = {(-20.5, 75.5)}
-
-
-def _words(count: int) -> str:
-    return NUMBER_WORDS[count]
 
 
 def _hemisphere_text(rng: Any, lat: float, lon: float) -> tuple[str, int]:
@@ -158,7 +140,7 @@ def _weather(kind: str, rng: Any, world: World, cities: list[City], us_cities: l
     units = options.units_text
     if forecast and options.cnt:
         frames = [
-            f"Just the next {_words(options.cnt)} three-hour slots {where}{units}, nothing more.",
+            f"Just the next {number_words(options.cnt)} three-hour slots {where}{units}, nothing more.",
             f"Cover the coming {3 * options.cnt} hours {where} in 3-hour chunks{units}.",
         ]
         family = "slots"
@@ -211,8 +193,8 @@ def _geocoding(rng: Any, world: World, full_world: World, cities: list[City]) ->
         name = rng.choice(names)
         k = rng.randint(2, min(5, len(full_world.search(name))) - 1)
         frames = [
-            f"There's more than one {name} out there. Give me {_words(k)} of them at most, with lat and lon.",
-            f"Pin {_words(k)} different places named {name} on a map for me (no more than that).",
+            f"There's more than one {name} out there. Give me {number_words(k)} of them at most, with lat and lon.",
+            f"Pin {number_words(k)} different places named {name} on a map for me (no more than that).",
         ]
         frame = rng.randrange(len(frames))
         query = f"q={quote_plus(name, safe=',')}&limit={k}"

@@ -28,9 +28,9 @@ from toolbench.taskgen import (
     SHIPPED_SIZES,
     Files,
     aligner,
+    fresh,
     generator,
     jsonl,
-    near_duplicates,
     rng_for,
     split_maker,
     spread,
@@ -609,27 +609,17 @@ def make_split(split: str, size: int, seed: int) -> list[dict[str, Any]]:
     held = [r["prompt"] for name, total in (("test", 120), ("demo", 11)) for r in generate_tasks(name, total, db)]
     if split == "train":
         held += [r["prompt"] for r in make_split("unseen", SHIPPED_SIZES["unseen"], SHIPPED_SEED)]
-    records: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    stream = _candidates(split, seed, db)
-    while len(records) < size:
-        batch = [next(stream) for _ in range(max(8, size - len(records)))]
-        dropped = near_duplicates([prompt for prompt, _, _ in batch], held)
-        for index, (prompt, lines, template) in enumerate(batch):
-            if index in dropped or prompt in seen or len(records) == size:
-                continue
-            seen.add(prompt)
-            program = "\n".join(lines)
-            records.append(
-                {
-                    "id": f"trip_booking-{split}-{len(records):04d}",
-                    "prompt": prompt,
-                    "completion": [program],
-                    "template": template,
-                    "difficulty": difficulty(program),
-                }
-            )
-    return records
+    chosen = fresh(_candidates(split, seed, db), size, held, batch=8)
+    return [
+        {
+            "id": f"trip_booking-{split}-{index:04d}",
+            "prompt": prompt,
+            "completion": ["\n".join(lines)],
+            "template": template,
+            "difficulty": difficulty("\n".join(lines)),
+        }
+        for index, (prompt, lines, template) in enumerate(chosen)
+    ]
 
 
 def generate_tasks(split: str, total: int, db: TravelDB) -> list[dict[str, Any]]:

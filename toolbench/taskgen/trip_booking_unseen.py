@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from toolbench.taskgen.home_search_unseen import number_words
+from toolbench.taskgen.numbers import number_words
 
 MODE_WORDS = {
     "flight": ["by air", "on a plane", "flying"],
