@@ -419,30 +419,32 @@ class DumpAnswer(_CallsThenEnd):
 
 
 class VerdictReplay(DumpAnswer):
-    """Plays the task first on a private copy (a search agent's), giving up and reading everything
-    the verdict says; then gives up in the scored episode if that passed, else dumps."""
+    """Plays the task first on a private copy (a search agent's), answering with the dump, and reads
+    every detail the verdict gives beyond passed or failed; gives up in the scored episode when a
+    detail says the task cannot be done (``solvable``, or no facts to state), else dumps. What it
+    measures is whether a verdict tells more than its reward: trying answers on a private copy and
+    keeping the one that passes is a search any env with a reward allows."""
 
     policy = "verdict_replay"
-    about = "a private replay that gives up and reads the verdict, then gives up or dumps what the calls returned"
-    _DETAILS = ("solvable", "facts_total", "facts_found")
+    about = "a private replay that reads the verdict's details, then gives up where they say unsolvable, else dumps"
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
         super().begin(env, task, observation, info)
         clone = getattr(env, "clone_for", None)
         private = clone(task) if clone is not None else type(env)(tasks=[task], split=env.split, mode=env.mode)
+        seen: list[str] = []
         try:
             private.reset(options={"task_id": task.id})
-            for action in [*self._calls, GIVE_UP]:
-                *_, terminated, truncated, verdict = private.step(action)
-                if terminated or truncated:
-                    break
+            for action in self._calls:
+                seen.append(private.step(action)[0])
+            verdict = private.step(self.ending("\n".join(seen)))[4]
         finally:
             private.close()
-        flat = dict(_leaves(verdict))
-        self._give_up = bool(verdict.get("passed")) or flat.get("solvable") is False
+        details = dict(_leaves(verdict))
+        self._give_up = details.get("solvable") is False or details.get("facts_total") == 0
 
     def ending(self, observed: str) -> str:
-        return GIVE_UP if self._give_up else super().ending(observed)
+        return GIVE_UP if getattr(self, "_give_up", False) else super().ending(observed)
 
 
 class SharedParts(CheapPolicy):

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from toolbench.mock_services.webshop.generate import INSTRUCTIONS
 from toolbench.mock_services.webshop.vocabulary import ProductType
+from toolbench.taskgen.numbers import number_words
 
 #: The unseen grammar's frames: {a} article, {attrs} the wanted attributes, {name} the product type.
 UNSEEN_FRAMES = (
@@ -54,11 +55,6 @@ _UNSEEN_DISTRACTORS = (
     "the {other} one i ordered before was wrong. ",
 )
 
-_NUMBERS = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
-)  # fmt: skip
-_TENS = {20: "twenty", 30: "thirty", 40: "forty", 50: "fifty", 60: "sixty", 70: "seventy", 80: "eighty", 90: "ninety"}
 _LEADING = re.compile(r"(\d+)(?=[ -])")
 _APPAREL = {
     "x-small": ("XS", "extra small"),
@@ -83,18 +79,6 @@ _UNITS = (
 )
 
 
-def number_words(value: float) -> str:
-    """A whole number of dollars (a multiple of ten up to 990, as WebShop's bounds are) in words."""
-    whole = int(value)
-    hundreds, rest = divmod(whole, 100)
-    parts = [f"{_NUMBERS[hundreds]} hundred"] if hundreds else []
-    if rest:
-        parts.append(
-            _TENS.get(rest) or (_NUMBERS[rest] if rest <= 20 else f"{_TENS[rest - rest % 10]}-{_NUMBERS[rest % 10]}")
-        )
-    return " ".join(parts) or "zero"
-
-
 def surfaces(value: str, unseen: bool) -> list[str]:
     """Other ways to write an option value (the value itself first)."""
     found = [value, *_APPAREL.get(value, ())]
@@ -112,7 +96,7 @@ def surfaces(value: str, unseen: bool) -> list[str]:
         found.append(words[0])
     if unseen:  # small whole numbers in words: "twelve count", "six-pack"
         found += [
-            _NUMBERS[int(m.group(1))] + f[m.end(1) :]
+            number_words(int(m.group(1))) + f[m.end(1) :]
             for f in found
             if (m := _LEADING.match(f)) and int(m.group(1)) <= 20
         ]
@@ -231,7 +215,7 @@ def unseen_wording(
     if phrases:
         parts.append(rng.choice(("; ", ". also ", ", ")) + _joined(phrases, ", plus "))
     if bound is not None:
-        parts.append(rng.choice(_UNSEEN_PRICE).format(bound=bound, words=number_words(bound)))
+        parts.append(rng.choice(_UNSEEN_PRICE).format(bound=bound, words=number_words(int(bound))))
     text = "".join(parts)
     if options:
         clause = _distractor(options, offered, kind, rng, _UNSEEN_DISTRACTORS, most=2)
