@@ -129,17 +129,20 @@ def test_search_defaults_alone_earn_the_benchmarks_f1_but_no_reward(denver):
 
 
 def test_the_reward_pays_only_the_tasks_own_criteria(denver):
-    """City and buy or rent, which every task sets, earn nothing by themselves; each criterion of
-    the task's own (types, bedrooms, budget) earns its share of the F1 over those."""
+    """City, buy or rent and the home types, which every task sets, earn nothing by themselves; each
+    criterion of the task's own (bedrooms, budget) earns its share of the F1 over those."""
     env = denver.unwrapped
     task = env.tasks[0]
     shared = env.shared_parts_actions(task)
-    assert shared == ['API.set_location("Denver")\nAPI.set_buy_or_rent("rent")\nAPI.search()']
+    assert shared == [
+        'API.set_location("Denver")\nAPI.set_buy_or_rent("rent")\nAPI.select_home_type(["Apartment", "Condo"])\n'
+        "API.search()"
+    ]
     _, reward, _, _, info = play(denver, "denver", shared)
     assert reward == 0.0 and info["f1"] > 0.5
     one_wrong = REFERENCE.replace("set_num_beds(2)", "set_num_beds(3)")
     _, reward, _, _, info = play(denver, "denver", [one_wrong])
-    assert reward == pytest.approx(2 / 3) and reward < info["f1"]  # two of the three own criteria
+    assert reward == pytest.approx(1 / 2) and reward < info["f1"]  # one of the two own criteria
 
 
 HOSTILE = [
@@ -195,8 +198,8 @@ def test_truncation_reports_the_criteria_so_far_but_pays_only_a_search():
     actions = env.unwrapped.oracle_actions(task)
     obs, reward, terminated, truncated, info = play(env, task.id, actions[:3])
     assert truncated and not terminated and 0.0 < info["f1"] < 1.0 and not info["success"] and reward == 0.0
-    env = gym.make(ENV_ID, mode="interactive", max_steps=4)
-    obs, reward, terminated, truncated, info = play(env, task.id, [*actions[:3], "API.search()"])
+    env = gym.make(ENV_ID, mode="interactive", max_steps=5)
+    obs, reward, terminated, truncated, info = play(env, task.id, [*actions[:4], "API.search()"])
     assert terminated and 0.0 < reward < 1.0 and not info["success"]
 
 

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from toolbench.core.env import ActionError, Outcome, ToolEnv
 from toolbench.core.functions import FunctionSpec, api_docs
 from toolbench.core.program import Call, ProgramError, RuleError, parse_program
-from toolbench.core.scoring import PRF, ZERO, best_prf, deep_equal, dict_f1
+from toolbench.core.scoring import PRF, ZERO, best_prf, deep_equal, dict_f1, f1_without
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import ToolCallError, parse_tool_call, unfenced
 
@@ -259,9 +259,9 @@ class _Inline(ast.NodeTransformer):
 
 def cut_program(program: str, keep: Collection[str]) -> str:
     """``program`` with only its ``API.<name>(...)`` calls of the functions in ``keep`` and the
-    assignments those calls read."""
+    assignments those calls read, directly or through other assignments."""
     statements = ast.parse(program).body
-    calls = [
+    kept = [
         s
         for s in statements
         if isinstance(s, ast.Expr)
@@ -269,27 +269,34 @@ def cut_program(program: str, keep: Collection[str]) -> str:
         and isinstance(s.value.func, ast.Attribute)
         and s.value.func.attr in keep
     ]
-    read = {node.id for call in calls for node in ast.walk(call) if isinstance(node, ast.Name)}
-    kept = [
-        s
-        for s in statements
-        if s in calls
-        or (isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id in read for t in s.targets))
-    ]
-    return "\n".join(ast.get_source_segment(program, s) or ast.unparse(s) for s in kept)
+    assignments = [s for s in statements if isinstance(s, ast.Assign)]
+    while True:
+        read = {node.id for statement in kept for node in ast.walk(statement) if isinstance(node, ast.Name)}
+        more = [
+            s
+            for s in assignments
+            if s not in kept and any(isinstance(t, ast.Name) and t.id in read for t in s.targets)
+        ]
+        if not more:
+            break
+        kept += more
+    return "\n".join(ast.get_source_segment(program, s) or ast.unparse(s) for s in statements if s in kept)
 
 
 class OwnCriteriaEnv(CriteriaApiEnv):
     """A criteria API env whose reward pays only for each task's own criteria.
 
-    ToolBench's dict F1 (kept in ``info["f1"]``) also counts the criteria every task sets (the
-    city and buy or rent; the booking type and the fields a search requires) and ``search()``'s
-    defaults, so a program that sets only those earns half of it. The reward, ``score``, is the
-    dict F1 over the criteria beyond the ones the task's shared-parts answer (``shared_parts_actions``)
-    gets right, paid only when every one of those shared criteria is right too: a search in the
-    wrong city or on the wrong day finds none of what was asked. A task whose criteria are all shared
-    is all-or-nothing.
+    The benchmark's dict F1 (kept in ``info["f1"]``) also counts the criteria every task sets (those
+    of ``shared_setters``) and ``search()``'s defaults, so a program that sets only those earns much
+    of it. The reward, ``score``, is the dict F1 over the criteria beyond the ones the task's
+    shared-parts answer (``shared_parts_actions``) gets right, paid only when every one of those
+    shared criteria (``ungated_criteria`` aside) is right too (a search with a wrong shared criterion
+    finds none of what was asked). A task whose criteria are all shared is all-or-nothing.
     """
+
+    #: Shared criteria that earn nothing but need not be right for the rest to pay (one whose value
+    #: narrows the search without emptying it, so a policy learning the rest still sees a reward).
+    ungated_criteria: frozenset[str] = frozenset()
 
     def shared_setters(self, reference: str) -> Collection[str]:
         """The functions of ``reference`` that every task of its kind calls (``search`` aside)."""
@@ -312,10 +319,10 @@ class OwnCriteriaEnv(CriteriaApiEnv):
             reference, shared = self._reference(task, index), self._shared_criteria(task, index)
             if reference is None or shared is None:
                 continue
-            if any(key not in criteria or not deep_equal(criteria[key], value) for key, value in shared.items()):
+            gates = {key: value for key, value in shared.items() if key not in self.ungated_criteria}
+            if any(key not in criteria or not deep_equal(criteria[key], value) for key, value in gates.items()):
                 continue
-            own = {key: value for key, value in criteria.items() if key not in shared}
-            best = max(best, dict_f1(own, {k: v for k, v in reference.items() if k not in shared}).f1)
+            best = max(best, f1_without(criteria, reference, shared).f1)
         return best
 
     def _shared_criteria(self, task: Task, index: int) -> Mapping[str, Any] | None:

@@ -57,8 +57,9 @@ FUNCTIONS = (
 )
 
 
-#: What every task sets, each with its own value: the city, then buying or renting.
-SHARED_SETTERS = ("set_location", "set_buy_or_rent")
+#: What every task sets, each with its own value: the city, buying or renting, and the home types
+#: (every task of every split names them, and a word list reads them off the prompt).
+SHARED_SETTERS = ("set_location", "set_buy_or_rent", "select_home_type")
 
 
 @cache
@@ -119,6 +120,9 @@ class HomeSearchEnv(OwnCriteriaEnv):
 
     def new_api(self) -> HomeSearchAPI:
         return HomeSearchAPI(_listings())
+
+    #: Wrong home types still find homes of the city: the types earn nothing, but the rest still pays.
+    ungated_criteria = frozenset({"home_type"})
 
     def shared_setters(self, reference: str) -> Collection[str]:
         return SHARED_SETTERS
