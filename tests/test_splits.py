@@ -57,17 +57,30 @@ def test_every_record_names_its_template(name):
 
 @pytest.mark.parametrize("name", SPECS)
 def test_unseen_shares_no_template_or_held_out_value(name):
+    """No demo, train or alignment task shares an unseen template or held-out value; no test task
+    shares an unseen template either (RapidAPI's category test sets share its categories, as
+    ToolLLM holds those out of training, not out of testing)."""
     spec = SPECS[name]
     unseen = records(spec, "unseen")
-    others = {split: records(spec, split) for split in ("test", "demo", "train")}
+    others = {split: records(spec, split) for split in ("demo", "train")}
     aligner = load_aligners().get(spec.fixture_slug)
     if aligner is not None:
         others["align"] = aligner(300, "disjointness")
     for key in ("template", *getattr(module_of(spec), "HELD_OUT_KEYS", ())):
         held_out = values(unseen, key)
-        assert held_out, key
+        assert held_out and all(key in r for r in unseen), key
         for split, other in others.items():
+            assert all(key in r for r in other), (key, split)  # a check that cannot pass for want of the key
             assert not held_out & values(other, key), (key, split, sorted(held_out & values(other, key))[:5])
+    assert not values(unseen, "template") & values(records(spec, "test"), "template")
+
+
+def test_near_duplicates_are_one_value_apart_not_one_name_apart():
+    springfield = "Find the coordinates of up to 3 places called Springfield."
+    near = near_duplicates([springfield, "What is the weather in Lyon now?"], [springfield.replace("3", "4")])
+    assert near == {0}
+    assert near_duplicates(["What is the weather in Lyon now?"], ["What is the weather in Paris now?"]) == set()
+    assert near_duplicates(["WHAT is the weather, in Paris now"], ["what is the weather in paris now?"]) == {0}
 
 
 @pytest.mark.parametrize("name", SPECS)

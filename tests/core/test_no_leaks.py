@@ -154,6 +154,8 @@ def test_what_an_agent_sees_does_not_depend_on_the_answer(env_id, mode):
                 seen.append(_transcript(env, actions, verdicts))
                 env.close()
             assert seen[0] == seen[1], f"{task.id} with {other.id}'s answer, actions {actions!r}"
+            if actions is scripts[2]:  # a third task's answer: the two verdicts must be compared
+                assert len(verdicts) == 2 and verdicts[0][0] == verdicts[1][0], (task.id, other.id, verdicts)
             if len(verdicts) == 2 and verdicts[0][0] == verdicts[1][0]:
                 assert verdicts[0][1] == verdicts[1][1], (
                     f"{task.id} with {other.id}'s answer: the verdict tells more",

@@ -172,3 +172,14 @@ def test_dedent_is_skipped_only_where_it_would_change_nothing():
         text = "".join(rng.choice(" \t\nab\r\x0c") for _ in range(rng.randint(0, 10)))
         if not _LINE_STARTS_BLANK.search(text):
             assert textwrap.dedent(text) == text, repr(text)
+
+
+def test_a_cut_program_keeps_the_assignments_its_calls_read_through_others():
+    from toolbench.core.call_env import cut_program
+
+    program = (
+        'city = Loc("New York")\nplace = city\nday = Date(3, 1, 2024)\nAPI.set_destination(place)\nAPI.set_date(day)'
+    )
+    assert (
+        cut_program(program, {"set_destination"}) == 'city = Loc("New York")\nplace = city\nAPI.set_destination(place)'
+    )

@@ -60,7 +60,10 @@ def test_samples_take_every_stratum_in_turn():
     }  # fmt: skip
     rapid = toolbench.load_tasks("RapidAPI", "test")
     assert len({t.category for t in audit.sample(rapid, 12, lambda t: (t.category,))}) == 6
-    # Seen and unseen templates in turn first: a sample of Tabletop's test holds both halves.
+    # Groups get shares in proportion to their sizes, at least one each.
+    assert Counter(n < 85 for n in audit.sample(list(range(100)), 10, lambda n: (n < 85,))) == {True: 9, False: 1}
+    assert Counter(n < 99 for n in audit.sample(list(range(100)), 10, lambda n: (n < 99,))) == {True: 9, False: 1}
+    # Seen and unseen templates first: a sample of Tabletop's test holds both halves.
     env_class = toolbench.find_task("Tabletop").env_class()
     table = audit.sample(
         toolbench.load_tasks("Tabletop", "test"), 10, lambda t: (seen_template(env_class, t), t.category)

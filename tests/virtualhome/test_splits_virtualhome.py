@@ -113,8 +113,6 @@ def test_difficulty_is_the_shortest_references_steps():
 def test_copying_the_closest_seen_program_does_not_pass_unseen(mode):
     from toolbench.agents.cheap import POLICIES
 
-    if "nearest_copy" not in POLICIES:
-        pytest.skip("no nearest_copy policy")
     policy = POLICIES["nearest_copy"]()
     env = gym.make(ENV_ID, split="unseen", mode=mode).unwrapped
     solved = 0

@@ -273,9 +273,7 @@ def cut_program(program: str, keep: Collection[str]) -> str:
     while True:
         read = {node.id for statement in kept for node in ast.walk(statement) if isinstance(node, ast.Name)}
         more = [
-            s
-            for s in assignments
-            if s not in kept and any(isinstance(t, ast.Name) and t.id in read for t in s.targets)
+            s for s in assignments if s not in kept and any(isinstance(t, ast.Name) and t.id in read for t in s.targets)
         ]
         if not more:
             break

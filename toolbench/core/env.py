@@ -100,7 +100,7 @@ class ToolEnv(gym.Env[str, str]):
     #: Folder of the task's fixtures under ``toolbench/fixtures``.
     fixture_slug: ClassVar[str]
     modes: ClassVar[tuple[str, ...]] = ("program",)
-    splits: ClassVar[tuple[str, ...]] = ("test", "demo", "train", "unseen")
+    splits: ClassVar[tuple[str, ...]] = ("test", "demo")
     default_max_steps: ClassVar[int] = 20
     #: The task's own metrics, always present in ``info`` (0.0 until the episode is scored).
     metric_names: ClassVar[tuple[str, ...]] = ()

@@ -146,6 +146,7 @@ class CatAPIEnv(CurlProgramEnv):
 
     task_name = "CatAPI"
     fixture_slug = "catapi"
+    splits = ("test", "demo", "train", "unseen")
     service_host = HOST
     api_key = DEMO_API_KEY
 

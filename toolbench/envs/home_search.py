@@ -115,6 +115,7 @@ class HomeSearchEnv(OwnCriteriaEnv):
 
     task_name = "HomeSearch"
     fixture_slug = "home_search"
+    splits = ("test", "demo", "train", "unseen")
     functions = FUNCTIONS
     free_criteria = SEARCH_DEFAULTS
 

@@ -180,6 +180,7 @@ class OpenWeatherEnv(CurlProgramEnv):
 
     task_name = "OpenWeather"
     fixture_slug = "openweather"
+    splits = ("test", "demo", "train", "unseen")
     service_host = HOST
     api_key = DEMO_API_KEY
 

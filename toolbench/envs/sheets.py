@@ -406,6 +406,7 @@ class GoogleSheetsEnv(ToolEnv):
 
     task_name = "GoogleSheets"
     fixture_slug = "sheets"
+    splits = ("test", "demo", "train", "unseen")
     modes = ("program", "interactive")
     metric_names = ("cell_accuracy",)
     finishing_action = "submit"

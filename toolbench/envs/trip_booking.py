@@ -142,6 +142,7 @@ class TripBookingEnv(OwnCriteriaEnv):
 
     task_name = "TripBooking"
     fixture_slug = "trip_booking"
+    splits = ("test", "demo", "train", "unseen")
     functions = FUNCTIONS
     constructors = CONSTRUCTORS
     free_criteria = SEARCH_DEFAULTS

@@ -160,28 +160,47 @@ def agent_spec(policy: str) -> str:
 def sample(
     tasks: Sequence[Any], size: int | None, stratum: Callable[[Any], tuple[Any, ...]] | None = None
 ) -> tuple[Any, ...]:
-    """``size`` tasks, or all, in the split's order: as many from each stratum as can be (``stratum(task)``
-    is a tuple such as (seen template?, kind): Tabletop's seen and unseen types, AppBench's kinds,
-    RapidAPI's groups), strata taken in turn across the tuple's first part, each spread over its tasks."""
+    """``size`` tasks, or all, in the split's order. ``stratum(task)`` is a tuple such as (seen
+    template?, kind): its first part's groups (seen and unseen templates; AppBench's kinds; RapidAPI's
+    groups) get shares of the sample in proportion to their sizes (largest remainder, at least one
+    each while there is room), and within a group its kinds are taken in turn, each spread over its
+    tasks."""
     if size is None or size >= len(tasks):
         return tuple(tasks)
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for task in tasks:
         groups.setdefault(stratum(task) if stratum else (), []).append(task)
-    rank: dict[tuple[Any, ...], int] = {}
+    families: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
     for key in groups:
-        rank[key] = sum(1 for other in rank if other[:1] == key[:1])
-    prefixes = list(dict.fromkeys(key[:1] for key in groups))
-    order = sorted(groups, key=lambda key: (rank[key], prefixes.index(key[:1])))
-    counts = dict.fromkeys(order, 0)
-    left = size
-    while left:
-        live = [key for key in order if counts[key] < len(groups[key])]
-        for key in live[:left]:
-            counts[key] += 1
-        left -= min(left, len(live))
+        families.setdefault(key[:1], []).append(key)
+    counts = dict.fromkeys(groups, 0)
+    for family, share in _shares({f: sum(len(groups[k]) for k in keys) for f, keys in families.items()}, size).items():
+        left = share
+        while left:
+            live = [key for key in families[family] if counts[key] < len(groups[key])]
+            for key in live[:left]:
+                counts[key] += 1
+            left -= min(left, len(live))
     chosen = {id(group[i * len(group) // counts[key]]) for key, group in groups.items() for i in range(counts[key])}
     return tuple(task for task in tasks if id(task) in chosen)
+
+
+def _shares(sizes: dict[Any, int], size: int) -> dict[Any, int]:
+    """``size`` split over groups of ``sizes`` in proportion (largest remainder, ties in order), at
+    least one each while ``size`` allows, never more than a group holds."""
+    total = sum(sizes.values())
+    floor = min(1, size // len(sizes)) if sizes else 0
+    exact = {key: max(floor, size * n / total) for key, n in sizes.items()}
+    shares = {key: min(int(value), sizes[key]) for key, value in exact.items()}
+    for key in sorted(exact, key=lambda k: -(exact[k] - int(exact[k]))):
+        if sum(shares.values()) >= size:
+            break
+        if shares[key] < sizes[key]:
+            shares[key] += 1
+    while sum(shares.values()) > size:  # the floors of small groups took room from the largest
+        largest = max(shares, key=lambda k: shares[k])
+        shares[largest] -= 1
+    return shares
 
 
 def run_audit(

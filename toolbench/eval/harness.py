@@ -137,7 +137,12 @@ def _save_frames(env: ToolEnv, task: Task, frames_dir: Path) -> str | None:
 
 @functools.cache
 def _templates_of(env_class: type[ToolEnv], split: str) -> frozenset[str]:
-    return frozenset(t.get("template") for t in env_class.load_split(split) if t.get("template"))
+    """The templates of a shipped split (none where an env declares the split but ships no file)."""
+    try:
+        tasks = env_class.load_split(split)
+    except FileNotFoundError:
+        return frozenset()
+    return frozenset(t.get("template") for t in tasks if t.get("template"))
 
 
 def seen_template(env_class: type[ToolEnv], task: Task) -> bool | None:
