@@ -445,6 +445,12 @@ def cmd_data_split(args: argparse.Namespace) -> int:
     try:
         spec = find_task(args.task)
         records = load_split_makers()[spec.fixture_slug](args.split, args.size, args.seed)
+        prompts = [r.get("prompt", r.get("query")) for r in records]
+        if len(set(prompts)) < len(prompts):  # a generator whose value space ran out repeats itself
+            raise ValueError(
+                f"{spec.name}'s generator gives {len(set(prompts))} distinct {args.split} tasks of the "
+                f"{args.size} asked for with seed {args.seed}: ask for fewer, or several seeds"
+            )
         Path(args.out).write_text(jsonl(records), encoding="utf-8")
     except (KeyError, ValueError, OSError) as exc:
         print(f"toolbench data split: {exc if isinstance(exc, OSError) else exc.args[0]}", file=sys.stderr)

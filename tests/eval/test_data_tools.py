@@ -117,3 +117,23 @@ def test_data_split_grows_a_training_set_a_run_can_play(tmp_path, capsys):
     )
     assert json.loads(capsys.readouterr().out)["tasks"]["TripBooking"]["success_rate"] == 1.0
     assert main(["data", "split", "--task", "Nope", "--out", str(out)]) == 2
+
+
+def test_data_split_says_when_a_generator_runs_out_of_distinct_tasks(tmp_path, capsys):
+    # Sheets' unseen operations on their four worksheets hold fewer than 1,500 distinct tasks.
+    out = tmp_path / "many.jsonl"
+    assert (
+        main(["data", "split", "--task", "GoogleSheets", "--split", "unseen", "--size", "1500", "--out", str(out)]) == 2
+    )
+    assert "distinct unseen tasks of the 1500 asked for" in capsys.readouterr().err and not out.exists()
+
+
+def test_fresh_gives_up_on_a_stream_that_runs_dry():
+    import itertools
+
+    from toolbench.taskgen import fresh
+
+    stream = ((f"the same prompt {n % 3}", n) for n in itertools.count())
+    assert [c[1] for c in fresh(stream, 3, [], batch=4)] == [0, 1, 2]
+    with pytest.raises(ValueError, match="new tasks of the 5 asked for"):
+        fresh(((f"the same prompt {n % 3}", n) for n in itertools.count()), 5, [], batch=4)

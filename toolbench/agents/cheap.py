@@ -377,12 +377,20 @@ def _pasted(observed: str) -> str:
     return json.dumps({"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": observed}})
 
 
+def _is_finish(action: str) -> bool:
+    try:
+        call = json.loads(action)
+    except ValueError:
+        return False
+    return isinstance(call, dict) and call.get("name") == "Finish"
+
+
 class PasteResponses(_CallsThenEnd):
     policy = "paste_responses"
     about = "the right calls (the reference's), then their raw answers pasted as the final answer"
 
     def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
-        return [action for action in env.oracle_actions(task) if '"Finish"' not in action]
+        return [action for action in env.oracle_actions(task) if not _is_finish(action)]
 
     def ending(self, observed: str) -> str:
         return _pasted(observed)
@@ -407,12 +415,9 @@ def dump_lines(observed: str) -> str:
     return "\n".join(dict.fromkeys(lines))
 
 
-class DumpAnswer(_CallsThenEnd):
+class DumpAnswer(PasteResponses):
     policy = "dump_answer"
     about = "the right calls (the reference's), then every field they returned as key: value lines"
-
-    def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
-        return [action for action in env.oracle_actions(task) if '"Finish"' not in action]
 
     def ending(self, observed: str) -> str:
         return _pasted(dump_lines(observed))

@@ -143,6 +143,12 @@ def near_duplicates(prompts: Sequence[str], against: Sequence[str], cutoff: floa
     return {i for i, row in enumerate(scores) if left[i] in exact or row.max() >= cutoff}
 
 
+#: ``fresh`` gives up past this many draws per task asked for (a value space that ran out), and
+#: compares at most this many candidates with the held prompts at once (memory).
+FRESH_DRAWS_PER_TASK = 50
+FRESH_BATCH_MAX = 5000
+
+
 def fresh(
     stream: Iterator[T],
     size: int,
@@ -153,11 +159,17 @@ def fresh(
 ) -> list[T]:
     """The first ``size`` candidates of ``stream`` whose prompt is new, no near duplicate of one of
     ``held``, and that ``keep`` accepts. Candidates are drawn in batches of at least ``batch`` (their
-    prompts are compared with ``held`` a batch at a time)."""
+    prompts are compared with ``held`` a batch at a time); raises ValueError when the stream runs dry
+    of new ones."""
     chosen: list[T] = []
     seen: set[str] = set()
+    drawn = 0
     while len(chosen) < size:
-        candidates = [next(stream) for _ in range(max(batch, size - len(chosen)))]
+        if drawn > FRESH_DRAWS_PER_TASK * size + batch:
+            raise ValueError(f"{drawn} draws gave {len(chosen)} new tasks of the {size} asked for: ask for fewer")
+        count = min(max(batch, size - len(chosen)), FRESH_BATCH_MAX)
+        candidates = [next(stream) for _ in range(count)]
+        drawn += count
         dropped = near_duplicates([prompt_of(candidate) for candidate in candidates], held)
         for index, candidate in enumerate(candidates):
             prompt = prompt_of(candidate)
