@@ -292,7 +292,10 @@ class VirtualHomeEnv(ToolEnv):
         # The goal reward needs a program ToolBench would call executable: a right start followed by
         # lines of junk earns nothing.
         # (In interactive mode failed and unknown calls are feedback: the goals reached are paid.)
-        paid_goals = own_goal_rate(goals, self._world) if within and (executable or self.mode == "interactive") else 0.0
+        # The best alternative by the goals it pays for (walking's aside), which may not be the one
+        # closest to met when walking's goals are counted.
+        best_own = max((own_goal_rate(facts, self._world) for facts in goal_sets(self.task)), default=0.0)
+        paid_goals = best_own if within and (executable or self.mode == "interactive") else 0.0
         score = paid_goals if self.reward_kind == "goal" else self._acting_lcs(self.task)
         error = self._failed[2] if self._failed is not None and not executable else None
         return Outcome(
