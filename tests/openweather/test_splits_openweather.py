@@ -14,7 +14,7 @@ import pytest
 import toolbench
 from tests.episodes import play
 from toolbench.taskgen import SHIPPED_SIZES
-from toolbench.taskgen.openweather import LANGUAGE_NAMES
+from toolbench.taskgen.openweather_values import LANGUAGE_NAMES
 
 ENV_ID = "toolbench/OpenWeather-v0"
 BASE = "https://api.openweathermap.org"

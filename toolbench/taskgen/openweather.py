@@ -28,8 +28,9 @@ from toolbench.taskgen import (
     split_maker,
     spread,
 )
+from toolbench.taskgen.openweather_unseen import unseen_question
+from toolbench.taskgen.openweather_values import Options, curl_for, place_of
 
-BASE = "https://api.openweathermap.org"
 #: The nine call types are the benchmark's own and every split asks all of them: ``unseen`` holds out
 #: sentence frames and the ways values are written (its template ids), not call types.
 HELD_OUT_KEYS: tuple[str, ...] = ()
@@ -50,163 +51,6 @@ TYPES = [
     "air_forecast",
     "geocoding",
 ]
-
-COUNTRY_NAMES = {
-    "AE": "the United Arab Emirates",
-    "AF": "Afghanistan",
-    "AM": "Armenia",
-    "AO": "Angola",
-    "AR": "Argentina",
-    "AT": "Austria",
-    "AU": "Australia",
-    "AZ": "Azerbaijan",
-    "BD": "Bangladesh",
-    "BE": "Belgium",
-    "BG": "Bulgaria",
-    "BO": "Bolivia",
-    "BR": "Brazil",
-    "CA": "Canada",
-    "CD": "the DR Congo",
-    "CH": "Switzerland",
-    "CL": "Chile",
-    "CN": "China",
-    "CO": "Colombia",
-    "CR": "Costa Rica",
-    "CU": "Cuba",
-    "CZ": "Czechia",
-    "DE": "Germany",
-    "DK": "Denmark",
-    "DO": "the Dominican Republic",
-    "DZ": "Algeria",
-    "EC": "Ecuador",
-    "EE": "Estonia",
-    "EG": "Egypt",
-    "ES": "Spain",
-    "ET": "Ethiopia",
-    "FI": "Finland",
-    "FJ": "Fiji",
-    "FR": "France",
-    "GB": "the UK",
-    "GE": "Georgia",
-    "GH": "Ghana",
-    "GL": "Greenland",
-    "GR": "Greece",
-    "GT": "Guatemala",
-    "HK": "Hong Kong",
-    "HR": "Croatia",
-    "HU": "Hungary",
-    "ID": "Indonesia",
-    "IE": "Ireland",
-    "IL": "Israel",
-    "IN": "India",
-    "IQ": "Iraq",
-    "IR": "Iran",
-    "IS": "Iceland",
-    "IT": "Italy",
-    "JM": "Jamaica",
-    "JO": "Jordan",
-    "JP": "Japan",
-    "KE": "Kenya",
-    "KH": "Cambodia",
-    "KR": "South Korea",
-    "KZ": "Kazakhstan",
-    "LB": "Lebanon",
-    "LK": "Sri Lanka",
-    "LT": "Lithuania",
-    "LU": "Luxembourg",
-    "LV": "Latvia",
-    "MA": "Morocco",
-    "MC": "Monaco",
-    "MG": "Madagascar",
-    "MM": "Myanmar",
-    "MN": "Mongolia",
-    "MT": "Malta",
-    "MX": "Mexico",
-    "MY": "Malaysia",
-    "NG": "Nigeria",
-    "NL": "the Netherlands",
-    "NO": "Norway",
-    "NP": "Nepal",
-    "NZ": "New Zealand",
-    "PA": "Panama",
-    "PE": "Peru",
-    "PG": "Papua New Guinea",
-    "PH": "the Philippines",
-    "PK": "Pakistan",
-    "PL": "Poland",
-    "PR": "Puerto Rico",
-    "PT": "Portugal",
-    "PY": "Paraguay",
-    "QA": "Qatar",
-    "RO": "Romania",
-    "RS": "Serbia",
-    "RU": "Russia",
-    "SA": "Saudi Arabia",
-    "SE": "Sweden",
-    "SG": "Singapore",
-    "SI": "Slovenia",
-    "SK": "Slovakia",
-    "SN": "Senegal",
-    "TH": "Thailand",
-    "TN": "Tunisia",
-    "TR": "Turkey",
-    "TW": "Taiwan",
-    "TZ": "Tanzania",
-    "UA": "Ukraine",
-    "UG": "Uganda",
-    "US": "the US",
-    "UY": "Uruguay",
-    "UZ": "Uzbekistan",
-    "VE": "Venezuela",
-    "VN": "Vietnam",
-    "ZA": "South Africa",
-    "ZW": "Zimbabwe",
-}
-LANGUAGE_NAMES = {
-    "fr": "French",
-    "zh_cn": "Simplified Chinese",
-    "it": "Italian",
-    "de": "German",
-    "ru": "Russian",
-    "ja": "Japanese",
-    "nl": "Dutch",
-}
-UNIT_PHRASES = {
-    "metric": [" in Celsius", " in metric units", " in degrees Celsius"],
-    "imperial": [" in Fahrenheit", " using imperial units", " in °F"],
-    "standard": [" in Kelvin", " in standard units"],
-}
-
-
-class _Options:
-    """Optional parameters of one question: their wording and their query string."""
-
-    def __init__(self, rng: Any, allow_cnt: bool):
-        self.units = rng.choice([None, None, "metric", "metric", "imperial", "standard"])
-        self.lang = rng.choice([None] * 5 + sorted(LANGUAGE_NAMES))
-        self.mode = rng.choice([None] * 8 + ["xml", "json"])
-        self.cnt = rng.randint(2, 12) if allow_cnt and rng.random() < 0.35 else None
-        self.units_text = rng.choice(UNIT_PHRASES[self.units]) if self.units else ""
-        self.lang_text = f" Please answer in {LANGUAGE_NAMES[self.lang]}." if self.lang else ""
-        mode_texts = {"xml": " I need the data as XML.", "json": " A JSON response is fine."}
-        self.mode_text = mode_texts.get(self.mode or "", "")
-
-    def query(self) -> str:
-        params = [("cnt", self.cnt), ("units", self.units), ("lang", self.lang), ("mode", self.mode)]
-        return "".join(f"&{name}={value}" for name, value in params if value is not None)
-
-    def tail(self) -> str:
-        return self.lang_text + self.mode_text
-
-
-def _place(city: City, world: World) -> tuple[str, str]:
-    """How a question names a city, and the matching ``q`` value."""
-    same_name = world.search(city.name)
-    if city.country == "US":
-        return f"{city.name}, {city.state}", f"{city.name},{city.state_code},US"
-    if len(same_name) == 1:
-        return city.name, city.name
-    return f"{city.name}, {COUNTRY_NAMES[city.country]}", f"{city.name},{city.country}"
 
 
 def _coords(rng: Any, world: World) -> tuple[float, float]:
@@ -233,19 +77,15 @@ def _coords_text(rng: Any, lat: float, lon: float) -> str:
     )
 
 
-def _curl(path: str, query: str) -> str:
-    return f"curl -X GET '{BASE}{path}?{query}&appid={{API_KEY}}'"
-
-
 def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list[City]) -> tuple[str, str, str]:
     """A question of call type ``kind``, its reference call and its template id (the call type and the
     sentence frame)."""
     if kind in ("current_city", "forecast_city", "current_zip", "forecast_zip", "current_coords", "forecast_coords"):
         forecast = kind.startswith("forecast")
-        options = _Options(rng, allow_cnt=forecast)
+        options = Options(rng, allow_cnt=forecast)
         path = "/data/2.5/forecast" if forecast else "/data/2.5/weather"
         if kind.endswith("city"):
-            place_text, q = _place(rng.choice(cities), world)
+            place_text, q = place_of(rng.choice(cities), world)
             where, query = f"in {place_text}", f"q={quote_plus(q, safe=',')}"
         elif kind.endswith("zip"):
             city = rng.choice(us_cities)
@@ -295,7 +135,7 @@ def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list
                 ],
             )
             template = f"now-{frame}"
-        return question + options.tail(), _curl(path, query + options.query()), f"{kind}/{template}"
+        return question + options.tail(), curl_for(path, query + options.query()), f"{kind}/{template}"
     if kind in ("air_current", "air_forecast"):
         lat, lon = _coords(rng, world)
         where = _coords_text(rng, lat, lon)
@@ -308,7 +148,7 @@ def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list
                     f"Give me the air quality data at {where} at this moment.",
                 ],
             )
-            return question, _curl("/data/2.5/air_pollution", f"lat={lat}&lon={lon}"), f"{kind}/now-{frame}"
+            return question, curl_for("/data/2.5/air_pollution", f"lat={lat}&lon={lon}"), f"{kind}/now-{frame}"
         question, frame = _choose(
             rng,
             [
@@ -317,7 +157,7 @@ def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list
                 f"Show me the air pollution forecast at {where}.",
             ],
         )
-        return question, _curl("/data/2.5/air_pollution/forecast", f"lat={lat}&lon={lon}"), f"{kind}/days-{frame}"
+        return question, curl_for("/data/2.5/air_pollution/forecast", f"lat={lat}&lon={lon}"), f"{kind}/days-{frame}"
     if kind == "geocoding":
         if rng.random() < 0.5:
             name = rng.choice(sorted({c.name for c in world.cities if len(world.search(c.name)) > 1}))
@@ -331,10 +171,10 @@ def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list
             )
             return (
                 question,
-                _curl("/geo/1.0/direct", f"q={quote_plus(name, safe=',')}&limit={k}"),
+                curl_for("/geo/1.0/direct", f"q={quote_plus(name, safe=',')}&limit={k}"),
                 f"{kind}/many-{frame}",
             )
-        place_text, q = _place(rng.choice(cities), world)
+        place_text, q = place_of(rng.choice(cities), world)
         question, frame = _choose(
             rng,
             [
@@ -342,7 +182,7 @@ def _make(kind: str, rng: Any, world: World, cities: list[City], us_cities: list
                 f"Where exactly is {place_text}? I need its geographic coordinates.",
             ],
         )
-        return question, _curl("/geo/1.0/direct", f"q={quote_plus(q, safe=',')}&limit=1"), f"{kind}/one-{frame}"
+        return question, curl_for("/geo/1.0/direct", f"q={quote_plus(q, safe=',')}&limit=1"), f"{kind}/one-{frame}"
     raise ValueError(kind)
 
 
@@ -400,7 +240,6 @@ def difficulty(reference: str) -> int:
 def _candidates(split: str, seed: int) -> Iterator[tuple[str, str, str, str]]:
     """Endless (prompt, reference, template, call type) of ``split``: train's from the seen templates
     with a greeting or thanks around some, unseen's from the unseen grammar."""
-    from toolbench.taskgen.openweather_unseen import unseen_question
 
     full_world = World()
     world = task_world(full_world)

@@ -15,7 +15,7 @@ from urllib.parse import quote_plus
 
 from toolbench.mock_services.openweather import City, World
 from toolbench.taskgen.numbers import number_words
-from toolbench.taskgen.openweather import COUNTRY_NAMES, _curl, _Options, _place
+from toolbench.taskgen.openweather_values import COUNTRY_NAMES, Options, curl_for, place_of
 
 UNIT_WORDS = {
     "metric": [" in centigrade", " with temperatures in degrees C", " (°C and metres per second)"],
@@ -92,7 +92,7 @@ def _other_city(rng: Any, city: City, cities: list[City]) -> City:
             return other
 
 
-class _UnseenOptions(_Options):
+class _UnseenOptions(Options):
     """The seen options' values, drawn the same way, worded in the unseen grammar."""
 
     def __init__(self, rng: Any, allow_cnt: bool):
@@ -108,7 +108,7 @@ def _where(kind: str, rng: Any, world: World, cities: list[City], us_cities: lis
     of the same kind (empty for coordinates), the query and the place style's name."""
     if kind.endswith("city"):
         city = rng.choice(cities)
-        name, q = _city_name(rng, city, world), _place(city, world)[1]
+        name, q = _city_name(rng, city, world), place_of(city, world)[1]
         other = _other_city(rng, city, cities)
         context = rng.choice(
             [
@@ -163,7 +163,7 @@ def _weather(kind: str, rng: Any, world: World, cities: list[City], us_cities: l
     prompt = f"{context} {question}" if context else question
     path = "/data/2.5/forecast" if forecast else "/data/2.5/weather"
     template = f"unseen/{kind}/{family}-{frame}/{place_style}"
-    return prompt + options.tail(), _curl(path, query + options.query()), template
+    return prompt + options.tail(), curl_for(path, query + options.query()), template
 
 
 def _air(kind: str, rng: Any) -> tuple[str, str, str]:
@@ -182,7 +182,7 @@ def _air(kind: str, rng: Any) -> tuple[str, str, str]:
         ]
         path = "/data/2.5/air_pollution/forecast"
     frame = rng.randrange(len(frames))
-    return frames[frame], _curl(path, f"lat={lat}&lon={lon}"), f"unseen/{kind}/{frame}/point{style}"
+    return frames[frame], curl_for(path, f"lat={lat}&lon={lon}"), f"unseen/{kind}/{frame}/point{style}"
 
 
 def _geocoding(rng: Any, world: World, full_world: World, cities: list[City]) -> tuple[str, str, str]:
@@ -198,9 +198,9 @@ def _geocoding(rng: Any, world: World, full_world: World, cities: list[City]) ->
         ]
         frame = rng.randrange(len(frames))
         query = f"q={quote_plus(name, safe=',')}&limit={k}"
-        return frames[frame], _curl("/geo/1.0/direct", query), f"unseen/geocoding/many-{frame}"
+        return frames[frame], curl_for("/geo/1.0/direct", query), f"unseen/geocoding/many-{frame}"
     city = rng.choice(cities)
-    name, q = _city_name(rng, city, world), _place(city, world)[1]
+    name, q = _city_name(rng, city, world), place_of(city, world)[1]
     other = _other_city(rng, city, cities)
     frames = [
         f"I keep mixing up {other.name} and {name}. Where on the globe is the second one, in lat/lon?",
@@ -208,7 +208,7 @@ def _geocoding(rng: Any, world: World, full_world: World, cities: list[City]) ->
     ]
     frame = rng.randrange(len(frames))
     query = f"q={quote_plus(q, safe=',')}&limit=1"
-    return frames[frame], _curl("/geo/1.0/direct", query), f"unseen/geocoding/one-{frame}"
+    return frames[frame], curl_for("/geo/1.0/direct", query), f"unseen/geocoding/one-{frame}"
 
 
 def unseen_question(
