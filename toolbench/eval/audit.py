@@ -36,7 +36,7 @@ REPORTED = ("paper_success", "f1", "lcs", "goal_rate", "cell_accuracy", "f1_app"
 _LCS_SHARED = (
     "the reward (ToolBench's LCS over the lines that act) credits the closest example's acting lines "
     "where test shares its activity kinds with demo and train (the papers' setting): a similar "
-    "activity opens, grabs and puts the same objects; on unseen the default ceiling holds"
+    "activity opens, grabs and puts the same objects"
 )
 
 _ERRAND_PART = (
