@@ -334,6 +334,10 @@ def test_walking_to_the_activitys_places_earns_nothing():
     assert actions == ["Agent.WalkTo(kitchen)\nAgent.Find(milk)\nAgent.Find(fridge)"]
     _, reward, _, _, info = play(env, "milk", actions)
     assert reward == 0.0 and info["lcs"] == pytest.approx(3 / 7) and not info["success"]
+    # Nor the goal reward: the fridge that was closed at the start and still is was not closed by it.
+    goal = gym.make(ENV_ID, tasks=[FRIDGE], reward="goal")
+    _, reward, _, _, info = play(goal, "milk", actions)
+    assert reward == 0.0 and info["goal_rate"] > 0 and not info["success"]
 
 
 def test_in_interactive_mode_failed_calls_count_against_the_action_budget():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,8 @@ class VirtualHomeEnv(ToolEnv):
     (of the alternative met most, where a task has ``goal_options``; 0 for a program that is not
     executable), for RL, where imitating a reference should not be the target; conditions that
     walking or turning alone bring about (having gone to a place, being in a room, close to or
-    facing something) count only in a task that has no other (``info["goal_rate"]`` counts them all);
+    facing something), and conditions that already held at the start (a closed fridge), count only in
+    a task that has no other (``info["goal_rate"]`` counts them all);
     counted only when the actions that ran are at most twice the longest solution's and four more
     (goal facts stay true once reached, so doing everything in the home would otherwise meet many
     goals); in interactive mode a call that failed or was not executable counts against that budget
@@ -188,6 +190,14 @@ class VirtualHomeEnv(ToolEnv):
         # Actions the budget counts: those that ran and, in interactive mode, failed and unknown calls.
         self._carried_out = 0
         return task.prompt
+
+    def _held_at_start(self, task: Task) -> frozenset[str]:
+        """The goal facts of ``task`` (any alternative) that hold in its start state."""
+        cache = self._task_set.derived((type(self), "goals held at start"))
+        if task.id not in cache:
+            world = start_world(build_home(int(task.get("home", 0))), task.get("start", ()), task.get("rules", "ours"))
+            cache[task.id] = frozenset(goal for facts in goal_sets(task) for goal in facts if world.holds(goal))
+        return cache[task.id]
 
     def _act(self, action: str) -> Outcome:
         assert self._world is not None
@@ -294,7 +304,8 @@ class VirtualHomeEnv(ToolEnv):
         # (In interactive mode failed and unknown calls are feedback: the goals reached are paid.)
         # The best alternative by the goals it pays for (walking's aside), which may not be the one
         # closest to met when walking's goals are counted.
-        best_own = max((own_goal_rate(facts, self._world) for facts in goal_sets(self.task)), default=0.0)
+        start = self._held_at_start(self.task)
+        best_own = max((own_goal_rate(facts, self._world, start) for facts in goal_sets(self.task)), default=0.0)
         paid_goals = best_own if within and (executable or self.mode == "interactive") else 0.0
         score = paid_goals if self.reward_kind == "goal" else self._acting_lcs(self.task)
         error = self._failed[2] if self._failed is not None and not executable else None
@@ -415,10 +426,12 @@ def _function(line: str) -> str | None:
     return match.group(1) if match else None
 
 
-def own_goal_rate(goals: list[str], world: World) -> float:
+def own_goal_rate(goals: list[str], world: World, held_at_start: Collection[str] = ()) -> float:
     """The share of ``goals`` met in ``world``, leaving out those walking and turning bring about
-    (unless every goal is one)."""
+    and those that already held at the start (a closed fridge stays closed by doing nothing), unless
+    every goal is one of them."""
     own = [goal for goal in goals if not goal.replace(" ", "").startswith(NAVIGATION_GOALS)] or goals
+    own = [goal for goal in own if goal not in held_at_start] or own
     return sum(world.holds(goal) for goal in own) / len(own) if own else 0.0
 
 
