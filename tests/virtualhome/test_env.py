@@ -53,7 +53,7 @@ def test_oracle_scores_full_marks_and_random_far_less(mode):
 
 
 def test_putting_milk_in_a_closed_fridge_fails_where_it_happens():
-    env = gym.make(ENV_ID, tasks=[FRIDGE])
+    env = gym.make(ENV_ID, tasks=[FRIDGE], reward="lcs")
     lines = FRIDGE.references[0].splitlines()
     broken = "\n".join(line for line in lines if line != "Agent.Open(fridge)")
     _, reward, terminated, _, info = play(env, "milk", [broken])
@@ -63,10 +63,13 @@ def test_putting_milk_in_a_closed_fridge_fails_where_it_happens():
     assert info["lcs"] == pytest.approx(6 / 7) and reward == pytest.approx(3 / 4)
     _, reward, _, _, info = play(env, "milk", [FRIDGE.references[0]])
     assert reward == 1.0 and info["success"] and info["simulated"] and info["failed_line"] is None
+    # The default reward pays the goals the program brought about: none (the fridge was closed already).
+    _, reward, _, _, info = play(gym.make(ENV_ID, tasks=[FRIDGE]), "milk", [broken])
+    assert reward == 0.0 and not info["success"]
 
 
 def test_an_equivalent_program_in_another_order_succeeds_with_a_lower_lcs():
-    env = gym.make(ENV_ID, tasks=[FRIDGE])
+    env = gym.make(ENV_ID, tasks=[FRIDGE], reward="lcs")
     other = (
         "Agent.Find(fridge)\nAgent.Open(fridge)\nAgent.Find(milk)\nAgent.Grab(milk)\n"
         "Agent.PutIn(milk, fridge)\nAgent.Close(fridge)"

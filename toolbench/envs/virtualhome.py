@@ -87,15 +87,17 @@ class VirtualHomeEnv(ToolEnv):
     which precondition failed) and what the character now sees, is close to and holds.
 
     ## Rewards
-    Paid when the episode ends. ``reward="lcs"`` (default): ToolBench's LCS over whole cleaned lines
-    divided by the longer program's length, the maximum over the references, taken over the lines
-    that act (walking, running, finding and turning to things left out of both programs: every
-    program has them, so walking to the rooms and objects of the activity and doing nothing there
-    earns 0). A reference with no other line is compared whole. ToolBench's own LCS over every line
-    is ``info["lcs"]``.
-    ``reward="goal"``: the fraction of the activity's goal conditions that hold in the final state
-    (of the alternative met most, where a task has ``goal_options``; 0 for a program that is not
-    executable), for RL, where imitating a reference should not be the target; conditions that
+    Paid when the episode ends. ``reward="lcs"`` (the default for the original files' tasks):
+    ToolBench's LCS over whole cleaned lines divided by the longer program's length, the maximum
+    over the references, taken over the lines that act (walking, running, finding and turning to
+    things left out of both programs: every program has them, so walking to the rooms and objects
+    of the activity and doing nothing there earns 0). A reference with no other line is compared
+    whole. ToolBench's own LCS over every line is ``info["lcs"]``.
+    ``reward="goal"`` (the default for ours): the fraction of the activity's goal conditions that hold
+    in the final state (of the alternative that pays the most, where a task has ``goal_options``; 0
+    for a program that is not executable), since lines a list of the prompt's nouns guesses (find
+    and grab what it names) earn the LCS much of its value, and imitating a reference should not be
+    the target; conditions that
     walking or turning alone bring about (having gone to a place, being in a room, close to or
     facing something), and conditions that already held at the start (a closed fridge), count only in
     a task that has no other (``info["goal_rate"]`` counts them all);
@@ -125,7 +127,7 @@ class VirtualHomeEnv(ToolEnv):
 
     ## Arguments
     ``gym.make("toolbench/VirtualHome-v0", split="test", mode="program", render_mode=None,
-    max_steps=None, task_file=None, reward="lcs", check=None)``. ``task_file`` may be a JSONL file of
+    max_steps=None, task_file=None, reward=None, check=None)``. ``task_file`` may be a JSONL file of
     records (ours, or ToolBench's ``test.jsonl``) or the language-planner's
     ``available_examples.json``; English steps ("Step 1: Walk to kitchen") become API calls.
     Tasks from the original files play in home 0 under VirtualHome's rules, from a start built
@@ -146,15 +148,18 @@ class VirtualHomeEnv(ToolEnv):
     finishing_action = FINISH
     input_fields = ("home", "start", "rules")  # the home, the state it starts in, how it behaves
 
-    def __init__(self, reward: str = "lcs", check: str | None = None, **kwargs: Any) -> None:
-        if reward not in ("lcs", "goal"):
+    def __init__(self, reward: str | None = None, check: str | None = None, **kwargs: Any) -> None:
+        if reward not in (None, "lcs", "goal"):
             raise ValueError(f"reward must be 'lcs' or 'goal', not {reward!r}")
         if check is not None and check not in CHECKS:
             raise ValueError(f"check must be one of {CHECKS}, not {check!r}")
-        self.reward_kind = reward
         super().__init__(**kwargs)
         # The original files' tasks say "paper"; ours say nothing.
         self.check = check or ("paper" if self.tasks and all(t.get("check") == "paper" for t in self.tasks) else "ours")
+        # The goals a program brings about, by default: lines a list of the prompt's nouns guesses
+        # (Find and Grab what it names) earn the LCS much of its value. The originals' goals are
+        # read off their references, some of which do not run here: they keep ToolBench's LCS.
+        self.reward_kind = reward or ("lcs" if self.check == "paper" else "goal")
         self._world: World | None = None
         self._lines: list[str] = []
         self._failed: tuple[int, str, str] | None = None  # (line number, line, why)

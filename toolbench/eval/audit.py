@@ -34,15 +34,15 @@ BOUNDED = ("success_rate", "score")
 REPORTED = ("paper_success", "f1", "lcs", "goal_rate", "cell_accuracy", "f1_app", "f1_api", "reward")
 
 _LCS_SHARED = (
-    "the reward (ToolBench's LCS over the lines that act) credits the closest example's acting lines "
-    "where test shares its activity kinds with demo and train (the papers' setting): a similar "
-    "activity opens, grabs and puts the same objects"
+    "test shares its activity kinds with demo and train (the papers' setting): the closest example, a "
+    "similar activity on the same objects, brings about some of the task's goal facts (it opens, grabs "
+    "and puts the same things), which the reward pays"
 )
 
 _ERRAND_PART = (
     "an unseen errand joins two or three activities in a grammar of its own; the closest seen program "
-    "does one activity the errand names, and the reward pays the share of the errand's acting lines "
-    "it does (success, every goal of the errand, stays 0)"
+    "does one activity the errand names, and the reward pays the share of the errand's goal facts it "
+    "brings about (success, every goal of the errand, stays 0)"
 )
 _RULE_BUYER = (
     "a rule agent reads the instruction and the pages (it searches, keeps the price bound, clicks the "
