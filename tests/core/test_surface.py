@@ -291,9 +291,8 @@ def test_codes_a_constructor_keeps_are_the_constructors_own():
     ],
 )
 def test_code_whose_checking_would_cost_the_env_seconds_is_refused_before_it(code, said):
-    import time
-
     import gc
+    import time
 
     # This thread's CPU time, with the collector paused: the check's own cost (a few hundredths of a
     # second), not that of other threads or of collecting what earlier tests of this process left.
