@@ -92,7 +92,8 @@ class EchoInstruction(CheapPolicy):
 class DemoAnswer(CheapPolicy):
     policy = "demo_answer"
     about = "the answer of the demonstration closest to the task (BM25), as a prompt's example shows it"
-    split = "demo"
+    #: The splits whose answers the policy copies.
+    splits: ClassVar[tuple[str, ...]] = ("demo",)
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -100,12 +101,12 @@ class DemoAnswer(CheapPolicy):
         self._matchers: dict[str, Any] = {}
 
     def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
-        return self.split in splits
+        return all(split in splits for split in self.splits)
 
     def known(self, env: ToolEnv) -> list[Task]:
-        """The tasks of the split whose answers the policy copies, read once per task."""
+        """The tasks of the splits whose answers the policy copies, read once per task."""
         if env.task_name not in self._tasks:
-            self._tasks[env.task_name] = env.load_split(self.split)
+            self._tasks[env.task_name] = [t for split in self.splits for t in env.load_split(split)]
         return self._tasks[env.task_name]
 
     def closest(self, env: ToolEnv, task: Task) -> Task:
@@ -133,7 +134,7 @@ class FirstDemoAnswer(DemoAnswer):
 class TrainAnswer(DemoAnswer):
     policy = "train_answer"
     about = "the answer of the training task closest to the task (BM25): what memorizing the train split earns"
-    split = "train"
+    splits = ("train",)
 
 
 _WORD = re.compile(r"\w+(?:[.'-]\w+)*|[^\w\s]")
@@ -177,14 +178,6 @@ class NearestCopy(DemoAnswer):
     policy = "nearest_copy"
     about = "the closest demo or train task's answer (BM25), with the words where the two prompts differ swapped in"
     splits = ("demo", "train")
-
-    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
-        return all(split in splits for split in self.splits)
-
-    def known(self, env: ToolEnv) -> list[Task]:
-        if env.task_name not in self._tasks:
-            self._tasks[env.task_name] = [t for split in self.splits for t in env.load_split(split)]
-        return self._tasks[env.task_name]
 
     def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
         near = self.closest(env, task)

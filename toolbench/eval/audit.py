@@ -21,7 +21,7 @@ from typing import Any
 
 from toolbench.agents.cheap import POLICIES
 from toolbench.catalog import TASKS, TaskSpec, find_task
-from toolbench.eval.harness import evaluate, plan_run
+from toolbench.eval.harness import evaluate, plan_run, seen_template
 from toolbench.eval.tables import text_table
 
 #: No cheap policy may pass more than one task in ten: ``success`` is the criterion that cannot be
@@ -244,7 +244,6 @@ def _audit_split(
     out: str | Path | None,
     progress: Callable[[AuditRow], None] | None,
 ) -> list[AuditRow]:
-    from toolbench.eval.harness import seen_template
     from toolbench.eval.runs import RunFolder, command_line
 
     plays: dict[str, list[str]] = {}
@@ -255,17 +254,20 @@ def _audit_split(
                     plays.setdefault(policy, []).append(spec.name)
     # Each task's split, read once per mode for every policy that plays it.
     whole = {planned.spec.name: planned for planned in plan_run("oracle", plays.get("oracle", []), split, mode)}
+    # The same sample for every policy: a task's seen template and kind.
+    sampled = {
+        name: replace(
+            planned, tasks=sample(planned.tasks, limit, functools.partial(_stratum, planned.spec.env_class()))
+        )
+        for name, planned in whole.items()
+    }
     rows = []
     for policy, names in plays.items():
         folder = None
         if out is not None:
             settings = {"agent": agent_spec(policy), "tasks": names, "split": split, "mode": mode, "limit": limit}
             folder = RunFolder.open(Path(out) / mode / split / policy, settings, command_line(), overwrite=True)
-        plan = []
-        for name in names:
-            env_class = whole[name].spec.env_class()
-            stratum = functools.partial(_stratum, env_class, seen_template)
-            plan.append(replace(whole[name], tasks=sample(whole[name].tasks, limit, stratum)))
+        plan = [sampled[name] for name in names]
         report, _ = evaluate(
             agent_spec(policy),
             names,
@@ -297,7 +299,7 @@ def _audit_split(
     return rows
 
 
-def _stratum(env_class: Any, seen_template: Callable[[Any, Any], bool | None], task: Any) -> tuple[Any, ...]:
+def _stratum(env_class: Any, task: Any) -> tuple[Any, ...]:
     """A task's stratum for sampling: whether its template is seen, then its category."""
     return (seen_template(env_class, task), task.category)
 
