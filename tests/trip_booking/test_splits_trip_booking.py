@@ -9,7 +9,7 @@ import gymnasium as gym
 import pytest
 
 import toolbench
-from tests.episodes import play
+from tests.episodes import assert_the_oracle_solves, play, solved_share
 from toolbench.mock_services.trip_booking.travel import load_cities
 
 ENV_ID = "toolbench/TripBooking-v0"
@@ -79,8 +79,7 @@ def parse(prompt):
 
 def success_rate(split, solver):
     env = gym.make(ENV_ID, split=split, disable_env_checker=True)
-    tasks = toolbench.load_tasks("TripBooking", split)
-    return mean(bool(play(env, t.id, [solver(t.prompt)])[4]["success"]) for t in tasks)
+    return solved_share(env, toolbench.load_tasks("TripBooking", split), solver)
 
 
 def test_a_parser_of_the_seen_phrasings_solves_test_but_not_unseen():
@@ -91,14 +90,10 @@ def test_a_parser_of_the_seen_phrasings_solves_test_but_not_unseen():
 @pytest.mark.parametrize("mode", ["program", "interactive"])
 def test_the_oracle_solves_unseen_and_a_spread_of_train(mode):
     env = gym.make(ENV_ID, mode=mode, split="unseen")
-    for task in env.unwrapped.tasks:
-        _, reward, _, _, info = play(env, task.id, env.unwrapped.oracle_actions(task))
-        assert info["success"] and reward == 1.0, task.id
+    assert_the_oracle_solves(env, env.unwrapped.tasks)
     env = gym.make(ENV_ID, mode=mode, split="train")
     tasks = env.unwrapped.tasks
-    for task in tasks[:: len(tasks) // 50]:
-        _, reward, _, _, info = play(env, task.id, env.unwrapped.oracle_actions(task))
-        assert info["success"] and reward == 1.0, task.id
+    assert_the_oracle_solves(env, tasks[:: len(tasks) // 50])
 
 
 def only_shared(task):
