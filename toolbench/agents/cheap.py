@@ -185,6 +185,48 @@ class NearestCopy(DemoAnswer):
         return [swapped(action, swaps) for action in env.oracle_actions(near)]
 
 
+class RewardSearch(NearestCopy):
+    """Hill-climbing on the reward, as an RL optimiser with a private env would: plays the swapped
+    answers of the ``width`` closest known tasks on the agent's private copy of the task
+    (``clone_for``) and keeps the one its reward liked best. The copy is ungraded, so the search has
+    nothing to climb and plays the closest copy; a copy that graded would let it pass."""
+
+    policy = "reward_search"
+    about = "the swapped answers of the 5 closest demo or train tasks, tried on the private copy, the best reward kept"
+    width = 5
+
+    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
+        from toolbench.eval.prompts import Matcher
+
+        known = self.known(env)
+        if env.task_name not in self._matchers:
+            self._matchers[env.task_name] = Matcher([other.prompt for other in known])
+        candidates = []
+        for index in self._matchers[env.task_name].top_k(task.prompt, self.width):
+            near = env.complete_task(known[index])
+            swaps = prompt_swaps(near.prompt, task.prompt)
+            candidates.append([swapped(action, swaps) for action in env.oracle_actions(near)])
+        private = env.clone_for(task)
+        try:
+            rewards = [_private_reward(private, task, actions) for actions in candidates]
+        finally:
+            private.close()
+        return candidates[max(range(len(candidates)), key=lambda n: (rewards[n], -n))]
+
+
+def _private_reward(env: ToolEnv, task: Task, actions: list[str]) -> float:
+    """The reward ``actions`` earn on ``env`` (an agent's private copy) in one episode of ``task``."""
+    env.reset(options={"task_id": task.id})
+    steps = ["\n".join(actions)] if env.mode == "program" else actions or [""]
+    total = 0.0
+    for action in steps:
+        _, reward, terminated, truncated, _ = env.step(action)
+        total += reward
+        if terminated or truncated:
+            return total
+    return total
+
+
 class NamedObjects(CheapPolicy):
     """VirtualHome: find and grab every object the prompt names (as the API calls them, plural or
     with spaces for underscores), in the order it names them; no plan, no world model."""
@@ -457,8 +499,7 @@ class VerdictReplay(DumpAnswer):
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
         super().begin(env, task, observation, info)
-        clone = getattr(env, "clone_for", None)
-        private = clone(task) if clone is not None else type(env)(tasks=[task], split=env.split, mode=env.mode)
+        private = env.clone_for(task)  # ungraded: what the replay reads is the calls' returns
         seen: list[str] = []
         try:
             private.reset(options={"task_id": task.id})
@@ -611,7 +652,7 @@ class MismatchSearch(CheapPolicy):
 POLICIES: dict[str, type[CheapPolicy]] = {
     policy.policy: policy
     for policy in (
-        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy,
+        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy, RewardSearch,
         NamedObjects,
         FirstHit, Cheapest, RuleBuyer, PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp,
         CallAllPaste, CallEverything, MismatchSearch,

@@ -335,8 +335,7 @@ class ToolLLMAgent:
         return [a for a in path_to(root, end) if a], log
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
-        clone = getattr(env, "clone_for", None)  # the same settings (cache, retriever, ...) as the episode's env
-        private = clone(task) if clone is not None else type(env)(tasks=[task], split=env.split, mode=env.mode)
+        private = env.clone_for(task)  # the episode's settings (cache, retriever, ...), ungraded
         try:
             self._actions, self._log = self.solve(private, task)
         finally:

@@ -84,6 +84,9 @@ class Outcome:
     executable: bool = True
     error: str | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
+    #: What the episode's end says about its own grade (Tabletop's "Success: ..."), added to the
+    #: observation only by a graded env.
+    verdict: str | None = None
 
     @classmethod
     def failure(cls, message: str, done: bool) -> Outcome:
@@ -121,6 +124,9 @@ class ToolEnv(gym.Env[str, str]):
     #: the score is made of). Only these, ``success``, ``score`` and ``executable`` may depend on the
     #: answer; the no-leak test holds every other key to it.
     score_details: ClassVar[tuple[str, ...]] = ()
+    #: Other keys of the final info that state the grade (Tabletop's ``reason``): an ungraded env
+    #: (``clone_for``) leaves them out with the metrics and score details.
+    grade_keys: ClassVar[tuple[str, ...]] = ()
     #: ``gym.make`` arguments that change what an agent is shown (AppBench's ``prompting``), kept as
     #: attributes of the same name: a prompt's demonstrations are played with them.
     presentation_options: ClassVar[tuple[str, ...]] = ()
@@ -135,6 +141,7 @@ class ToolEnv(gym.Env[str, str]):
         tasks: Sequence[Task] | TaskSet | None = None,
         diagnostics: bool = False,
         info_docs: bool = True,
+        graded: bool = True,
     ) -> None:
         mode = mode or self.modes[0]
         if mode not in self.modes:
@@ -166,6 +173,9 @@ class ToolEnv(gym.Env[str, str]):
         # Expected values in info (say, Sheets' expected cells) only when asked: an RL agent that
         # sees them can learn the answers instead of the task.
         self.diagnostics = bool(diagnostics)
+        # An ungraded env (an agent's private copy, ``clone_for``) plays the task as usual but its end
+        # pays nothing and says nothing of the grade: a search on it cannot climb the score.
+        self.graded = bool(graded)
         # Reset infos carry api_docs and tools (the contract); a training loop that reads them once
         # can drop them, so vector envs do not copy them across processes at every reset.
         self.info_docs = bool(info_docs)
@@ -375,16 +385,39 @@ class ToolEnv(gym.Env[str, str]):
                 outcome = final
         ended = terminated or truncated
         self._verdicts += ended and not was_done
-        reward = float(outcome.score) if ended and not was_done else 0.0
+        reward = float(outcome.score) if ended and not was_done and self.graded else 0.0
         self._done = ended
-        info = self._step_info(outcome)
-        observation = self._fit(outcome.observation)
+        info = self._step_info(outcome) if self.graded else self._ungraded_info(outcome)
+        shown = outcome.observation
+        if outcome.verdict is not None and self.graded:
+            shown = f"{shown}\n{outcome.verdict}"
+        observation = self._fit(shown if self.graded else self._ungraded_observation(shown))
         if not was_done:  # steps after the end change nothing: the episode's record is complete
             self._record("action", self._fit(action if isinstance(action, str) else repr(action)[:1000]))
             self._record("observation", observation)
         if ended and not was_done:
             self._transcript.append(("end", f"reward={reward:.3f} success={info['success']} error={info['error']}"))
         return observation, reward, terminated, truncated, info
+
+    def clone_for(self, task: Task) -> ToolEnv:
+        """An ungraded env for ``task`` with this one's presentation: a search agent's private copy
+        (DFSDT backtracks on it). Its steps are this env's, its ends pay nothing."""
+        shown_as = {name: getattr(self, name) for name in self.presentation_options}
+        return type(self)(tasks=[task], split=self.split, mode=self.mode, max_steps=self.max_steps, graded=False,
+                          **shown_as)  # fmt: skip
+
+    def _ungraded_info(self, outcome: Outcome) -> dict[str, Any]:
+        """An ungraded step's info: the graded one less every part of the grade."""
+        graded = self._step_info(outcome)
+        grade = {*self.metric_names, *self.score_details, *self.grade_keys}
+        info = {key: value for key, value in graded.items() if key not in grade}
+        info.update(success=None, score=None, graded=False)
+        return info
+
+    def _ungraded_observation(self, observation: str) -> str:
+        """The observation an ungraded env shows: the graded one less any grade it states (an env
+        whose pages print a score, as WebShop's does, removes it here)."""
+        return observation
 
     def _record(self, kind: str, text: str) -> None:
         """Add to the transcript within ``TRANSCRIPT_MAX_CHARS`` (a long episode of long actions and

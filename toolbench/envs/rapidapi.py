@@ -272,9 +272,10 @@ class RapidAPIEnv(ToolEnv):
 
     # ------------------------------------------------------------------ tasks
     def clone_for(self, task: Task) -> RapidAPIEnv:
-        """A new env for ``task`` with this one's settings (a search agent's private copy)."""
+        """An ungraded env for ``task`` with this one's settings (a search agent's private copy)."""
         return type(self)(  # never with diagnostics: the copy is the agent's
-            tasks=[task], split=self.split, mode=self.mode, max_steps=self.max_steps, cache_dir=self.cache_dir,
+            tasks=[task], split=self.split, mode=self.mode, max_steps=self.max_steps, graded=False,
+            cache_dir=self.cache_dir,
             response_format=self.response_format, retriever=self.retriever_name, top_k=self.top_k,
         )  # fmt: skip
 

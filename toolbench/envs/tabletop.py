@@ -180,6 +180,7 @@ class TabletopEnv(ToolEnv):
     splits = ("test", "demo", "train", "unseen")
     default_max_steps = 20
     metric_names = ("collisions",)
+    grade_keys = ("reason",)
     finishing_action = "done"
     input_fields = ("tester_id", "configs")  # the instruction type and the scene it is set in
     limits = Limits(seconds=15.0, memory_mb=512, output_chars=20_000)
@@ -320,7 +321,8 @@ class TabletopEnv(ToolEnv):
             self._layout.template_id, self._layout.variables, self._layout.objects, self._layout.positions, final
         )
         return Outcome(
-            f"{observation}\n{'Success' if success else 'Not done'}: {reason}",
+            observation,
+            verdict=f"{'Success' if success else 'Not done'}: {reason}",
             done=True,
             score=float(success),
             success=success,
