@@ -5,9 +5,9 @@ import gymnasium as gym
 import pytest
 
 import toolbench
+from tests.episodes import play
 from toolbench.agents.cheap import POLICIES
 from toolbench.eval.harness import run_episode
-from tests.episodes import play
 
 CASES = [(spec.name, mode) for spec in toolbench.TASKS for mode in spec.modes]
 

@@ -652,8 +652,8 @@ class MismatchSearch(CheapPolicy):
 POLICIES: dict[str, type[CheapPolicy]] = {
     policy.policy: policy
     for policy in (
-        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy, RewardSearch,
-        NamedObjects,
+        EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy,
+        RewardSearch, NamedObjects,
         FirstHit, Cheapest, RuleBuyer, PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp,
         CallAllPaste, CallEverything, MismatchSearch,
     )
