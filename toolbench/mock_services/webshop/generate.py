@@ -14,6 +14,7 @@ number (the original's index, or a scrambled catalog index for a copy): distinct
 
 from __future__ import annotations
 
+import json
 import random
 import string
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.webshop.catalog import BREADCRUMB, Product, product_from_record, purchase_price
 from toolbench.mock_services.webshop.goals import price_bound
 from toolbench.mock_services.webshop.reward import FUZZY_THRESHOLD, normalize_color, similarity
@@ -226,6 +228,11 @@ def original(source: int) -> tuple[dict[str, Any], dict[str, Any], int]:
     return record, entry, template
 
 
+#: Attributes in other words (``fixtures/webshop/paraphrases.json``): attribute -> what it means, in words none
+#: of which is one of the attribute's own (the unseen goals' wording; near copies say what they lack with them).
+PARAPHRASES: dict[str, str] = json.loads(fixture_file("webshop", "paraphrases.json").read_text(encoding="utf-8"))
+
+
 #: Every product of a catalog belongs to a family: an original product (``original``) and near copies of
 #: it, each differing from it in exactly one thing a goal asks for: one wanted attribute (another of
 #: the type's attributes instead), one option value the goal names (another value instead), or the
@@ -312,6 +319,7 @@ def _variant(
         made = _listing(rng, product_type, index, attributes, wanted, options, price, template, missing)
         if keyworded:
             made = (_keyworded(made[0], made[1], plan, product_type), made[1])
+        made = (_unlike(made[0], kind, plan, options, missing, product_type, index), made[1])
         if (missing is None or not _says(made[0], missing)) and not (excluded and excluded(*made)):
             return made
     return None
@@ -360,6 +368,47 @@ def _change(
             return None
         price = max(plan.bounds) + 1 + int(rng.uniform(0, min(9.0, max(plan.bounds) * 0.2))) + rng.choice(_CENTS)
     return attributes, wanted, options, price, missing
+
+
+#: A near copy's last bullet (the features page; the search index holds only the first): what it is not, in the
+#: words of the thing it lacks rearranged ({not}: a missing attribute's words joined by hyphens, a value the
+#: goal names that the copy does not offer), so that counting the words a page shares with a goal ties the
+#: copy with the product; only reading the sentence tells them apart.
+UNLIKE = (
+    "Please note: this {name} is not {not}.",
+    "Not {not}; shoppers who need that should pick another listing.",
+    "If you need it {not}, this is not the {name} for you.",
+)
+#: The same for a missing attribute that ``PARAPHRASES`` words otherwise ({not}: those words): a goal that says the
+#: attribute that way shares them with the copy, not with the product, whose pages say it as it is.
+UNLIKE_MEANING = (
+    "If you need it {not}, this is not the {name} for you.",
+    "Not {not}; shoppers who need that should pick another listing.",
+)
+UNLIKE_OPTION = (
+    "Not sold in {not}.",
+    "The {not} version is not offered in this listing.",
+    "Looking for {not}? This listing does not have it.",
+)
+
+
+def _unlike(
+    record: dict[str, Any], kind: str, plan: Plan, options: dict[str, list[str]], missing: str | None,
+    product_type: ProductType, index: int,
+) -> dict[str, Any]:  # fmt: skip
+    """``record`` with an ``UNLIKE`` bullet where the copy lacks a wanted attribute of more than one word, an
+    ``UNLIKE_MEANING`` one where ``PARAPHRASES`` words that attribute, an ``UNLIKE_OPTION`` one where it lacks an
+    option value the plan names; a stream of its own picks the words, so the rest is drawn as before."""
+    rng = random.Random(f"webshop-unlike/{plan.source}/{index}")
+    sentences = []
+    if kind == "attribute" and missing is not None and len(missing.split()) > 1:
+        sentences.append(rng.choice(UNLIKE).format(name=product_type.name, **{"not": "-".join(missing.split())}))
+    if kind == "attribute" and missing in PARAPHRASES:
+        sentences.append(rng.choice(UNLIKE_MEANING).format(name=product_type.name, **{"not": PARAPHRASES[missing]}))
+    if kind == "option":
+        lacking = [v for g, v in sorted(plan.chosen.items()) if g in options and v not in options[g]]
+        sentences += [rng.choice(UNLIKE_OPTION).format(**{"not": rng.choice(lacking)})] if lacking else []
+    return {**record, "small_description": [*record["small_description"], *sentences]} if sentences else record
 
 
 def _keyworded(record: dict[str, Any], entry: dict[str, Any], plan: Plan, kind: ProductType) -> dict[str, Any]:
