@@ -251,6 +251,24 @@ def family_products() -> dict[str, tuple[str, ...]]:
     return {split: tuple(asins) for split, asins in out.items()}
 
 
+@cache
+def family_of() -> dict[str, tuple[str, ...]]:
+    """Each product's asin -> the asins of its family (itself among them), in catalog order."""
+    store, out = shop(), {}
+    index = 0
+    for plan, _ in plans():
+        size = 1 + len(plan.kinds)
+        members = tuple(store.products[i].asin for i in range(index, index + size))
+        out.update(dict.fromkeys(members, members))
+        index += size
+    return out
+
+
+def _alike(value: str, option: tuple[str, str]) -> bool:
+    """Whether buying ``value`` would meet the goal option ``option`` (the reward's fuzzy match)."""
+    return similarity(normalize_color(value), normalize_color(option)) > 85
+
+
 # ---------------------------------------------------------------------------- goals and references
 def _play(store: Shop, goal: dict[str, Any], actions: list[str]) -> tuple[Session, list[tuple[Page, str]]]:
     session = Session(goal=Goal.from_record(goal))
@@ -340,7 +358,20 @@ def _drafts(split: str, seed: object) -> Iterator[dict[str, Any]]:
             elsewhere = {
                 g: [v for v in values if v not in product.options.get(g, ())] for g, values in kind.options.items()
             }
-            text, template = unseen_wording(kind, wanted, chosen, bound, frame, elsewhere, rng), f"unseen-u{frame}"
+            family = [store.by_asin[a] for a in family_of()[asin]]
+            # Attributes the family's other listings are wanted for and this one lacks: named as not needed.
+            decoys = sorted(
+                {a for p in family for a in p.extra["instruction_attributes"]} - set(wanted) - set(product.attributes)
+            )
+            rng.shuffle(decoys)
+            # Per option group, a value this product offers besides the wanted one (its option copy offers it too).
+            rivals = {
+                g: rng.choice(others)
+                for g, v in chosen.items()
+                if (others := [o for o in product.options.get(g, ()) if o != v and not _alike(o, (g, v))])
+            }
+            text = unseen_wording(kind, wanted, chosen, bound, frame, elsewhere, rng, decoys, rivals)
+            template = f"unseen-u{frame}"
         else:
             frame = rng.randrange(len(generate.INSTRUCTIONS))
             style = "colon" if rng.random() < 0.3 else "inline"

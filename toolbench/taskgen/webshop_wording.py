@@ -20,7 +20,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 
-from toolbench.mock_services.webshop.generate import INSTRUCTIONS
+from toolbench.mock_services.webshop.generate import INSTRUCTIONS, PARAPHRASES
 from toolbench.mock_services.webshop.vocabulary import ProductType
 from toolbench.taskgen.numbers import number_words
 
@@ -48,6 +48,24 @@ _UNSEEN_PRICE = (
     ", and keep it below {bound:.0f} bucks",
     ". i can't spend over ${bound:.0f}",
     " (max {words} dollars)",
+)
+#: Unseen goals name other attributes of the product's family as not wanted (a copy has them instead of a
+#: wanted one), so a listing's words match the goal's as well when it lacks what the goal needs.
+_UNSEEN_DECOYS = (
+    "{z} doesn't matter to me",
+    "i don't care whether it is {z}",
+    "it need not be {z}",
+    "{z} is not a requirement",
+)
+#: An option named beside a value of its group that is not wanted, the wanted value as often nearer the
+#: group's name as the other: where the words sit does not tell which is wanted, what they say does.
+_UNSEEN_RIVALS = (
+    "{word} should be {text}, not {other}",
+    "i need {text}, since the {other} {word} is wrong",
+    "not {other} but {text} as the {word}",
+    "{text}, not {other}, for the {word}",
+    "the {word} i want is {text} rather than {other}",
+    "i don't want the {other} {word}; {text} instead",
 )
 _SEEN_DISTRACTORS = ("i already have one in {other}, so ", "not the {other} one: ")
 _UNSEEN_DISTRACTORS = (
@@ -199,19 +217,40 @@ def seen_wording(
     return text
 
 
+def _unseen_option(
+    name: str, value: str, rival: str | None, group_values: Sequence[str], rng: random.Random
+) -> str:  # fmt: skip
+    text = surface(value, group_values, rng, True, 0.7)
+    if rival is None:
+        return _unseen_phrase(name, text, rng)
+    other = surface(rival, group_values, rng, True, 0.7)
+    word = "colour" if name == "color" else _group_word(name)
+    return rng.choice(_UNSEEN_RIVALS).format(word=word, text=text, other=other)
+
+
 def unseen_wording(
     kind: ProductType, wanted: list[str], options: dict[str, str], bound: float | None, frame: int,
-    offered: Mapping[str, Sequence[str]], rng: random.Random,
+    offered: Mapping[str, Sequence[str]], rng: random.Random, decoys: Sequence[str] = (),
+    rivals: Mapping[str, str] | None = None,
 ) -> str:  # fmt: skip
     """A goal in the unseen grammar: frame ``UNSEEN_FRAMES[frame]``, its own option and price phrases, values
-    in other forms more often, a clause about a value not wanted, and parts in another order."""
-    head = _frame(UNSEEN_FRAMES[frame], kind, wanted)
+    in other forms more often, a clause about a value not wanted, and parts in another order; the wanted
+    attributes in ``PARAPHRASES``' words where it has them (the pages say them as they are, so a goal is
+    matched to its product by what it means, not by the words they share). ``decoys``:
+    attributes it says it does not need (up to two); ``rivals``: per option group, a value of it named as
+    not wanted beside the wanted one."""
+    pattern, said = UNSEEN_FRAMES[frame], [PARAPHRASES.get(a, a) for a in wanted]
+    if said != wanted:  # a paraphrase reads after the product's name, not before it
+        pattern = pattern.replace("{a} {attrs} {name}", "{a} {name}, {attrs},")
+    head = _frame(pattern, kind, said)
     phrases = [
-        _unseen_phrase(name, surface(value, kind.options.get(name, (value,)), rng, True, 0.7), rng)
+        _unseen_option(name, value, (rivals or {}).get(name), kind.options.get(name, (value,)), rng)
         for name, value in options.items()
     ]
     rng.shuffle(phrases)
     parts = [head]
+    if decoys:
+        parts.append(", but " + rng.choice(_UNSEEN_DECOYS).format(z=" or ".join(decoys[:2])))
     if phrases:
         parts.append(rng.choice(("; ", ". also ", ", ")) + _joined(phrases, ", plus "))
     if bound is not None:
