@@ -31,9 +31,12 @@ def test_the_private_copy_plays_the_task_and_tells_nothing_of_the_grade(name, mo
     grade = {*env.metric_names, *env.score_details, *env.grade_keys}
     assert grade & set(info) == set()
     assert set(info) == set(graded[4]) - grade | {"graded"}
-    # What the copy shows is what the scored env shows, less any line stating the grade.
-    assert graded[0].startswith(observation) or name == "WebShop"
-    assert not graded[0].startswith(observation) or observation == graded[0] or name == "Tabletop"
+    # What the copy shows is what the scored env shows, less what states the grade: Tabletop's last
+    # line, WebShop's score on the done page.
+    if name == "WebShop":
+        assert observation == graded[0].removesuffix("1.0") + "(not graded in a private copy)"
+    else:
+        assert observation == graded[0].rsplit("\n", 1)[0] if name == "Tabletop" else observation == graded[0]
 
 
 def test_webshop_s_done_page_in_a_private_copy_shows_no_score():
@@ -43,7 +46,7 @@ def test_webshop_s_done_page_in_a_private_copy_shows_no_score():
     private = env.clone_for(task)
     copied = play(private, task.id, env.oracle_actions(task))[0]
     assert "Your score (min 0.0, max 1.0) [SEP] 1.0" in graded
-    assert "1.0" not in copied.split("Your score")[-1] and "not graded" in copied
+    assert copied.endswith("Your score (min 0.0, max 1.0) [SEP] (not graded in a private copy)")
 
 
 def test_a_reward_search_on_the_private_copy_finds_nothing_to_climb(monkeypatch):

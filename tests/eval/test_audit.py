@@ -32,8 +32,10 @@ def test_a_slice_of_every_env_and_mode_stays_below_the_ceilings():
     assert all(row.metrics["success_rate"] == 1.0 for row in rows if row.policy == "oracle")
     assert [f"{r.task}/{r.mode}/{r.policy}: {r.over}" for r in rows if r.over] == []
     bounded = [row for row in rows if row.ceilings]
-    # WebShop's rule agent reads the pages (its own paper's rule baseline: 9.6%): held to 0.25.
-    assert all(row.ceilings["success_rate"] <= (0.25 if row.policy == "rule_buyer" else 0.15) for row in bounded)
+    # WebShop's page-reading buyers (its own paper's rule baseline: 9.6%) are held to 0.25 and, where
+    # test names options in the pages' words, 0.45.
+    readers = {"rule_buyer": 0.25, "overlap_buyer": 0.45}
+    assert all(row.ceilings["success_rate"] <= readers.get(row.policy, 0.15) for row in bounded)
     assert {row.policy for row in rows if not row.ceilings} == {"oracle", *audit.REPORTED_ON_TEST}
     assert all(row.split == "test" for row in rows if row.policy in audit.REPORTED_ON_TEST and not row.ceilings)
     assert all(row.sampled == (row.n == (4 if row.task == "Tabletop" else 10)) for row in rows)

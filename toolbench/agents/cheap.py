@@ -14,6 +14,8 @@ import json
 import re
 from typing import Any, ClassVar
 
+from toolbench.agents.overlap_buyer import OverlapBuyer
+from toolbench.agents.policy_base import ASIN, CheapPolicy, instruction_of
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 
@@ -23,36 +25,7 @@ EMPTY_ANSWER = json.dumps({"name": "Finish", "arguments": {"return_type": "give_
 FINISH_WORDS = (
     "finish", "done", "submit", "Finish", "finish()", "Agent.Done()", "API.search()", "click[buy now]", EMPTY_ANSWER,
 )  # fmt: skip
-ASIN = re.compile(r"[a-z0-9]{10}")
 PRICE = re.compile(r"\$(\d+(?:\.\d+)?)")
-
-
-class CheapPolicy:
-    """One policy; ``plan`` gives the actions of an episode, or ``act`` answers step by step.
-    Past its plan a policy repeats its last action (the env ends the episode)."""
-
-    policy: ClassVar[str]
-    about: ClassVar[str]
-
-    def __init__(self, seed: int = 0) -> None:
-        self.seed = seed
-        self.name = f"cheap:{self.policy}"
-        self._actions: list[str] = []
-
-    def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
-        """Whether the policy means something for this task (by name), mode and its splits."""
-        return True
-
-    def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
-        raise NotImplementedError
-
-    def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
-        self._actions = list(self.plan(env, task, observation, info))
-        if env.mode == "program" and len(self._actions) > 1:
-            self._actions = ["\n".join(self._actions)]  # one action is the whole program
-
-    def act(self, observation: str, info: dict[str, Any]) -> str:
-        return self._actions.pop(0) if len(self._actions) > 1 else (self._actions[0] if self._actions else "")
 
 
 class EmptyAction(CheapPolicy):
@@ -308,12 +281,6 @@ _PRICE_CLAUSES = (
 )
 _COLON = re.compile(r"([a-z][a-z ]*?): ([^,]+?)(?=, and |$)")
 _TAG = re.compile(r"^\$(\d+(?:\.\d+)?)")
-
-
-def instruction_of(observation: str) -> str:
-    """A WebShop page's instruction."""
-    parts = observation.split(" [SEP] ")
-    return parts[parts.index("Instruction:") + 1] if "Instruction:" in parts else observation
 
 
 class WebShopGoalParser:
@@ -654,8 +621,9 @@ POLICIES: dict[str, type[CheapPolicy]] = {
     for policy in (
         EmptyAction, GiveUp, FinishWords, EchoInstruction, FirstDemoAnswer, DemoAnswer, TrainAnswer, NearestCopy,
         RewardSearch, NamedObjects,
-        FirstHit, Cheapest, RuleBuyer, PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp,
-        CallAllPaste, CallEverything, MismatchSearch,
+        FirstHit, Cheapest, RuleBuyer, OverlapBuyer,
+        PasteResponses, DumpAnswer, VerdictReplay, SharedParts, CallAllGiveUp, CallAllPaste, CallEverything,
+        MismatchSearch,
     )
 }  # fmt: skip
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from toolbench.agents.cheap import ASIN, CheapPolicy, instruction_of
+from toolbench.agents.policy_base import ASIN, CheapPolicy, instruction_of
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 

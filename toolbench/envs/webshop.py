@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from functools import cache, partial
 from pathlib import Path
@@ -23,13 +24,15 @@ from toolbench.mock_services.webshop.human_goals import (
     read_human_goal_file,
 )
 from toolbench.mock_services.webshop.reward import Goal, LexiconNouns, Nouns, Reward, spacy_nouns
-from toolbench.mock_services.webshop.shop import InvalidAction, Page, Session, Shop, search_page_text
+from toolbench.mock_services.webshop.shop import SCORE_LABEL, InvalidAction, Page, Session, Shop, search_page_text
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
 SHIPPED_PRODUCTS = 1000
 PRODUCTS_FILE, ATTRIBUTES_FILE = "items_shuffle_1000.json", "items_ins_v2_1000.json"
 MAX_PROGRAM_ACTIONS = 200  # a WebShop episode takes about 15 actions; ToolBench allows 25
 # r_option is in info too: None without goal options
+#: What a private copy's done page says in place of the score.
+NOT_GRADED = "(not graded in a private copy)"
 METRICS = ("reward", "r_type", "r_att", "r_price", "full_match", "paper_success")
 
 API_DOCS = """# Search the shop for a text query; from any page, go to the results page listing the products the search engine returns.
@@ -433,6 +436,12 @@ class WebShopEnv(ToolEnv):
         }
         score = own_score(parts)
         return Outcome(self._observation(), done=True, score=score, success=parts.reward == 1.0, metrics=metrics)
+
+    def _ungraded_observation(self, observation: str) -> str:
+        # The done page prints the purchase's score, as WebShop's does: a private copy shows none.
+        label = re.escape(SCORE_LABEL)
+        observation = re.sub(rf"({label}(?: \[SEP\] |\n))[^\n]*", rf"\g<1>{NOT_GRADED}", observation)
+        return re.sub(r'(<div class="score" id="reward">)[^<]*', rf"\g<1>{NOT_GRADED}", observation)
 
     # ------------------------------------------------------------------ observations
     def page(self) -> Page:

@@ -26,9 +26,9 @@ from toolbench.taskgen.numbers import number_words
 
 #: The unseen grammar's frames: {a} article, {attrs} the wanted attributes, {name} the product type.
 UNSEEN_FRAMES = (
-    "hunting for {a} {name}, and it must be {attrs}",
+    "hunting for {a} {name}, and here is what it needs: {attrs}",
     "my cart is missing {a} {name}; {attrs} is a must",
-    "could you pick out {a} {name} for me? it has to be {attrs}",
+    "could you pick out {a} {name} for me? the must-haves: {attrs}",
     "{name} wanted: {attrs}",
     "looking to order {a} {attrs} {name} today",
     "please track down {a} {name} ({attrs})",
