@@ -41,6 +41,8 @@ class CriteriaApiEnv(ToolEnv):
     json_values: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
     finish: ClassVar[str] = "search"
     finishing_action: ClassVar[str | None] = "API.search()"
+    # A call, or a name given a value (``location_to = Loc("New York")``), as the programs write them.
+    action_line: ClassVar[str | None] = r"(?:[A-Za-z_]\w*\s*=\s*)?(?:API\.\w+|[A-Z]\w*)\(.*\)"
     #: Criteria the API fills in by itself (``search()``'s defaults). The benchmark's F1 counts them,
     #: so a bare ``search()`` earns some; the reward (``score``) leaves them out of both sides.
     free_criteria: ClassVar[Mapping[str, Any]] = {}

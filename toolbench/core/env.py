@@ -127,6 +127,9 @@ class ToolEnv(gym.Env[str, str]):
     #: Other keys of the final info that state the grade (Tabletop's ``reason``): an ungraded env
     #: (``clone_for``) leaves them out with the metrics and score details.
     grade_keys: ClassVar[tuple[str, ...]] = ()
+    #: A regular expression that one action line of the env's text grammar matches in full
+    #: (``Agent.WalkTo(kitchen)``): how a model's reply is told from the prose around it.
+    action_line: ClassVar[str | None] = None
     #: ``gym.make`` arguments that change what an agent is shown (AppBench's ``prompting``), kept as
     #: attributes of the same name: a prompt's demonstrations are played with them.
     presentation_options: ClassVar[tuple[str, ...]] = ()

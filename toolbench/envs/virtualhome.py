@@ -146,6 +146,7 @@ class VirtualHomeEnv(ToolEnv):
     default_max_steps = 40
     metric_names = METRICS
     finishing_action = FINISH
+    action_line = r"Agent\.\w+\(.*\)"
     input_fields = ("home", "start", "rules")  # the home, the state it starts in, how it behaves
 
     def __init__(self, reward: str | None = None, check: str | None = None, **kwargs: Any) -> None:

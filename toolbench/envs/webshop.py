@@ -252,6 +252,7 @@ class WebShopEnv(ToolEnv):
     default_max_steps = 25
     metric_names = METRICS
     finishing_action = "click[buy now]"
+    action_line = r"(?:search|click)\[.*\]"
     # The goal's instruction is on every page; the session number names the task, as in WebShop.
     input_fields = ("session", "goal.instruction_text")
     presentation_options = ("observation_mode",)

@@ -1,0 +1,197 @@
+"""One toolbench episode as a trainer plays it, and the rows that say which episodes to play.
+
+Every adapter (TRL, verifiers, SkyRL) drives a ``Session``: ``open()`` gives the messages that
+start the episode and the tools the model is offered (``agents.turns.model_tools``), ``reply(text)``
+plays a model's turn (``agents.turns.reply_actions``: prose, fences, several calls), ``call(name,
+arguments)`` plays one native tool call, and ``reward`` is the env's score of the episode, paid
+when it ends. The same limits hold in every adapter: ``Limits.max_turns`` model turns,
+``max_calls_per_reply`` calls per turn, and ``max_reply_chars`` / ``max_episode_chars`` of model
+text (a character budget, since adapters tokenize differently); past one the episode ends, scored
+as it stands.
+
+``task_rows`` writes the rows of one dataset over several envs: each row names its env, split,
+mode and task, so one training run mixes envs and each row's reward comes from its own env.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+
+import toolbench
+from toolbench.agents.turns import MAX_CALLS_PER_REPLY, ReplyError, call_action, model_tools, reply_actions
+from toolbench.catalog import NAMESPACE, find_task
+from toolbench.core.env import ToolEnv
+from toolbench.eval.prompts import PromptBuilder
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one episode may take, in every adapter."""
+
+    max_turns: int = 20
+    max_calls_per_reply: int = MAX_CALLS_PER_REPLY
+    max_reply_chars: int = 8_000
+    max_episode_chars: int = 64_000
+
+
+def training_mode(task: str) -> str:
+    """The mode a trainer plays ``task`` in unless told: interactive where the env has it (a tool
+    per call, the env's answer between calls), else program."""
+    modes = find_task(task).modes
+    return "interactive" if "interactive" in modes else modes[0]
+
+
+def env_id_of(task: str) -> str:
+    return f"{NAMESPACE}/{find_task(task).name}-v0"
+
+
+class Session:
+    """One episode of one task, played by a trainer's model."""
+
+    def __init__(
+        self,
+        task: str,
+        task_id: str | None = None,
+        split: str = "train",
+        mode: str | None = None,
+        limits: Limits = Limits(),
+        prompt_setting: str = "system",
+        **make_kwargs: Any,
+    ) -> None:
+        self.task = find_task(task).name
+        self.mode = mode or training_mode(self.task)
+        self.split = split
+        self.task_id = task_id
+        self.limits = limits
+        self.prompt_setting = prompt_setting
+        self.env: ToolEnv = gym.make(env_id_of(self.task), mode=self.mode, split=split, **make_kwargs).unwrapped
+        self.reward = 0.0
+        self.success = False
+        self.done = False
+        self.turns = 0
+        self.chars = 0
+        self.info: dict[str, Any] = {}
+        self.actions: list[str] = []
+        self.tools: list[dict[str, Any]] = []
+
+    def open(self, task_id: str | None = None) -> list[dict[str, str]]:
+        """Start the episode (on ``task_id``, else the session's); the messages that open it."""
+        task_id = task_id or self.task_id
+        observation, self.info = self.env.reset(options={"task_id": task_id} if task_id else None)
+        self.task_id = self.info["task_id"]
+        self.reward, self.success, self.done, self.turns, self.chars = 0.0, False, False, 0, 0
+        self.actions = []
+        self.tools = model_tools(self.env, self.info)
+        builder = PromptBuilder.for_env(
+            self.env, self.info.get("api_docs", ""), setting=self.prompt_setting, top_k_api=0, top_k_example=0,
+            native_tools=True,
+        )  # fmt: skip
+        messages = builder.messages(observation)
+        if self.info.get("api_docs"):  # every function, not the prompt builder's top k
+            messages[-1]["content"] = f"{self.info['api_docs']}\n\n{messages[-1]['content']}"
+        return messages
+
+    def reply(self, text: str) -> str:
+        """Play one model turn given as text; what the model is told back."""
+        if self.done:
+            return "The episode is over: no more actions."
+        self.turns += 1
+        self.chars += len(text) if isinstance(text, str) else 0
+        if isinstance(text, str) and len(text) > self.limits.max_reply_chars:
+            return self._cut(f"the reply is {len(text)} characters long; a turn may take {self.limits.max_reply_chars}")
+        try:
+            actions = reply_actions(self.env, text)
+        except ReplyError as exc:
+            return self._after_turn(f"Error: {exc}")
+        return self._play(actions)
+
+    def call(self, name: str, arguments: Any) -> str:
+        """Play one native tool call (a turn of its own); what the tool returns to the model."""
+        if self.done:
+            return "The episode is over: no more tool calls."
+        self.turns += 1
+        try:
+            action = call_action(name, arguments)
+        except ReplyError as exc:
+            return self._after_turn(f"Error: {exc}")
+        return self._play([action])
+
+    def _play(self, actions: Sequence[str]) -> str:
+        kept, refused = actions[: self.limits.max_calls_per_reply], len(actions) - self.limits.max_calls_per_reply
+        observations = []
+        for action in kept:
+            observation, reward, terminated, truncated, self.info = self.env.step(action)
+            self.actions.append(action)
+            observations.append(observation)
+            if terminated or truncated:
+                self._end(float(reward))
+                break
+        if refused > 0 and not self.done:
+            observations.append(f"Error: {refused} more calls refused: a turn plays at most {len(kept)}")
+        if len(observations) > 1:
+            observations = [f"[{n}] {text}" for n, text in enumerate(observations, start=1)]
+        return self._after_turn("\n".join(observations))
+
+    def _after_turn(self, observation: str) -> str:
+        if not self.done and self.turns >= self.limits.max_turns:
+            return self._cut(f"{self.limits.max_turns} turns, the most an episode may take")
+        if not self.done and self.chars > self.limits.max_episode_chars:
+            return self._cut(f"{self.limits.max_episode_chars} characters of replies, the most an episode may take")
+        return observation
+
+    def _cut(self, why: str) -> str:
+        """End the episode at a limit, scored as it stands (the env's truncation)."""
+        while not self.done:
+            # An empty action counts a step and changes nothing (no answer is sent): the env's own
+            # max_steps ends the episode and scores it.
+            _, reward, terminated, truncated, self.info = self.env.step("")
+            if terminated or truncated:
+                self._end(float(reward))
+        return f"The episode ended: {why}."
+
+    def _end(self, reward: float) -> None:
+        self.done = True
+        self.reward = reward
+        self.success = bool(self.info.get("success"))
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def task_rows(
+    tasks: Sequence[str] | Mapping[str, float],
+    split: str = "train",
+    size: int | None = None,
+    seed: int = 0,
+    modes: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Rows of a dataset over one or several envs: ``{"task", "env_id", "split", "mode", "task_id"}``.
+
+    ``tasks`` names the envs, or maps each to a weight: rows are drawn in those proportions (with
+    ``size`` rows in all, by a seeded shuffle of each env's split); without weights and size, every
+    task of every named env's split, env after env."""
+    weights = dict(tasks) if isinstance(tasks, Mapping) else dict.fromkeys(tasks, 1.0)
+    chosen: dict[str, list[str]] = {}
+    rng = random.Random(seed)
+    total = sum(weights.values())
+    for n, (task, weight) in enumerate(weights.items()):
+        ids = [t.id for t in toolbench.load_tasks(task, split)]
+        if size is not None:
+            rng.shuffle(ids)
+            want = round(size * weight / total) if n < len(weights) - 1 else size - sum(map(len, chosen.values()))
+            ids = (ids * (want // len(ids) + 1))[:want]
+        chosen[task] = ids
+    rows = [
+        {"task": find_task(task).name, "env_id": env_id_of(task), "split": split,
+         "mode": (modes or {}).get(task) or training_mode(task), "task_id": task_id}
+        for task, ids in chosen.items()
+        for task_id in ids
+    ]  # fmt: skip
+    if size is not None:
+        rng.shuffle(rows)
+    return rows
