@@ -115,6 +115,8 @@ class FakeModel:
         _, actions, functions = self.scripts[max(match, key=lambda key: len(key[0]))]
         step = sum(1 for m in body["messages"] if m["role"] == "assistant")
         action = actions[min(step, len(actions) - 1)]
+        if mode == "interactive" and self.behaviour == "batch":  # every call left, amid prose, in one reply
+            return {"role": "assistant", "content": "All at once:\n" + "\n".join(actions[step:]) + "\nDone.<|im_end|>"}
         if mode == "program" and self.behaviour == "fenced":
             return {"role": "assistant", "content": f"```\n{action}\n```"}
         if mode == "program" or not tools or self.behaviour == "text":

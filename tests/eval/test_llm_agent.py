@@ -61,14 +61,23 @@ def test_text_model_without_tools_plays_interactive_mode(model):
     assert second[-1]["content"].endswith("Action 2:")
 
 
-def test_empty_reply_is_an_error_step_the_agent_sees(model):
+def test_an_empty_reply_is_refused_the_model_reads_why_and_the_turn_cap_ends_the_episode(model):
     model.behaviour = "empty"
     env = gym.make("toolbench/HomeSearch-v0", mode="interactive", max_steps=3).unwrapped
-    result = run_episode(env, agent(), env.tasks[0].id)
-    assert not result.success and result.steps == 3
-    assert all(obs.startswith("Error: the action is empty") for obs in result.observations)
+    result = run_episode(env, agent(max_turns=4), env.tasks[0].id)
+    # A reply without an action takes no env step (as in every trainer adapter); the model is told why.
+    assert not result.success and result.steps == 0 and len(model.requests) == 4
+    assert "4 turns, the most an episode may take" in result.error
     shown = model.requests[1]["messages"][-1]
-    assert shown["role"] == "user" and "the action is empty" in shown["content"]
+    assert shown["role"] == "user" and shown["content"].startswith("Error: the reply holds no action: write one call")
+
+
+def test_a_text_reply_with_prose_and_every_call_plays_them_all_in_order(model):
+    model.behaviour = "batch"
+    env = gym.make("toolbench/HomeSearch-v0", mode="interactive").unwrapped
+    task = env.tasks[3]
+    result = run_episode(env, agent(native_tools=False), task.id)
+    assert result.success and result.steps == len(env.oracle_actions(task)) and len(model.requests) == 1
 
 
 def test_program_mode_sends_no_tools_and_the_harness_stops(model):
@@ -150,7 +159,8 @@ def test_a_reply_in_the_system_prompts_format_scores_as_the_bare_program(model, 
     model.behaviour = "fenced"
     env = gym.make(toolbench.find_task(task).env_id, mode="program").unwrapped
     result = run_episode(env, agent(prompt="system+fewshot", top_k_example=1), env.tasks[0].id)
-    assert result.actions[0].startswith("```\n") and result.actions[0].endswith("\n```")
+    # The program is read out of the fences (the reply rule of every adapter), and scores as the bare one.
+    assert "```" not in result.actions[0] and result.actions[0] == result.actions[0].strip()
     assert result.success, result.observations
 
 

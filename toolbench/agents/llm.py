@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from toolbench.agents.client import AgentError, ChatClient, Completion, RunStopped
+from toolbench.agents.turns import MAX_CALLS_PER_REPLY, ReplyError, reply_actions
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import tool_call_action
@@ -41,6 +42,7 @@ class ModelSettings:
     max_retries: int = 2
     breaker: int = 5
     restore: bool = True  # DFSDT: restore the env's state when it backtracks (False: ToolBench's behaviour)
+    max_turns: int = 40  # model replies per episode, a reply without an action included
 
     def for_task(self, task_name: str, mode: str) -> ModelSettings:
         """These settings with the task's defaults filled in."""
@@ -69,6 +71,9 @@ class _Episode:
     calls: list[dict[str, Any]] = field(default_factory=list)
     pending: list[tuple[str, str]] = field(default_factory=list)  # (tool_call_id, action) not yet played
     answered_by: str | None = None  # the tool_call_id the last action came from, or None for text
+    observed: list[str] = field(default_factory=list)  # what a text reply's calls returned so far
+    refused: int = 0  # calls of the last text reply past MAX_CALLS_PER_REPLY
+    turns: int = 0  # model replies so far
 
 
 class OpenAIChatAgent:
@@ -115,6 +120,7 @@ class OpenAIChatAgent:
         return self.settings.native_tools and env.mode == "interactive" and bool(info.get("tools"))
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        self._env = env
         builder, settings = self._builder(env, info)
         self._episode = _Episode(
             settings=settings,
@@ -131,27 +137,36 @@ class OpenAIChatAgent:
         if episode.answered_by is not None:
             episode.messages.append({"role": "tool", "tool_call_id": episode.answered_by, "content": observation})
         elif len(episode.messages) and episode.messages[-1]["role"] == "assistant":
-            # Numbered as the demonstrations are: "Observation 1:" answers "Action 1:".
-            step = sum(1 for m in episode.messages if m["role"] == "assistant")
-            episode.messages.append(
-                {"role": "user", "content": f"Observation {step}:\n{observation}\nAction {step + 1}:"}
-            )
-        if episode.pending:  # the model asked for several calls in one reply: play them in order
+            episode.observed.append(observation)
+            if episode.pending:  # the reply held several calls: their results go back together
+                return episode.pending.pop(0)[1]
+            episode.messages.append({"role": "user", "content": self._observations_message(episode)})
+        if episode.pending:  # the model asked for several tool calls in one reply: play them in order
             episode.answered_by, action = episode.pending.pop(0)
             return action
-        completion = self._complete(episode)
-        # Some servers refuse a null content without tool calls, others an empty one with them. A
-        # reply longer than any action is cut in the history, or every later request would carry it.
-        content = completion.content if completion.content or not completion.tool_calls else None
-        if content and len(content) > MAX_HISTORY_REPLY:
-            content = content[:MAX_HISTORY_REPLY] + f"\n[... reply cut at {MAX_HISTORY_REPLY} characters]"
-        assistant: dict[str, Any] = {"role": "assistant", "content": content}
-        if completion.tool_calls:
-            assistant["tool_calls"] = completion.tool_calls
-        episode.messages.append(assistant)
-        if not completion.tool_calls:
-            episode.answered_by = None
-            return completion.content  # empty text is the env's to refuse ("the action is empty")
+        while True:
+            completion = self._complete(episode)
+            # Some servers refuse a null content without tool calls, others an empty one with them. A
+            # reply longer than any action is cut in the history, or every later request would carry it.
+            content = completion.content if completion.content or not completion.tool_calls else None
+            if content and len(content) > MAX_HISTORY_REPLY:
+                content = content[:MAX_HISTORY_REPLY] + f"\n[... reply cut at {MAX_HISTORY_REPLY} characters]"
+            assistant: dict[str, Any] = {"role": "assistant", "content": content}
+            if completion.tool_calls:
+                assistant["tool_calls"] = completion.tool_calls
+            episode.messages.append(assistant)
+            if completion.tool_calls:
+                break
+            try:  # the rule every trainer adapter reads replies by: prose, fences, several calls
+                actions = reply_actions(self._env, completion.content or "")
+            except ReplyError as exc:  # no env step: the model reads why and answers again
+                episode.messages.append({"role": "user", "content": f"Error: {exc}"})
+                continue
+            episode.answered_by, episode.observed = None, []
+            kept = actions[:MAX_CALLS_PER_REPLY]
+            episode.refused = len(actions) - len(kept)
+            episode.pending = [("", action) for action in kept[1:]]
+            return kept[0]
         queued = []
         for call in completion.tool_calls:
             function = call.get("function") or {}
@@ -162,8 +177,23 @@ class OpenAIChatAgent:
         episode.pending = queued[1:]
         return action
 
+    @staticmethod
+    def _observations_message(episode: _Episode) -> str:
+        """What a text reply's calls returned: numbered as the demonstrations are ("Observation 1:"
+        answers "Action 1:"), each call's result marked [n] when the reply held several."""
+        step = sum(1 for m in episode.messages if m["role"] == "assistant")
+        results = episode.observed
+        if len(results) > 1 or episode.refused:
+            results = [f"[{n}] {text}" for n, text in enumerate(results, start=1)]
+        if episode.refused:
+            results.append(f"Error: {episode.refused} more calls refused: a reply plays at most {MAX_CALLS_PER_REPLY}")
+        return f"Observation {step}:\n" + "\n".join(results) + f"\nAction {step + 1}:"
+
     def _complete(self, episode: _Episode) -> Completion:
         settings = episode.settings
+        if episode.turns >= settings.max_turns:
+            raise AgentError(f"the model took {settings.max_turns} turns, the most an episode may take")
+        episode.turns += 1
         record: dict[str, Any] = {"messages_sent": len(episode.messages)}
         try:
             completion = self.client.complete(

@@ -11,10 +11,10 @@ Replies. A reply may hold prose before and after its calls, Markdown fences and 
 end-of-turn markers. Its actions, in order, are
 1. each ``<tool_call>{...}</tool_call>`` block (the Hermes format most chat templates emit), else
 2. the JSON tool calls of its fenced blocks or of the whole reply, else
-3. the lines that match the env's action grammar (``ToolEnv.action_line``: ``Agent.WalkTo(x)``,
-   ``search[...]``, ``API.set_location(...)``), else
-4. the code in the reply (its fenced blocks, else every line) as one action: a program, or a
-   code cell.
+3. in an interactive episode, the lines that match the env's action grammar
+   (``ToolEnv.action_line``: ``Agent.WalkTo(x)``, ``search[...]``, ``API.set_location(...)``), else
+4. the code in the reply (its fenced blocks, else every line) as one action: a program (whose
+   statements may span lines), or a code cell.
 A reply with none of these is refused with ``ReplyError``; its message is the observation every
 adapter shows the model, and the turn counts.
 """
@@ -146,17 +146,16 @@ def reply_actions(env: ToolEnv, reply: str) -> list[str]:
     parsed = [json_action(chunk) for chunk in fenced or [text]]
     if all(data is not NOT_JSON for data in parsed):
         return [action for data in parsed for action in _json_calls(data)]
-    if env.action_line is not None and not (fenced and env.mode == "program"):
+    if env.action_line is not None and env.mode == "interactive":
         pattern = re.compile(env.action_line)
         lines = [line.strip() for line in text.splitlines() if pattern.fullmatch(line.strip())]
         if lines:
-            return ["\n".join(lines)] if env.mode == "program" else lines
-        if env.mode == "interactive":
-            example = _example(env).splitlines()[:1]
-            raise ReplyError(
-                f"the reply holds no action: write one call{f' (such as {example[0]!r})' if example else ''} or a "
-                '<tool_call>{"name": ..., "arguments": {...}}</tool_call> block'
-            )
+            return lines
+        example = _example(env).splitlines()[:1]
+        raise ReplyError(
+            f"the reply holds no action: write one call{f' (such as {example[0]!r})' if example else ''} or a "
+            '<tool_call>{"name": ..., "arguments": {...}}</tool_call> block'
+        )
     code = code_in_reply(text)
     if not code.strip():
         raise ReplyError("the reply is empty: write a call or a program")
