@@ -169,7 +169,7 @@ def test_interactive_json_calls_with_places_and_dates():
     assert terminated and "Hotels:" in obs
     tools = env.unwrapped.tools()
     by_name = {t["function"]["name"]: t["function"] for t in tools}
-    assert by_name["set_checkin_date"]["parameters"]["properties"]["value"]["type"] == "object"
+    assert by_name["set_checkin_date"]["parameters"]["properties"]["value"]["type"] == "string"
     assert by_name["select_room_type"]["parameters"]["properties"]["room_type"]["enum"] == [
         "King Bed",
         "Queen Bed",
@@ -254,9 +254,36 @@ def test_truncation_keeps_the_last_error():
 def test_tools_are_independent_copies():
     first = gym.make(ENV_ID).unwrapped.tools()
     date = next(t for t in first if t["function"]["name"] == "set_checkin_date")
-    date["function"]["parameters"]["properties"]["value"]["required"].append("hour")
+    date["function"]["parameters"]["properties"]["value"]["description"] += " and an hour"
     again = next(t for t in gym.make(ENV_ID).unwrapped.tools() if t["function"]["name"] == "set_checkin_date")
-    assert again["function"]["parameters"]["properties"]["value"]["required"] == ["month", "day", "year"]
+    assert "hour" not in again["function"]["parameters"]["properties"]["value"]["description"]
+
+
+def test_tool_dates_are_iso_strings_and_the_object_form_still_plays():
+    """The tools offer a date as "YYYY-MM-DD" text; a call with that text, or the older
+    {"month", "day", "year"} object, books the same criteria; program mode keeps Date(m, d, y)."""
+    env = gym.make(ENV_ID, mode="interactive")
+    _, info = env.reset(seed=0)
+    schema = {t["function"]["name"]: t["function"] for t in info["tools"]}["set_departure_date"]
+    value = schema["parameters"]["properties"]["value"]
+    assert value["type"] == "string" and "YYYY-MM-DD" in value["description"] and "properties" not in value
+
+    def criteria(date):
+        env.reset(seed=0)
+        for step in (
+            {"name": "select_booking_type", "arguments": {"booking_type": "trip tickets"}},
+            {"name": "set_departure_date", "arguments": {"value": date}},
+        ):
+            obs, *_ = env.step(json.dumps(step))
+        return obs, dict(env.unwrapped._api.criteria)
+
+    text, as_text = criteria("2024-06-14")
+    obj, as_object = criteria({"month": 6, "day": 14, "year": 2024})
+    assert text.startswith("OK:") and obj.startswith("OK:") and as_text == as_object
+    for bad in ("06/14/2024", "2024-13-01", "2024-06"):
+        obs, *_ = criteria(bad)
+        assert obs.startswith("Error:"), bad
+    assert "Date(month: int, day: int, year: int)" in gym.make(ENV_ID, mode="program").unwrapped.api_docs()
 
 
 def test_print_and_assigned_calls_run_the_call(austin):

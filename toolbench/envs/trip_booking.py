@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Collection
 from typing import Any
@@ -83,13 +84,24 @@ SHARED_SETTERS = {
 _BOOKING_TYPE = re.compile(r"select_booking_type\(\s*(?:booking_type\s*=\s*)?['\"]([^'\"]+)['\"]")
 
 
+#: A date in a JSON tool call, as the tools offer it: ISO text, one string a model writes as it
+#: reads dates and that a Python type hint (``str``) states, so trainers that read tool schemas off
+#: signatures (TRL) show the same schema. The object ``{"month", "day", "year"}`` is still taken.
+DATE_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "description": 'a date as "YYYY-MM-DD", e.g. "2023-08-25"; in Python programs write Date(month, day, year)',
+}
+_ISO_DATE = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*")
+
+
 def _date_from_json(value: Any) -> Date:
     if isinstance(value, dict):
         return Date(value.get("month"), value.get("day"), value.get("year"))
-    if isinstance(value, str) and value.count("-") == 2:  # ISO YYYY-MM-DD
-        year, month, day = (int(part) for part in value.split("-"))
+    found = _ISO_DATE.fullmatch(value) if isinstance(value, str) else None
+    if found:
+        year, month, day = (int(part) for part in found.groups())
         return Date(month, day, year)
-    raise ValueError('a date must be {"month": M, "day": D, "year": Y} or "YYYY-MM-DD"')
+    raise ValueError('a date must be "YYYY-MM-DD" (or {"month": M, "day": D, "year": Y})')
 
 
 class TripBookingEnv(OwnCriteriaEnv):
@@ -108,7 +120,8 @@ class TripBookingEnv(OwnCriteriaEnv):
     Text. ``mode="program"``: the whole program, parsed with ``ast`` (never executed): ``API.``
     calls, ``Loc``/``Date`` values, literals and assignments of those. ``mode="interactive"``: one
     call per step as Python, or a JSON tool call in which places are strings and dates are
-    ``{"month": 8, "day": 25, "year": 2023}`` (schemas in ``info["tools"]``).
+    ``"2023-08-25"`` (schemas in ``info["tools"]``; ``{"month": 8, "day": 25, "year": 2023}`` is
+    taken too).
 
     ## Observation Space
     Text: the request; then the call's confirmation, the broken rule, or the search results.
@@ -153,6 +166,16 @@ class TripBookingEnv(OwnCriteriaEnv):
 
     def api_docs(self) -> str:
         return DOC_PREAMBLE + super().api_docs()
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The functions' schemas, a date being ``DATE_SCHEMA``'s "YYYY-MM-DD" text."""
+        tools = super().tools()
+        for spec, tool in zip(self.functions, tools, strict=True):
+            properties = tool["function"]["parameters"]["properties"]
+            for param in spec.params:
+                if param.kind == "Date":
+                    properties[param.name] = copy.deepcopy(DATE_SCHEMA)
+        return tools
 
     def shared_setters(self, reference: str) -> Collection[str]:
         found = _BOOKING_TYPE.search(reference)
