@@ -15,8 +15,8 @@ extras=...)``, calls ``init(prompt)`` and then ``step(model_text)`` until ``done
   turn are read by the one reply rule every adapter shares; the reward, the env's own score, is
   paid on the step that ends the episode.
 - Caps are ``Limits``: the defaults, then ``env_config["limits"]`` (the trainer's
-  ``skyrl_gym.toolbench`` config), then ``extras["max_turns"]`` (SkyRL-train's generator writes its
-  ``generator.max_turns`` there), then the row's own ``extras["limits"]``.
+  ``environment.skyrl_gym.toolbench`` config), then ``extras["max_turns"]`` (SkyRL-train's
+  generator writes its ``generator.max_turns`` there), then the row's own ``extras["limits"]``.
 
     from toolbench.integrations.skyrl import register, task_rows
     register()   # skyrl_gym.make("toolbench", env_config={}, extras=row) now builds a ToolbenchTextEnv
