@@ -1,99 +1,253 @@
-"""The verifiers adapter: verifiers loads it by taskset id, and a scripted rollout earns our scorer's reward.
+"""The verifiers adapter under verifiers' own eval loop: ``vf-eval``'s ``main`` runs the taskset
+with the ``null`` harness in the ``subprocess`` runtime, no push, against a scripted
+OpenAI-compatible endpoint on localhost (no hosted account, nothing downloaded).
 
-The rollout runs the adapter's ``run`` with the model replaced by a scripted interaction that hands
-back verifiers' own ``Segment`` objects (the library's real agent needs a harness program and a model
-endpoint); the reward it records is checked against the env's scorer.
+The harness's chat program is a uv script whose dependencies (openai, mcp, httpx) verifiers would
+install with uv on first use; here they are this venv's, so the runtime's interpreter cache is
+seeded with this interpreter instead of running ``uv sync``.
 """
 
-import asyncio
+from __future__ import annotations
+
+import ast
+import hashlib
 import json
-from contextlib import asynccontextmanager
+import sys
+import threading
 
 import pytest
 
 vf = pytest.importorskip(
     "verifiers.v1", reason="the 'verifiers' extra is not installed (pip install -e '.[verifiers]')"
 )
-from verifiers.v1.agent import Segment  # noqa: E402
+
+import gymnasium as gym  # noqa: E402
 
 import toolbench  # noqa: E402
+from tests.episodes import play  # noqa: E402
+from toolbench.agents.turns import reply_actions  # noqa: E402
+from toolbench.integrations.session import Session, task_rows  # noqa: E402
+
+ALL = [spec.name for spec in toolbench.TASKS]
+# Envs whose episodes the scripted model plays with native tool calls; the rest reply in text.
+NATIVE = {"OpenWeather", "CatAPI", "HomeSearch", "TripBooking", "VirtualHome", "RapidAPI"}
+PROSE = "Let me take the next step.\n```\n{}\n```\nI will read the result before going on."
 
 
-class ScriptedTrace:
-    def __init__(self) -> None:
-        self.rewards: dict[str, float] = {}
-        self.info: dict = {}
-
-    def record_reward(self, name: str, value: float, weight: float = 1.0) -> None:
-        self.rewards[name] = value
-
-
-class ScriptedInteraction:
-    """Answers each turn with the next scripted reply, and records the user turns the env sent."""
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies, self.user_turns, self.trace = list(replies), [], ScriptedTrace()
-
-    async def turn(self, message: str | None = None) -> Segment:
-        if message is not None:
-            self.user_turns.append(message)
-        if not self.replies:
-            return Segment(messages=[], terminated=True)
-        return Segment(messages=[], root_reply=self.replies.pop(0))
-
-
-class ScriptedAgents:
-    def __init__(self, replies: list[str]) -> None:
-        self.interaction_ = ScriptedInteraction(replies)
-        self.player = self
-
-    @asynccontextmanager
-    async def interaction(self, task):
-        yield self.interaction_
+def _native_call(session: Session, action: str) -> dict | None:
+    """``action`` as a native tool call on the session's tools, if it reads as one."""
+    tools = {t["function"]["name"]: t["function"] for t in session.tools}
+    params = lambda name: list(tools[name]["parameters"].get("properties", {}))  # noqa: E731
+    if session.mode == "program" or list(tools) == ["take_action"]:
+        (name,) = tools
+        return {"name": name, "arguments": {params(name)[0]: action}}
+    if action.lstrip().startswith("{"):
+        return json.loads(action)
+    try:
+        call = ast.parse(action.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(call, ast.Call):
+        return None
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+    if name not in tools:
+        return None
+    try:
+        arguments = dict(zip(params(name), (ast.literal_eval(a) for a in call.args), strict=False))
+        arguments.update({k.arg: ast.literal_eval(k.value) for k in call.keywords})
+    except ValueError:  # an argument that is an expression, not a value: the text form plays it
+        return None
+    return {"name": name, "arguments": arguments}
 
 
-def _load(env_id: str):
-    config = vf.resolve_env_config({"taskset": {"id": "toolbench-verifiers", "env_id": env_id, "split": "demo"}})
-    return vf.load_environment(config)
+def _script(row: dict, native: bool) -> tuple[str, list[dict]]:
+    """The prompt the model will see for ``row`` and the oracle's actions as assistant messages."""
+    session = Session(row["task"], row["task_id"], row["split"], row["mode"])
+    messages = session.open()
+    prompt = "\n\n".join(m["content"] for m in messages if m["role"] != "system")
+    actions = session.env.oracle_actions(session.env.task)
+    calls = [_native_call(session, a) for a in actions] if native else []
+    if native and all(calls):
+        replies = [{"tool_calls": [c]} for c in calls]
+    else:
+        # The first action in a fence amid prose, the rest in one reply of action lines where
+        # the reply rule reads them back as they are, else one reply each.
+        rest = "Next:\n" + "\n".join(actions[1:]) + "\nThat should finish it."
+        together = len(actions) > 2 and [a.strip() for a in _actions(session, rest)] == [a.strip() for a in actions[1:]]
+        texts = [PROSE.format(actions[0])] + ([rest] if together else [PROSE.format(a) for a in actions[1:]])
+        replies = [{"content": text} for text in texts]
+    session.close()
+    return prompt, replies
 
 
-def _play(env_id: str, replies: list[str]) -> ScriptedInteraction:
-    env = _load(env_id)
-    task = next(iter(env.taskset))
-    agents = ScriptedAgents(replies)
-    asyncio.run(env.run(task, agents))
-    return agents.interaction_
+def _actions(session: Session, text: str) -> list[str]:
+    try:
+        return reply_actions(session.env, text)
+    except ValueError:
+        return []
 
 
-def test_loads_by_taskset_id_with_the_splits_tasks() -> None:
-    env = _load("toolbench/WebShop-v0")
-    tasks = list(env.taskset)
-    assert [t.data.info["task_id"] for t in tasks] == [t.id for t in toolbench.load_tasks("WebShop", "demo")]
-    assert "search[" in tasks[0].data.system_prompt
+class ScriptedModel:
+    """An OpenAI-compatible chat endpoint on localhost that answers each episode (known by its
+    prompt) with its scripted assistant messages in turn, then with a closing remark."""
+
+    def __init__(self, scripts: dict[str, list[dict]], default: list[dict] | None = None) -> None:
+        import asyncio
+
+        from aiohttp import web
+
+        self.scripts, self.default, self.requests = scripts, default, 0
+        self.loop = asyncio.new_event_loop()
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._complete)
+        self.runner = web.AppRunner(app)
+        self.loop.run_until_complete(self.runner.setup())
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        self.loop.run_until_complete(site.start())
+        self.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/v1"
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        import asyncio
+
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+
+    def _message(self, messages: list[dict]) -> dict:
+        text = lambda c: c if isinstance(c, str) else "".join(p.get("text", "") for p in c or [])  # noqa: E731
+        prompt = next(text(m["content"]) for m in messages if m["role"] == "user")
+        script = self.scripts.get(prompt, self.default)
+        assert script is not None, f"no script for the prompt {prompt[:200]!r}"
+        turn = sum(m["role"] == "assistant" for m in messages)
+        message = dict(script[min(turn, len(script) - 1)] if self.default is script else
+                       (script[turn] if turn < len(script) else {"content": "Done."}))  # fmt: skip
+        if "tool_calls" in message:
+            message["tool_calls"] = [
+                {"id": f"call_{turn}_{n}", "type": "function",
+                 "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                for n, c in enumerate(message["tool_calls"])
+            ]  # fmt: skip
+        return {"role": "assistant", "content": message.get("content"), **message}
+
+    async def _complete(self, request):
+        from aiohttp import web
+
+        self.requests += 1
+        body = await request.json()
+        message = self._message(body["messages"])
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        usage = {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+        head = {"id": f"chatcmpl-{self.requests}", "created": 0, "model": body.get("model", "scripted")}
+        if not body.get("stream"):
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            return web.json_response({**head, "object": "chat.completion", "choices": [choice], "usage": usage})
+        delta = dict(message)
+        if delta.get("tool_calls"):
+            delta["tool_calls"] = [{"index": n, **c} for n, c in enumerate(delta["tool_calls"])]
+        chunks = [
+            {
+                **head,
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+            },
+            {
+                **head,
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+            },
+            {**head, "object": "chat.completion.chunk", "choices": [], "usage": usage},
+        ]
+        text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        return web.Response(text=text, content_type="text/event-stream")
 
 
-@pytest.mark.parametrize(
-    ("task", "env_id"), [("HomeSearch", "toolbench/HomeSearch-v0"), ("WebShop", "toolbench/WebShop-v0")]
-)
-def test_oracle_replies_earn_one(task: str, env_id: str) -> None:
-    replies = toolbench.load_tasks(task, "demo")[0].references[0].splitlines()
-    interaction = _play(env_id, replies)
-    assert interaction.trace.rewards == {"toolbench_score": 1.0}
-    assert interaction.trace.info["success"] is True
-    assert len(interaction.user_turns) == len(replies) - 1  # every step but the finishing one answered
+@pytest.fixture
+def local_runtime(tmp_path, monkeypatch):
+    """The subprocess runtime in tmp_path, its chat program run by this interpreter."""
+    from verifiers.v1.harnesses.utils.launch import CHAT_PROGRAM_SOURCE
+    from verifiers.v1.runtimes import subprocess as subprocess_runtime
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(subprocess_runtime, "CACHE_DIR", tmp_path / "cache")
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    monkeypatch.setattr(subprocess_runtime.SubprocessRuntime, "scripts_dir", str(scripts))
+    path = scripts / f"{hashlib.sha256(CHAT_PROGRAM_SOURCE.encode()).hexdigest()}.py"
+    path.write_text(CHAT_PROGRAM_SOURCE)
+    monkeypatch.setitem(subprocess_runtime.SubprocessRuntime._interpreters, str(path), sys.executable)
+    return tmp_path
 
 
-def test_wrong_tool_calls_earn_the_scorers_partial_score() -> None:
-    calls = [
-        {"name": "set_location", "arguments": {"value": "Lincoln"}},
-        {"name": "set_buy_or_rent", "arguments": {"value": "buy"}},
-        {"name": "search", "arguments": {}},
-    ]
-    interaction = _play("toolbench/HomeSearch-v0", [f"<tool_call>{json.dumps(c)}</tool_call>" for c in calls])
-    import gymnasium as gym
+def _vf_eval(tmp_path, model: ScriptedModel, taskset: list[str]) -> list[dict]:
+    """``vf-eval`` as a user runs it locally; the traces it wrote."""
+    from verifiers.v1.cli.eval.main import main
 
-    direct = gym.make("toolbench/HomeSearch-v0", mode="interactive", split="demo")
-    direct.reset(options={"task_id": toolbench.load_tasks("HomeSearch", "demo")[0].id})
-    expected = [direct.step(json.dumps(c))[1] for c in calls][-1]
-    assert interaction.trace.rewards["toolbench_score"] == expected < 1.0
-    assert interaction.trace.info["success"] is False
+    run = f"run{len(list(tmp_path.glob('outputs/*')))}"
+    main(["toolbench-verifiers", *taskset, "--model", "scripted", "--client.base-url", model.url,
+          "--client.api-key-var", "TOOLBENCH_LOCAL_KEY", "--no-push", "--no-rich",
+          "--output-dir", str(tmp_path / "outputs"), "--run.name", run])  # fmt: skip
+    lines = (tmp_path / "outputs" / run / "traces.jsonl").read_text().splitlines()
+    return [trace for line in lines for trace in json.loads(line)["traces"]]
+
+
+def _replayed(info: dict) -> float:
+    env = gym.make(info["env_id"], mode=info["mode"], split=info["split"]).unwrapped
+    return play(env, info["task_id"], info["actions"])[1]
+
+
+def test_every_env_under_vf_eval_earns_the_envs_reward(local_runtime, capsys):
+    rows = task_rows(ALL, "train", size=len(ALL), seed=1)
+    assert sorted(row["task"] for row in rows) == sorted(ALL)
+    scripts = dict(_script(row, row["task"] in NATIVE) for row in rows)
+    model = ScriptedModel(scripts)
+    try:
+        traces = _vf_eval(local_runtime, model, ["--env.taskset.tasks", json.dumps(ALL),
+                                                 "--env.taskset.size", str(len(ALL)), "--env.taskset.seed", "1"])  # fmt: skip
+    finally:
+        model.close()
+    assert sorted(t["info"]["toolbench"]["task"] for t in traces) == sorted(ALL)
+    for trace in traces:
+        info = trace["info"]["toolbench"]
+        assert trace["rewards"]["toolbench_score"]["score"] == 1.0 == _replayed(info), (
+            info["task"],
+            trace.get("errors"),
+        )
+        assert trace["metrics"]["toolbench_success"] == 1.0
+        offered = {t["name"] for t in trace["tools"] or []}
+        if info["task"] in NATIVE:  # the env's tools were the model's tools
+            session = Session(info["task"], info["task_id"], info["split"], info["mode"])
+            session.open()
+            assert offered == {t["function"]["name"] for t in session.tools}
+            assert "bash" not in offered
+
+
+def test_a_mixed_taskset_plays_each_row_in_its_own_env(local_runtime):
+    mix = {"HomeSearch": 2, "WebShop": 1, "VirtualHome": 1}
+    rows = task_rows(mix, "train", size=4, seed=5)
+    scripts = dict(_script(row, row["task"] != "WebShop") for row in rows)
+    model = ScriptedModel(scripts)
+    try:
+        traces = _vf_eval(local_runtime, model, ["--env.taskset.tasks", json.dumps(mix), "--env.taskset.size", "4",
+                                                 "--env.taskset.seed", "5"])  # fmt: skip
+    finally:
+        model.close()
+    played = sorted((t["info"]["toolbench"]["task"], t["info"]["toolbench"]["task_id"]) for t in traces)
+    assert played == sorted((row["task"], row["task_id"]) for row in rows)
+    assert all(t["rewards"]["toolbench_score"]["score"] == 1.0 == _replayed(t["info"]["toolbench"]) for t in traces)
+
+
+def test_a_model_that_only_calls_unknown_tools_is_stopped_by_the_turn_cap(local_runtime):
+    model = ScriptedModel({}, default=[{"tool_calls": [{"name": "no_such_tool", "arguments": {"x": 1}}]}])
+    try:
+        (trace,) = _vf_eval(local_runtime, model, ["--env.taskset.tasks", "WebShop", "--env.taskset.size", "1",
+                                                   "--env.taskset.max-turns", "5"])  # fmt: skip
+    finally:
+        model.close()
+    info = trace["info"]["toolbench"]
+    assert info["turns"] == 5 and model.requests <= 6
+    assert trace["rewards"]["toolbench_score"]["score"] == 0.0 == _replayed(info)
+    assert trace["stop_condition"] == "episode_over"
+    results = [n["message"]["content"] for n in trace["nodes"] if n["message"]["role"] == "tool"]
+    assert len(results) == 4 and all("no_such_tool" in r for r in results)

@@ -220,7 +220,9 @@ class ToolbenchEnv(vf.Env[ToolbenchEnvConfig]):
             system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
             prompt = "\n\n".join(m["content"] for m in messages if m["role"] != "system")
             played = task.with_data(system_prompt=system, prompt=prompt)
-            played.config = task.config.model_copy(update={"tools_url": f"{self._url}?rollout={token}" if self._url else None})
+            played.config = task.config.model_copy(
+                update={"tools_url": f"{self._url}?rollout={token}" if self._url else None}
+            )
             played.session = session
             self._offers[token] = session
             async with agents.player.interaction(played) as interaction:
