@@ -127,6 +127,8 @@ class Session:
         for action in kept:
             observation, reward, terminated, truncated, self.info = self.env.step(action)
             self.actions.append(action)
+            if isinstance(self.info.get("tools"), list):  # a step changed what can be called (select_apps)
+                self.tools = model_tools(self.env, self.info)
             observations.append(observation)
             if terminated or truncated:
                 self._end(float(reward))
