@@ -184,9 +184,11 @@ def test_the_system_message_is_qwens_own_tool_offer_and_new_tools_are_offered_wh
         opening, tools=env.session.tools, tokenize=False
     )
     env.init(row["prompt"])
+    offered = list(env.session.tools)
     out = env.step(_oracle(env)[0])  # select_apps: the chosen apps' APIs become tools
     answer = out["observations"][0]["content"]
-    added = [t["function"]["name"] for t in env.session.info["tools"] if t not in env.session.tools]
+    added = [t["function"]["name"] for t in env.session.info["tools"] if t not in offered]
+    assert env.session.tools == env.session.info["tools"]  # the session offers them from now on
     assert added and all(f'"name": "{name}"' in answer.split("New tools you may call:")[1] for name in added)
     assert not env.step(_oracle(env)[1])["observations"][0]["content"].count("New tools")
 
