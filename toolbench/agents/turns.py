@@ -113,6 +113,11 @@ def call_action(name: str, arguments: Any) -> str:
         if not isinstance(value, str):
             raise ReplyError(f'{name} takes one argument, "{key}", a string')
         return value
+    if isinstance(arguments, str):  # as OpenAI sends them: the action reads as the env's own call
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            pass  # the env refuses it and says why
     return tool_call_action(name, arguments)
 
 

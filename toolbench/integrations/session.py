@@ -146,6 +146,11 @@ class Session:
             return self._cut(f"{self.limits.max_episode_chars} characters of replies, the most an episode may take")
         return observation
 
+    def end(self, why: str = "the trainer ended the rollout") -> str:
+        """End the episode now, scored as it stands (the env's truncation); a trainer that stops a
+        rollout on its own limits calls it so the reward is the env's, not 0."""
+        return self._cut(why) if not self.done else "The episode is over."
+
     def _cut(self, why: str) -> str:
         """End the episode at a limit, scored as it stands (the env's truncation)."""
         while not self.done:

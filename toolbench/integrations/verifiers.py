@@ -234,6 +234,7 @@ class ToolbenchEnv(vf.Env[ToolbenchEnvConfig]):
                     if session.done:
                         break
                     segment = await interaction.turn(observation)
+                session.end("verifiers ended the rollout")  # scored as it stands, as the env truncates
                 interaction.trace.info["toolbench"] = {**row, "actions": list(session.actions), "turns": session.turns}
         finally:
             self._offers.pop(token, None)
