@@ -21,6 +21,7 @@ adapter shows the model, and the turn counts.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Mapping
@@ -114,10 +115,8 @@ def call_action(name: str, arguments: Any) -> str:
             raise ReplyError(f'{name} takes one argument, "{key}", a string')
         return value
     if isinstance(arguments, str):  # as OpenAI sends them: the action reads as the env's own call
-        try:
+        with contextlib.suppress(ValueError):  # not JSON: the env refuses it and says why
             arguments = json.loads(arguments or "{}")
-        except ValueError:
-            pass  # the env refuses it and says why
     return tool_call_action(name, arguments)
 
 
