@@ -18,7 +18,7 @@ SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 # As in Qwen2.5's tokenizer, the call markers are single tokens but not special: a decode that skips
 # special tokens keeps them, so a reply's calls survive it.
 CALL_TOKENS = ["<tool_call>", "</tool_call>"]
-VOCAB_SIZE = 1024
+VOCAB_SIZE = 4096
 
 # Qwen2.5's chat template (as TRL 1.16 ships it in trl/chat_templates/qwen2_5.jinja); TRL matches
 # templates by exact text, so it is kept verbatim.
@@ -94,10 +94,17 @@ _CALL_TEXT = (
 
 
 def _corpus() -> list[str]:
-    """A few KB of the envs' own words: each env's first demo prompts, and the call syntax."""
+    """The envs' own words: each env's first demo prompts, its API docs and tool schemas, and the
+    call syntax; prompts then take few tokens (a model's cost on a CPU grows with them)."""
+    import json
+
     texts = [_CALL_TEXT]
     for spec in toolbench.TASKS:
         texts += [task.prompt for task in toolbench.load_tasks(spec.name, "demo")[:8]]
+        for mode in spec.modes:
+            env = spec.env_class()(mode=mode, split="demo")
+            texts += [env.api_docs(), json.dumps(env.tools() or [])]
+            env.close()
     return texts
 
 
