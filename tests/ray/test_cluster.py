@@ -26,11 +26,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
 
-import toolbench
-
+from .cluster_driver import DRIVER, EPISODES, local_episode
 from .conftest import RAY_GROUP
 
 pytestmark = [pytest.mark.slow, RAY_GROUP]
@@ -41,39 +39,6 @@ for _module, _needs in [("aiohttp_cors", "ray[default]: `ray list`"), ("grpc", "
         pytest.skip(f"{_needs} needs {_module}: pip install 'toolbench-gym[ray]'", allow_module_level=True)
 
 RAY = str(Path(sys.executable).with_name("ray"))
-#: (task, gym.make arguments): a curl task, a call task step by step, and a code task run in the sandbox
-#: of the actor's node.
-EPISODES = [("CatAPI", {}), ("HomeSearch", {"mode": "interactive"}), ("GoogleSheets", {})]
-
-#: The driver: joins through ray://, plays EPISODES' oracle episodes in an actor that only the second
-#: node can hold (its custom resource), and pickles what the actor saw and where it ran.
-DRIVER = """
-import pickle, sys
-import ray
-
-ray.init(sys.argv[1], log_to_driver=False)
-
-@ray.remote(num_cpus=1, resources={"second": 1})
-class Player:
-    def play(self, task, kwargs):
-        import gymnasium as gym
-        import toolbench
-        env = gym.make(f"toolbench/{task}-v0", **kwargs)
-        record = toolbench.load_tasks(task, "test")[0]
-        steps = [env.reset(options={"task_id": record.id})]
-        steps += [env.step(action) for action in env.unwrapped.oracle_actions(record)]
-        env.close()
-        return steps
-
-    def node(self):
-        return ray.get_runtime_context().get_node_id()
-
-player = Player.remote()
-episodes = ray.get([player.play.remote(task, kwargs) for task, kwargs in pickle.loads(bytes.fromhex(sys.argv[2]))])
-nodes = {node["NodeID"]: node["Resources"] for node in ray.nodes() if node["Alive"]}
-with open(sys.argv[3], "wb") as out:
-    pickle.dump({"episodes": episodes, "actor_node": ray.get(player.node.remote()), "nodes": nodes}, out)
-"""
 
 
 @dataclass
@@ -165,11 +130,7 @@ def test_episodes_in_an_actor_on_the_second_node_equal_the_local_ones(cluster, t
     (second,) = [node for node, resources in played["nodes"].items() if "second" in resources]
     assert played["actor_node"] == second
     for (task, kwargs), remote in zip(EPISODES, played["episodes"], strict=True):
-        env = gym.make(f"toolbench/{task}-v0", **kwargs)
-        record = toolbench.load_tasks(task, "test")[0]
-        local = [env.reset(options={"task_id": record.id})]
-        local += [env.step(action) for action in env.unwrapped.oracle_actions(record)]
-        env.close()
+        local = local_episode(task, kwargs)
         assert remote == local, task
         assert local[-1][1] == 1.0 and local[-1][2] is True
     # The state API (ray[default]'s dashboard, asked with the token) saw the actor, on the second node.
