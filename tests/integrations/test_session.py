@@ -138,3 +138,24 @@ def test_program_tool_and_action_tool_carry_the_grammar():
     _, info = env.reset(seed=0)
     (tool,) = model_tools(env, info)
     assert tool["function"]["name"] == ACTION_TOOL and "Agent." in tool["function"]["description"]
+
+
+def test_pay_success_only_and_stats_show_a_dead_signal():
+    task_id = toolbench.load_tasks("HomeSearch", "train")[0].id
+    partial = Session("HomeSearch", split="train")
+    partial.open(task_id)
+    oracle = _oracle(partial)
+    one_wrong = oracle[:-2] + oracle[-1:]  # every criterion but the last, then search()
+    partial.reply("\n".join(one_wrong))
+    strict = Session("HomeSearch", split="train", pay="success")
+    strict.open(task_id)
+    strict.reply("\n".join(one_wrong))
+    assert 0.0 < partial.reward < 1.0 and strict.reward == 0.0
+    calls = float(len(one_wrong))
+    assert partial.stats() == {"success": 0.0, "score": partial.reward, "calls": calls, "turns": 1.0, "finished": 1.0}
+    cut = Session("HomeSearch", split="train", limits=Limits(max_turns=1))
+    cut.open(task_id)
+    cut.reply(oracle[0])
+    assert cut.done and cut.stats()["finished"] == 0.0
+    with pytest.raises(ValueError, match="pay must be"):
+        Session("HomeSearch", pay="partial")

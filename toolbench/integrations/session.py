@@ -3,11 +3,13 @@
 Every adapter (TRL, verifiers, SkyRL) drives a ``Session``: ``open()`` gives the messages that
 start the episode and the tools the model is offered (``agents.turns.model_tools``), ``reply(text)``
 plays a model's turn (``agents.turns.reply_actions``: prose, fences, several calls), ``call(name,
-arguments)`` plays one native tool call, and ``reward`` is the env's score of the episode, paid
-when it ends. The same limits hold in every adapter: ``Limits.max_turns`` model turns,
-``max_calls_per_reply`` calls per turn, and ``max_reply_chars`` / ``max_episode_chars`` of model
-text (a character budget, since adapters tokenize differently); past one the episode ends, scored
-as it stands.
+arguments)`` plays one native tool call, and ``reward`` is the env's score of the episode (with
+``pay="success"``, 1.0 for success only), paid when it ends; ``stats()`` gives the calls and
+turns taken and whether the agent finished the episode itself or a cap ended it.
+
+The same limits hold in every adapter: ``Limits.max_turns`` model turns, ``max_calls_per_reply``
+calls per turn, and ``max_reply_chars`` / ``max_episode_chars`` of model text (a character
+budget, since adapters tokenize differently); past one the episode ends, scored as it stands.
 
 ``task_rows`` writes the rows of one dataset over several envs: each row names its env, split,
 mode and task, so one training run mixes envs and each row's reward comes from its own env.
@@ -27,6 +29,9 @@ from toolbench.agents.turns import MAX_CALLS_PER_REPLY, ReplyError, call_action,
 from toolbench.catalog import NAMESPACE, find_task
 from toolbench.core.env import ToolEnv
 from toolbench.eval.prompts import PromptBuilder
+
+#: What a session's reward pays: the env's partial score (``score``) or only success (``success``).
+PAYS = ("score", "success")
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,11 @@ class Session:
         mode: str | None = None,
         limits: Limits = Limits(),
         prompt_setting: str = "system",
+        pay: str = "score",
         **make_kwargs: Any,
     ) -> None:
+        if pay not in PAYS:
+            raise ValueError(f"pay must be one of {PAYS}, not {pay!r}")
         self.task = find_task(task).name
         self.mode = mode or training_mode(self.task)
         self.split = split
@@ -70,8 +78,12 @@ class Session:
         self.limits = limits
         self.prompt_setting = prompt_setting
         self.env: ToolEnv = gym.make(env_id_of(self.task), mode=self.mode, split=split, **make_kwargs).unwrapped
+        self.pay = pay
         self.reward = 0.0
         self.success = False
+        #: The episode ended by the agent's own finishing action (or a program that ran), not cut
+        #: off by a cap or the env's max_steps: a run where few episodes finish has a dead signal.
+        self.finished = False
         self.done = False
         self.turns = 0
         self.chars = 0
@@ -85,6 +97,7 @@ class Session:
         observation, self.info = self.env.reset(options={"task_id": task_id} if task_id else None)
         self.task_id = self.info["task_id"]
         self.reward, self.success, self.done, self.turns, self.chars = 0.0, False, False, 0, 0
+        self.finished = False
         self.actions = []
         self.tools = model_tools(self.env, self.info)
         builder = PromptBuilder.for_env(
@@ -131,6 +144,7 @@ class Session:
                 self.tools = model_tools(self.env, self.info)
             observations.append(observation)
             if terminated or truncated:
+                self.finished = terminated
                 self._end(float(reward))
                 break
         if refused > 0 and not self.done:
@@ -161,10 +175,17 @@ class Session:
                 self._end(float(reward))
         return f"The episode ended: {why}."
 
-    def _end(self, reward: float) -> None:
+    def _end(self, score: float) -> None:
         self.done = True
-        self.reward = reward
         self.success = bool(self.info.get("success"))
+        self.reward = score if self.pay == "score" else float(self.success)
+
+    def stats(self) -> dict[str, float]:
+        """What a trainer logs beside the reward: success, the env's score, calls and turns taken,
+        and whether the agent finished the episode itself."""
+        score = float(self.info.get("score") or 0.0) if self.done else 0.0
+        return {"success": float(self.success), "score": score, "calls": float(len(self.actions)),
+                "turns": float(self.turns), "finished": float(self.finished)}  # fmt: skip
 
     def close(self) -> None:
         self.env.close()

@@ -108,6 +108,7 @@ class ToolbenchTextEnv(BaseTextEnv):
             mode=extras.get("mode"),
             limits=self.limits,
             prompt_setting=str(config.get("prompt_setting", "system")),
+            pay=str(extras.get("pay") or config.get("pay", "score")),
         )
         self._offered: set[str] = set()
 
@@ -155,12 +156,12 @@ class ToolbenchTextEnv(BaseTextEnv):
         return f"\n\nNew tools you may call:\n<tools>{listed}\n</tools>"
 
     def get_metrics(self) -> dict[str, Any]:
-        """The episode's success, score and turns, and the first two again under the task's name, so
-        a run over several envs reports each env's share (SkyRL averages each key where it appears)."""
-        success, score = float(self.session.success), float(self.session.reward)
+        """The episode's ``Session.stats()`` (success, score, calls, turns, finished), and success and
+        score again under the task's name, so a run over several envs reports each env's share
+        (SkyRL averages each key where it appears)."""
+        stats = self.session.stats()
         task = self.session.task
-        return {"success": success, "score": score, "turns": self.session.turns,
-                f"{task}/success": success, f"{task}/score": score}  # fmt: skip
+        return {**stats, f"{task}/success": stats["success"], f"{task}/score": stats["score"]}
 
     def close(self) -> None:
         self.session.close()

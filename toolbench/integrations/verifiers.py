@@ -60,6 +60,8 @@ class ToolbenchConfig(vf.TasksetConfig):
     max_calls_per_reply: int = Limits.max_calls_per_reply
     max_reply_chars: int = Limits.max_reply_chars
     max_episode_chars: int = Limits.max_episode_chars
+    pay: str = "score"
+    """What the reward pays: the env's partial score (``score``) or success only (``success``)."""
 
     @field_validator("tasks", mode="before")
     @classmethod
@@ -87,6 +89,7 @@ class ToolbenchData(vf.TaskData):
     row: dict[str, Any]
     """``task_rows``' row: task, env_id, split, mode, task_id."""
     limits: dict[str, int]
+    pay: str = "score"
 
 
 class OfferedTools(Toolset[ToolsetConfig, vf.State]):
@@ -134,6 +137,16 @@ class ToolbenchTask(vf.Task[ToolbenchData, vf.State, ToolbenchTaskConfig]):
     async def toolbench_success(self, trace: vf.Trace) -> float:
         return float(self.session is not None and self.session.success)
 
+    @vf.metric
+    async def toolbench_calls(self, trace: vf.Trace) -> float:
+        """Calls the episode took: with ``toolbench_finished``, how a dead signal shows."""
+        return self.session.stats()["calls"] if self.session is not None else 0.0
+
+    @vf.metric
+    async def toolbench_finished(self, trace: vf.Trace) -> float:
+        """1.0 when the agent ended the episode itself, 0.0 when a cap did."""
+        return self.session.stats()["finished"] if self.session is not None else 0.0
+
 
 class ToolbenchTaskset(vf.Taskset[ToolbenchTask, ToolbenchConfig]):
     def load(self) -> Iterator[ToolbenchTask]:
@@ -142,7 +155,7 @@ class ToolbenchTaskset(vf.Taskset[ToolbenchTask, ToolbenchConfig]):
         limits = config.limits().__dict__
         for row in task_rows(tasks, config.split, config.size, config.seed, config.modes or None):
             name = f"{row['task']}/{row['task_id']}"
-            data = ToolbenchData(id=name, name=name, row=row, limits=dict(limits))
+            data = ToolbenchData(id=name, name=name, row=row, limits=dict(limits), pay=config.pay)
             yield ToolbenchTask(data, ToolbenchTaskConfig(**config.task.model_dump()))
 
 
@@ -213,7 +226,9 @@ class ToolbenchEnv(vf.Env[ToolbenchEnvConfig]):
 
     async def run(self, task: ToolbenchTask, agents: vf.Agents) -> None:
         row = task.data.row
-        session = Session(row["task"], row["task_id"], row["split"], row["mode"], limits=Limits(**task.data.limits))
+        session = Session(
+            row["task"], row["task_id"], row["split"], row["mode"], limits=Limits(**task.data.limits), pay=task.data.pay
+        )
         token = secrets.token_hex(8)
         try:
             messages = session.open()
