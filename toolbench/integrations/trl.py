@@ -1,109 +1,336 @@
-"""TRL adapter: an ``environment_factory`` for ``trl.GRPOTrainer`` (TRL 1.16).
+"""TRL adapter: ``environment_factory`` and dataset rows for ``trl.GRPOTrainer`` (TRL 1.16), on ``Session``.
 
-TRL's GRPO trainer takes a class whose instances it creates one per rollout: ``reset(**row)``
-starts an episode from a dataset row and returns text appended to the prompt, every public
-method is a tool the model may call (its schema read from the signature and Google-style
-docstring), and ``get_reward()`` scores the finished rollout. This module builds that class
-from an env's own ``tools`` schemas, so each tool call is one interactive ``step`` and the reward
-is the env's scorer.
+TRL's GRPO trainer takes a mapping {environment name: factory} (its multi-environment mode): each
+dataset row names its environment, TRL creates instances per rollout, calls ``reset(**row)`` and
+appends the text it returns to the row's last (user) message, offers every public method as a tool
+(the schema read by transformers' ``get_json_schema`` from the signature and Google docstring), and
+scores the rollout with ``get_reward()``. Here every environment plays a ``Session``: a tool method
+is ``Session.call``, ``reset`` is ``Session.open``, ``get_reward`` is ``Session.reward``, so the
+parsing, limits, tools and rewards are those of every other adapter.
 
-    from trl import GRPOConfig, GRPOTrainer
     from datasets import Dataset
-    from toolbench.integrations.trl import environment_factory, task_rows
+    from toolbench.integrations.session import task_rows
+    from toolbench.integrations.trl import ToolbenchGRPOTrainer, dataset_rows, environment_factory
 
-    trainer = GRPOTrainer(model=..., args=GRPOConfig(...),
-                          train_dataset=Dataset.from_list(task_rows("HomeSearch", "demo")),
-                          environment_factory=environment_factory("toolbench/HomeSearch-v0"))
+    rows = task_rows({"HomeSearch": 2, "WebShop": 1, "RapidAPI": 1}, split="train", size=4000)
+    trainer = ToolbenchGRPOTrainer(
+        model="Qwen/Qwen2.5-0.5B-Instruct", args=GRPOConfig(...),
+        train_dataset=Dataset.from_list(dataset_rows(rows)), environment_factory=environment_factory(rows),
+    )
+
+Environment names: the task's name (``HomeSearch``; ``HomeSearch_program`` for a mode other than
+``training_mode``'s), and for envs whose tools differ per task (RapidAPI) one name per distinct tool
+set, ``RapidAPI_<hash>``: TRL shows each rollout its environment's tools only. AppBench's
+interactive tools are ``select_apps``, ``finish`` and every app's APIs from the start (TRL's tool
+set is fixed per environment; the env still answers an API call by its own rules).
+
+The schemas TRL reads equal the env's (``Session.tools``) in type, ``enum``, ``items``,
+``required`` and descriptions; keys JSON schemas in Python hints cannot carry (RapidAPI's
+``example_value`` and ``optional``) are left out, and a parameter the env describes with nothing is
+described by its name, since ``get_json_schema`` needs a description for each.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
-from typing import Any
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache, lru_cache
+from typing import Any, Literal, Union
 
-import gymnasium as gym
+import trl
 
-import toolbench
+from toolbench.catalog import find_task
+from toolbench.integrations.session import Limits, Session, task_rows, training_mode
 
-_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
+_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+    "null": type(None),
+}
+#: Names TRL gives a meaning of its own, so a tool may not take them.
+RESERVED = ("reset", "get_reward")
 
 
-def task_rows(task: str, split: str = "train") -> list[dict[str, Any]]:
-    """Dataset rows for GRPOTrainer: an empty user turn (``reset`` appends the task's prompt) and the task id."""
-    return [{"prompt": [{"role": "user", "content": ""}], "task_id": t.id} for t in toolbench.load_tasks(task, split)]
+# --------------------------------------------------------------------------- rows and tool sets
+def _rows(rows_or_tasks: Iterable[Mapping[str, Any]] | Sequence[str] | Mapping[str, float] | str, split: str):
+    """``task_rows`` output as given, or every task of the named envs' ``split``."""
+    if isinstance(rows_or_tasks, str):
+        return task_rows([rows_or_tasks], split)
+    if isinstance(rows_or_tasks, Mapping):
+        return task_rows(rows_or_tasks, split)
+    items = list(rows_or_tasks)
+    if items and all(isinstance(item, str) for item in items):
+        return task_rows(items, split)
+    return [dict(row) for row in items]
+
+
+def _freeze(make_kwargs: Mapping[str, Any]) -> str:
+    return json.dumps(make_kwargs, sort_keys=True, default=repr)
+
+
+@lru_cache(maxsize=64)
+def _probe(task: str, mode: str, split: str, frozen: str) -> Session:
+    """One session per env setting, to read prompts and tool sets (never played by a rollout)."""
+    return Session(task, split=split, mode=mode, **json.loads(frozen))
+
+
+_PROBE_LOCK = threading.Lock()
+
+
+@cache
+def _episode(task: str, mode: str, split: str, task_id: str, frozen: str) -> tuple[str, str]:
+    """The system message and the tool set (JSON) a rollout of ``task_id`` is offered."""
+    with _PROBE_LOCK:
+        session = _probe(task, mode, split, frozen)
+        messages = session.open(task_id)
+        tools = list(session.tools)
+        if session.task == "AppBench" and mode == "interactive":
+            # The APIs select_apps shows become tools mid-episode; TRL fixes a rollout's tools at its start.
+            flat = _probe(task, "program", split, frozen)
+            flat.open(task_id)
+            names = {tool["function"]["name"] for tool in tools}
+            tools = [tool for tool in flat.info.get("tools") or [] if tool["function"]["name"] not in names] + tools
+    system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    return system, json.dumps(tools, sort_keys=True)
+
+
+def _per_task_tools(task: str, mode: str, split: str, frozen: str) -> bool:
+    """Whether the env offers each task its own tools (RapidAPI's ``docs_per_task``)."""
+    return mode != "program" and bool(getattr(_probe(task, mode, split, frozen).env, "docs_per_task", False))
+
+
+def _environment_name(task: str, mode: str, tools: str, per_task: bool) -> str:
+    name = task if mode == training_mode(task) else f"{task}_{mode}"
+    if per_task:
+        name += "_" + hashlib.sha1(tools.encode()).hexdigest()[:10]
+    return name
+
+
+def _resolved(rows: list[dict[str, Any]], make_kwargs: Mapping[str, Any]):
+    """Each row with its mode, split, system message, tool set and environment name."""
+    frozen = _freeze(make_kwargs)
+    for row in rows:
+        task = find_task(row["task"]).name
+        mode, split = row.get("mode") or training_mode(task), row.get("split") or "train"
+        per_task = _per_task_tools(task, mode, split, frozen)
+        # One tool set per env unless its tasks have their own: then each task's is read.
+        system, tools = _episode(task, mode, split, row["task_id"] if per_task else "", frozen)
+        name = _environment_name(task, mode, tools, per_task)
+        yield {**row, "task": task, "mode": mode, "split": split}, system, tools, name
+
+
+def dataset_rows(
+    rows_or_tasks: Iterable[Mapping[str, Any]] | Sequence[str] | Mapping[str, float] | str,
+    split: str = "train",
+    **make_kwargs: Any,
+) -> list[dict[str, Any]]:
+    """TRL dataset rows: ``prompt`` (the env's system message and an empty user turn that ``reset``
+    fills with the task), ``environment`` (a key of ``environment_factory``'s mapping), and the row's
+    ``task``, ``split``, ``mode`` and ``task_id`` (which ``reset`` reads)."""
+    out = []
+    for row, system, _, name in _resolved(_rows(rows_or_tasks, split), make_kwargs):
+        prompt = [{"role": "system", "content": system}] if system else []
+        out.append(
+            {
+                "prompt": [*prompt, {"role": "user", "content": ""}],
+                "environment": name,
+                "task": row["task"],
+                "split": row["split"],
+                "mode": row["mode"],
+                "task_id": row["task_id"],
+            }
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- the environment
+_FREE: dict[tuple[str, str, str, str], list[Session]] = {}
+_FREE_LOCK = threading.Lock()
 
 
 class ToolbenchEnvironment:
-    """One episode of a toolbench env at a time, in TRL's environment shape; subclasses add the tools."""
+    """One rollout at a time of one toolbench task, in TRL's environment shape.
 
-    env_id: str
-    make_kwargs: dict[str, Any]
+    Subclasses (built by ``environment_factory``) add one method per tool. State lives in
+    underscore attributes only, since TRL offers every other attribute of the class as a tool and
+    an env's tool may be named like state (Tabletop's ``done``). A rollout's ``Session`` is taken
+    from a pool at ``reset`` and given back at ``get_reward``, so the many environment names of
+    per-task tool sets share a few env instances."""
+
+    _task: str = ""
+    _mode: str = ""
+    _make_kwargs: dict[str, Any] = {}
+    _limits: Limits = Limits()
+    _prompt_setting: str = "system"
 
     def __init__(self) -> None:
-        self.env = gym.make(self.env_id, mode="interactive", **self.make_kwargs)
-        self.reward = 0.0
-        self.done = False
-        self.info: dict[str, Any] = {}
+        self._session: Session | None = None
+        self._key: tuple[str, str, str, str] | None = None
+        self._reward = 0.0
+        self._success = False
+        self._task_id: str | None = None
+        self._actions: list[str] = []
 
-    def reset(self, task_id: str | None = None, **_: Any) -> str:
-        prompt, self.info = self.env.reset(options={"task_id": task_id} if task_id else None)
-        self.reward, self.done = 0.0, False
-        return prompt
+    def reset(self, task_id: str | None = None, split: str = "train", **_: Any) -> str:
+        """Start the row's task; the text TRL appends to the row's user turn."""
+        self._release()
+        self._key = (self._task, self._mode, split, _freeze(self._make_kwargs))
+        with _FREE_LOCK:
+            free = _FREE.setdefault(self._key, [])
+            session = free.pop() if free else None
+        if session is None:
+            session = Session(
+                self._task, split=split, mode=self._mode, limits=self._limits,
+                prompt_setting=self._prompt_setting, **self._make_kwargs,
+            )  # fmt: skip
+        self._session = session
+        messages = session.open(task_id)
+        self._task_id, self._reward, self._success, self._actions = session.task_id, 0.0, False, session.actions
+        return messages[-1]["content"]
 
     def get_reward(self) -> float:
-        """The env's score of the episode: paid when the finishing tool is called (or max_steps cuts it off)."""
-        return self.reward
+        """The env's score of the rollout (``Session.reward``: paid when the episode ends, else 0)."""
+        if self._session is not None:
+            self._reward, self._success = self._session.reward, self._session.success
+            self._release()
+        return self._reward
+
+    def _release(self) -> None:
+        if self._session is not None and self._key is not None:
+            self._actions = list(self._session.actions)
+            with _FREE_LOCK:
+                _FREE.setdefault(self._key, []).append(self._session)
+        self._session = None
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
-        if self.done:
+        if self._session is None:
             return "The episode is over: no more tool calls."
-        observation, reward, terminated, truncated, self.info = self.env.step(
-            json.dumps({"name": name, "arguments": arguments})
-        )
-        self.reward, self.done = float(reward), terminated or truncated
-        return observation
+        return self._session.call(name, arguments)
 
 
-def _annotation(spec: dict[str, Any]) -> Any:
-    if spec.get("type") == "array":
-        return list[_TYPES.get(spec.get("items", {}).get("type"), str)]
-    return _TYPES.get(spec.get("type"), str)
+def _annotation(spec: Mapping[str, Any]) -> Any:
+    """The Python hint ``get_json_schema`` turns back into ``spec``'s type, enum and items."""
+    if spec.get("enum"):
+        return Literal[tuple(spec["enum"])]
+    kind = spec.get("type")
+    if isinstance(kind, list):
+        return Union[tuple(_TYPES.get(k, Any) for k in kind)]  # noqa: UP007  (a runtime-built union)
+    if kind == "array" and isinstance(spec.get("items"), Mapping):
+        return list[_annotation(spec["items"])]
+    return _TYPES.get(kind, Any) if kind else Any
 
 
-def _tool_method(schema: dict[str, Any]):
-    """A method whose signature and docstring describe ``schema`` as transformers' ``get_json_schema`` reads them."""
-    name, params = schema["name"], schema.get("parameters", {})
-    properties, required = params.get("properties", {}), set(params.get("required", []))
+def _parameter(name: str, annotation: Any, required: bool) -> inspect.Parameter:
+    default = inspect.Parameter.empty if required else None
+    parameter = inspect.Parameter("_", inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+    # A tool's argument may be a Python keyword (AppBench's "from", "class"); the method takes
+    # **arguments, so only the signature TRL reads needs the name, and Parameter refuses keywords.
+    object.__setattr__(parameter, "_name", name)
+    return parameter
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def tool_method(schema: Mapping[str, Any]) -> Callable[..., str]:
+    """A method whose signature and docstring ``get_json_schema`` reads back as ``schema``; calling
+    it plays ``Session.call`` with the arguments as given (the env judges missing or extra ones)."""
+    function = schema.get("function", schema)
+    name, params = function["name"], function.get("parameters") or {}
+    if name in RESERVED or name.startswith("_") or not name.isidentifier():
+        raise ValueError(f"tool {name!r} cannot be a TRL environment method (reserved, private or not an identifier)")
+    properties = params.get("properties") or {}
+    required = set(params.get("required") or [])
     bad = [p for p in properties if not p.isidentifier()]
-    if bad or not name.isidentifier():
-        raise ValueError(f"tool {name!r}: names {bad or [name]} are not Python identifiers, which TRL's tools need")
+    if bad:
+        raise ValueError(f"tool {name!r}: arguments {bad} are not identifiers, which TRL's docstring reader needs")
 
     def method(self: ToolbenchEnvironment, **arguments: Any) -> str:
         return self._call(name, arguments)
 
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    annotations = {}
     for param, spec in properties.items():
-        default = inspect.Parameter.empty if param in required else None
-        parameters.append(
-            inspect.Parameter(param, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=_annotation(spec))
-        )
-    method.__signature__ = inspect.Signature(parameters, return_annotation=str)
-    method.__annotations__ = {p.name: p.annotation for p in parameters[1:]} | {"return": str}
+        annotations[param] = _annotation(spec)
+        parameters.append(_parameter(param, annotations[param], param in required))
+    method.__signature__ = inspect.Signature(parameters, __validate_parameters__=False)  # type: ignore[attr-defined]
+    method.__annotations__ = annotations
     method.__name__ = method.__qualname__ = name
-    args = "".join(f"\n    {p}: {s.get('description') or p}" for p, s in properties.items())
-    summary = (schema.get("description") or name).replace("\n", " ")
-    method.__doc__ = f"{summary}\n\nArgs:{args}\n\nReturns:\n    The env's answer." if args else summary
+    # The summary keeps its lines (the docstring reader does); an argument's description is one line
+    # in the reader's Args block.
+    summary = (function.get("description") or name).strip()
+    args = "".join(f"\n    {p}: {_one_line(s.get('description') or p)}" for p, s in properties.items())
+    method.__doc__ = f"{summary}\n\nArgs:{args}" if args else summary
     return method
 
 
-def environment_factory(env_id: str, **make_kwargs: Any) -> type[ToolbenchEnvironment]:
-    """A class TRL instantiates per rollout, with one method per tool in the env's ``info["tools"]``."""
-    probe = gym.make(env_id, mode="interactive", **make_kwargs)
-    _, info = probe.reset(seed=0)
-    probe.close()
-    if not info.get("tools"):
-        raise ValueError(f"{env_id} has no callable tools in interactive mode")
-    methods = {t["function"]["name"]: _tool_method(t["function"]) for t in info["tools"]}
-    name = env_id.split("/")[-1].replace("-", "_") + "Environment"
-    return type(name, (ToolbenchEnvironment,), {"env_id": env_id, "make_kwargs": make_kwargs, **methods})
+def _environment_class(name: str, task: str, mode: str, tools: list[dict[str, Any]], options: dict[str, Any]):
+    methods = {}
+    for tool in tools:
+        method = tool_method(tool)
+        if method.__name__ in methods:
+            raise ValueError(f"{name}: two tools are named {method.__name__!r}")
+        methods[method.__name__] = method
+    attributes = {"_task": task, "_mode": mode, **options, **methods}
+    class_name = "".join(part[:1].upper() + part[1:] for part in name.split("_")) + "Environment"
+    return type(class_name, (ToolbenchEnvironment,), attributes)
+
+
+def environment_factory(
+    rows_or_tasks: Iterable[Mapping[str, Any]] | Sequence[str] | Mapping[str, float] | str,
+    split: str = "train",
+    limits: Limits | None = None,
+    prompt_setting: str = "system",
+    **make_kwargs: Any,
+) -> dict[str, type[ToolbenchEnvironment]]:
+    """{environment name: class} for ``GRPOTrainer(environment_factory=...)``: one class per env
+    (and per tool set where tasks have their own tools) among ``rows_or_tasks`` (``task_rows``
+    output, or env names: their ``split``). Pass the same rows and ``make_kwargs`` to ``dataset_rows``."""
+    classes: dict[str, type[ToolbenchEnvironment]] = {}
+    options = {"_make_kwargs": dict(make_kwargs), "_limits": limits or Limits(), "_prompt_setting": prompt_setting}
+    for row, _, tools, name in _resolved(_rows(rows_or_tasks, split), make_kwargs):
+        if name not in classes:
+            classes[name] = _environment_class(name, row["task"], row["mode"], json.loads(tools), options)
+    return classes
+
+
+# --------------------------------------------------------------------------- trainer
+def _loggable(messages: Any) -> Any:
+    """``messages`` with each tool call's arguments as JSON text: the completion logs are a parquet
+    table, whose columns take one type, and the same argument name carries text in one tool and a
+    number in another (Home Search's ``value``)."""
+    if not isinstance(messages, list):
+        return messages
+    out = []
+    for message in messages:
+        if isinstance(message, dict) and message.get("tool_calls"):
+            calls = []
+            for call in message["tool_calls"]:
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict) and not isinstance(function.get("arguments"), str):
+                    text = json.dumps(function.get("arguments"), sort_keys=True, default=str)
+                    call = {**call, "function": {**function, "arguments": text}}
+                calls.append(call)
+            message = {**message, "tool_calls": calls}
+        out.append(message)
+    return out
+
+
+class ToolbenchGRPOTrainer(trl.GRPOTrainer):
+    """``trl.GRPOTrainer`` whose ``log_completions`` tables hold tool calls of any argument types."""
+
+    def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
+        if self.log_completions:
+            for key in ("prompt", "completion"):
+                column = self._logs[key]
+                for n, messages in enumerate(column):
+                    column[n] = _loggable(messages)
+        super().log(logs, start_time)
