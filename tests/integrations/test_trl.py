@@ -47,9 +47,9 @@ def _rows(tasks, index=5):
     return [by_task[task][index] for task in by_task]
 
 
-def _instances(rows):
+def _instances(rows, **options):
     """What GRPOTrainer does per rollout: an instance of the row's environment, reset with the row."""
-    factories = environment_factory(rows)
+    factories = environment_factory(rows, **options)
     for row in dataset_rows(rows):
         env = factories[row["environment"]]()
         prompt = env.reset(**{k: v for k, v in row.items() if k != "environment"})
@@ -217,6 +217,10 @@ def test_a_wrong_rollout_earns_the_envs_partial_score():
     tools["search"]()
     reward = env.get_reward()
     assert reward == _replayed(env) < 1.0 and len(env._actions) == 3
+    (row, env, _), *_ = _instances(_rows(["HomeSearch"], index=0), pay="success")
+    for name, arguments in [("set_location", {"value": "Lincoln"}), ("search", {})]:
+        _tools(env)[name](**arguments)
+    assert env.get_reward() == 0.0  # paid for success only
 
 
 # --------------------------------------------------------------------------- TRL's own loop

@@ -169,6 +169,7 @@ class ToolbenchEnvironment:
     _make_kwargs: dict[str, Any] = {}
     _limits: Limits = Limits()
     _prompt_setting: str = "system"
+    _pay: str = "score"
 
     def __init__(self) -> None:
         self._session: Session | None = None
@@ -188,7 +189,7 @@ class ToolbenchEnvironment:
         if session is None:
             session = Session(
                 self._task, split=split, mode=self._mode, limits=self._limits,
-                prompt_setting=self._prompt_setting, **self._make_kwargs,
+                prompt_setting=self._prompt_setting, pay=self._pay, **self._make_kwargs,
             )  # fmt: skip
         self._session = session
         messages = session.open(task_id)
@@ -289,13 +290,18 @@ def environment_factory(
     split: str = "train",
     limits: Limits | None = None,
     prompt_setting: str = "system",
+    pay: str = "score",
     **make_kwargs: Any,
 ) -> dict[str, type[ToolbenchEnvironment]]:
     """{environment name: class} for ``GRPOTrainer(environment_factory=...)``: one class per env
     (and per tool set where tasks have their own tools) among ``rows_or_tasks`` (``task_rows``
-    output, or env names: their ``split``). Pass the same rows and ``make_kwargs`` to ``dataset_rows``."""
+    output, or env names: their ``split``). ``limits``, ``prompt_setting`` and ``pay`` are
+    ``Session``'s. Pass the same rows and ``make_kwargs`` to ``dataset_rows``."""
     classes: dict[str, type[ToolbenchEnvironment]] = {}
-    options = {"_make_kwargs": dict(make_kwargs), "_limits": limits or Limits(), "_prompt_setting": prompt_setting}
+    options = {
+        "_make_kwargs": dict(make_kwargs), "_limits": limits or Limits(), "_prompt_setting": prompt_setting,
+        "_pay": pay,
+    }  # fmt: skip
     for row, _, tools, name in _resolved(_rows(rows_or_tasks, split), make_kwargs):
         if name not in classes:
             classes[name] = _environment_class(name, row["task"], row["mode"], json.loads(tools), options)
