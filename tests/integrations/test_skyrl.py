@@ -173,7 +173,7 @@ def test_rows_mix_envs_and_each_row_is_its_own_envs_episode():
 
 def test_the_system_message_is_qwens_own_tool_offer_and_new_tools_are_offered_when_they_appear():
     pytest.importorskip("transformers", reason="the tiny tokenizer needs transformers")
-    from tests.integrations.tiny_model import tiny_model_and_tokenizer
+    from toolbench.integrations.tiny_model import tiny_model_and_tokenizer
 
     _, tokenizer = tiny_model_and_tokenizer()
     (row,) = task_rows(["AppBench"], split="train", size=1, seed=3)
@@ -264,7 +264,7 @@ def _scripted(replies, tokenizer):
 def test_rollouts_in_the_trainers_loop_with_a_tiny_model_are_paid_the_envs_replay():
     torch = pytest.importorskip("torch", reason="the tiny model needs torch (the 'trl' extra)")
     pytest.importorskip("transformers", reason="the tiny model needs transformers")
-    from tests.integrations.tiny_model import tiny_model_and_tokenizer
+    from toolbench.integrations.tiny_model import tiny_model_and_tokenizer
 
     model, tokenizer = tiny_model_and_tokenizer()
     torch.manual_seed(0)

@@ -23,9 +23,9 @@ from trl import GRPOConfig  # noqa: E402
 
 import toolbench  # noqa: E402
 from tests.episodes import play  # noqa: E402
-from tests.integrations.tiny_model import tiny_model_and_tokenizer  # noqa: E402
 from toolbench.envs.appbench import parse_plan  # noqa: E402
 from toolbench.integrations.session import task_rows  # noqa: E402
+from toolbench.integrations.tiny_model import tiny_model_and_tokenizer  # noqa: E402
 from toolbench.integrations.trl import (  # noqa: E402
     ToolbenchGRPOTrainer,
     _loggable,

@@ -1,4 +1,5 @@
-"""A tiny chat model for adapter tests: random weights, a tokenizer trained here, nothing downloaded.
+"""A tiny chat model for the adapter tests and the LLM example: random weights, a tokenizer trained
+here, nothing downloaded.
 
 ``tiny_model_and_tokenizer()`` gives a 2-layer ``Qwen2ForCausalLM`` and a ``PreTrainedTokenizerFast``
 whose chat template is Qwen2.5's, byte for byte: TRL recognises that text (``supports_tool_calling``,
