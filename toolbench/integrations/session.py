@@ -11,6 +11,11 @@ The same limits hold in every adapter: ``Limits.max_turns`` model turns, ``max_c
 calls per turn, and ``max_reply_chars`` / ``max_episode_chars`` of model text (a character
 budget, since adapters tokenize differently); past one the episode ends, scored as it stands.
 
+A prompt shows every function of the env's API docs unless ``top_k_api`` is given: then the k
+functions most relevant to the task, as the prompt builder retrieves them (BM25, the harness's
+``top_k_api``), for envs whose docs make prompts too long (VirtualHome's object lists). The env
+still takes every action; only the prompt shows fewer.
+
 ``task_rows`` writes the rows of one dataset over several envs: each row names its env, split,
 mode and task, so one training run mixes envs and each row's reward comes from its own env.
 """
@@ -67,16 +72,20 @@ class Session:
         limits: Limits = Limits(),
         prompt_setting: str = "system",
         pay: str = "score",
+        top_k_api: int | None = None,
         **make_kwargs: Any,
     ) -> None:
         if pay not in PAYS:
             raise ValueError(f"pay must be one of {PAYS}, not {pay!r}")
+        if top_k_api is not None and top_k_api < 0:
+            raise ValueError(f"top_k_api must be None (every function) or at least 0, not {top_k_api}")
         self.task = find_task(task).name
         self.mode = mode or training_mode(self.task)
         self.split = split
         self.task_id = task_id
         self.limits = limits
         self.prompt_setting = prompt_setting
+        self.top_k_api = top_k_api
         self.env: ToolEnv = gym.make(env_id_of(self.task), mode=self.mode, split=split, **make_kwargs).unwrapped
         self.pay = pay
         self.reward = 0.0
@@ -101,11 +110,11 @@ class Session:
         self.actions = []
         self.tools = model_tools(self.env, self.info)
         builder = PromptBuilder.for_env(
-            self.env, self.info.get("api_docs", ""), setting=self.prompt_setting, top_k_api=0, top_k_example=0,
-            native_tools=True,
+            self.env, self.info.get("api_docs", ""), setting=self.prompt_setting, top_k_api=self.top_k_api or 0,
+            top_k_example=0, native_tools=True,
         )  # fmt: skip
         messages = builder.messages(observation)
-        if self.info.get("api_docs"):  # every function, not the prompt builder's top k
+        if self.top_k_api is None and self.info.get("api_docs"):  # every function, not the builder's top k
             messages[-1]["content"] = f"{self.info['api_docs']}\n\n{messages[-1]['content']}"
         return messages
 
