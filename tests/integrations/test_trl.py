@@ -24,7 +24,7 @@ from trl import GRPOConfig  # noqa: E402
 import toolbench  # noqa: E402
 from tests.episodes import play  # noqa: E402
 from toolbench.envs.appbench import parse_plan  # noqa: E402
-from toolbench.integrations.session import task_rows  # noqa: E402
+from toolbench.integrations.session import Session, task_rows  # noqa: E402
 from toolbench.integrations.tiny_model import tiny_model_and_tokenizer  # noqa: E402
 from toolbench.integrations.trl import (  # noqa: E402
     ToolbenchGRPOTrainer,
@@ -50,7 +50,7 @@ def _rows(tasks, index=5):
 def _instances(rows, **options):
     """What GRPOTrainer does per rollout: an instance of the row's environment, reset with the row."""
     factories = environment_factory(rows, **options)
-    for row in dataset_rows(rows):
+    for row in dataset_rows(rows, top_k_api=options.get("top_k_api")):
         env = factories[row["environment"]]()
         prompt = env.reset(**{k: v for k, v in row.items() if k != "environment"})
         yield row, env, prompt
@@ -218,6 +218,7 @@ def test_a_wrong_rollout_earns_the_envs_partial_score():
     reward = env.get_reward()
     assert reward == _replayed(env) < 1.0 and len(env._actions) == 3
     (row, env, _), *_ = _instances(_rows(["HomeSearch"], index=0), pay="success")
+    assert env._session.pay == "success"  # not the session the first rollout gave back, which paid scores
     for name, arguments in [("set_location", {"value": "Lincoln"}), ("search", {})]:
         _tools(env)[name](**arguments)
     assert env.get_reward() == 0.0  # paid for success only
@@ -268,7 +269,7 @@ class _RewardSnapshots(TrainerCallback):
         self.steps.append({name: list(column) for name, column in self.trainer._logs["rewards"].items()})
 
 
-def _train(tmp_path, rows, **config):
+def _train(tmp_path, rows, top_k_api=None, **config):
     record = []
     model, tokenizer = tiny_model_and_tokenizer()
     snapshots = _RewardSnapshots()
@@ -276,8 +277,8 @@ def _train(tmp_path, rows, **config):
         model=model,
         processing_class=tokenizer,
         args=_config(tmp_path, **config),
-        train_dataset=Dataset.from_list(dataset_rows(rows)),
-        environment_factory=_instrumented(environment_factory(rows), record),
+        train_dataset=Dataset.from_list(dataset_rows(rows, top_k_api=top_k_api)),
+        environment_factory=_instrumented(environment_factory(rows, top_k_api=top_k_api), record),
         callbacks=[snapshots],
     )
     snapshots.trainer = trainer
@@ -303,20 +304,57 @@ def _assert_logged_rewards_are_the_envs_replays(trainer, record, steps):
     assert sum(map(len, logged.values())) == trainer.args.max_steps * trainer.args.generation_batch_size
 
 
-#: Prompts of at most ~2,500 tokens with the tiny tokenizer; AppBench's (every app's API as a tool,
-#: ~7,000) and VirtualHome's (its object lists, ~15,000) would take minutes on a CPU, so the
-#: scripted test above plays them as TRL does.
-SHORT = [t for t in TASKS if t not in ("AppBench", "VirtualHome")]
+#: The API functions a prompt shows in the trainer test: every env's prompt then stays under ~2,500
+#: tokens with the tiny tokenizer (a CPU step's cost grows faster than its prompt), where the full
+#: docs and tools make AppBench's ~7,000 (every app's API as a tool) and VirtualHome's ~15,000.
+TOP_K = 5
 
 
-def test_grpo_trains_every_short_prompt_env_in_one_trainer_with_completion_logs(tmp_path):
-    rows = _rows(SHORT, index=7)
+def _prompt_tokens(rows, **options):
+    """Each row's prompt as TRL renders it (its system message, reset's text, its environment's tools)."""
+    _, tokenizer = tiny_model_and_tokenizer()
+    out = {}
+    for row, env, prompt in _instances(rows, **options):
+        messages = [*row["prompt"][:-1], {"role": "user", "content": prompt}]
+        tools = [get_json_schema(method) for method in _tools(env).values()]
+        text = tokenizer.apply_chat_template(messages, tools=tools, add_generation_prompt=True, tokenize=False)
+        out[row["task"]] = len(tokenizer(text)["input_ids"])
+        env.get_reward()
+    return out
+
+
+def test_top_k_api_shows_the_tasks_best_functions_and_offers_appbench_the_best_apis():
+    rows = _rows(["VirtualHome", "AppBench", "HomeSearch"], index=7)
+    full, short = _prompt_tokens(rows), _prompt_tokens(rows, top_k_api=TOP_K)
+    assert full["VirtualHome"] > 10_000 and full["AppBench"] > 5_000
+    assert max(short.values()) < 2_500 and all(short[task] < full[task] for task in short)
+    for row, env, prompt in _instances(rows, top_k_api=TOP_K):
+        assert env._session.env.task.prompt in prompt and env._session.top_k_api == TOP_K
+        tools = _tools(env)
+        if row["task"] == "AppBench":  # the task's own tool set: select_apps, finish and the k best APIs
+            assert row["environment"].startswith("AppBench_") and len(tools) == TOP_K + 2
+            flat = gym.make("toolbench/AppBench-v0", mode="program").unwrapped.reset(seed=0)[1]["tools"]
+            offered = [t for t in env._session.tools + flat if t["function"]["name"] in tools]
+            assert {t["function"]["name"] for t in offered} == set(tools)
+            assert all(_seen(tools[t["function"]["name"]]) == _expected(t) for t in offered)
+        else:  # the same tools as without the option
+            assert set(tools) == {t["function"]["name"] for t in env._session.tools}
+        env.get_reward()
+    # Each AppBench task its own tool set, retrieved by its text: rides and hotels are different APIs.
+    appbench = dataset_rows(task_rows(["AppBench"], split="train")[:40], top_k_api=TOP_K)
+    assert len({row["environment"] for row in appbench}) > 10
+    with pytest.raises(ValueError, match="top_k_api"):
+        Session("HomeSearch", top_k_api=-1)
+
+
+def test_grpo_trains_every_env_in_one_trainer_with_completion_logs(tmp_path):
+    rows = _rows(TASKS, index=7)
     # One prompt (two rollouts) per step, a step per env: a batch pads to its longest prompt.
     trainer, record, steps = _train(
-        tmp_path, rows, per_device_train_batch_size=2, max_steps=len(rows), log_completions=True
+        tmp_path, rows, top_k_api=TOP_K, per_device_train_batch_size=2, max_steps=len(rows), log_completions=True
     )
     _assert_logged_rewards_are_the_envs_replays(trainer, record, steps)
-    assert sorted({env._task for env, *_ in record}) == sorted(SHORT)
+    assert sorted({env._task for env, *_ in record}) == sorted(TASKS)
     assert list((tmp_path / "completions").glob("*.parquet"))
 
 

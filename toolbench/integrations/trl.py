@@ -24,6 +24,14 @@ set, ``RapidAPI_<hash>``: TRL shows each rollout its environment's tools only. A
 interactive tools are ``select_apps``, ``finish`` and every app's APIs from the start (TRL's tool
 set is fixed per environment; the env still answers an API call by its own rules).
 
+Long prompts: ``top_k_api=k`` (``dataset_rows`` and ``environment_factory`` alike) shows each task
+only the k API functions most relevant to it, by BM25 as the prompt builder retrieves docs: in the
+docs of the prompt (``Session``'s option: VirtualHome's object lists make ~47,000 characters
+otherwise), and for AppBench among the API tools offered up front (33 APIs: ~24,000 characters of schemas),
+so each AppBench task gets a tool set of its own (``AppBench_<hash>``) beside ``select_apps`` and
+``finish``. An API left out cannot be called, which costs tasks: on the train split the top 10 hold
+every API the reference plan calls in about half of AppBench's tasks, the top 20 in three quarters.
+
 The schemas TRL reads equal the env's (``Session.tools``) in type, ``enum``, ``items``,
 ``required`` and descriptions; keys JSON schemas in Python hints cannot carry (RapidAPI's
 ``example_value`` and ``optional``) are left out, and a parameter the env describes with nothing is
@@ -43,6 +51,7 @@ from typing import Any, Literal, Union
 import trl
 
 from toolbench.catalog import find_task
+from toolbench.eval.prompts import Matcher
 from toolbench.integrations.session import Limits, Session, task_rows, training_mode
 
 _TYPES: dict[str, Any] = {
@@ -76,34 +85,48 @@ def _freeze(make_kwargs: Mapping[str, Any]) -> str:
 
 
 @lru_cache(maxsize=64)
-def _probe(task: str, mode: str, split: str, frozen: str) -> Session:
+def _probe(task: str, mode: str, split: str, frozen: str, top_k_api: int | None = None) -> Session:
     """One session per env setting, to read prompts and tool sets (never played by a rollout)."""
-    return Session(task, split=split, mode=mode, **json.loads(frozen))
+    return Session(task, split=split, mode=mode, top_k_api=top_k_api, **json.loads(frozen))
+
+
+def _tools_grow(task: str, mode: str) -> bool:
+    """Whether a step adds tools mid-episode (AppBench's select_apps), which TRL offers from the start."""
+    return task == "AppBench" and mode == "interactive"
 
 
 _PROBE_LOCK = threading.Lock()
 
 
 @cache
-def _episode(task: str, mode: str, split: str, task_id: str, frozen: str) -> tuple[str, str]:
+def _episode(task: str, mode: str, split: str, task_id: str, frozen: str, top_k_api: int | None) -> tuple[str, str]:
     """The system message and the tool set (JSON) a rollout of ``task_id`` is offered."""
     with _PROBE_LOCK:
-        session = _probe(task, mode, split, frozen)
+        session = _probe(task, mode, split, frozen, top_k_api)
         messages = session.open(task_id)
         tools = list(session.tools)
-        if session.task == "AppBench" and mode == "interactive":
+        if _tools_grow(session.task, mode):
             # The APIs select_apps shows become tools mid-episode; TRL fixes a rollout's tools at its start.
             flat = _probe(task, "program", split, frozen)
             flat.open(task_id)
             names = {tool["function"]["name"] for tool in tools}
-            tools = [tool for tool in flat.info.get("tools") or [] if tool["function"]["name"] not in names] + tools
+            apis = [tool for tool in flat.info.get("tools") or [] if tool["function"]["name"] not in names]
+            if top_k_api is not None:  # the task's k best by their schemas' text, in the env's order
+                texts = [json.dumps(tool, sort_keys=True) for tool in apis]
+                apis = [apis[n] for n in sorted(Matcher(texts).top_k(flat.env.task.prompt, top_k_api))]
+            tools = apis + tools
     system = messages[0]["content"] if messages[0]["role"] == "system" else ""
     return system, json.dumps(tools, sort_keys=True)
 
 
-def _per_task_tools(task: str, mode: str, split: str, frozen: str) -> bool:
-    """Whether the env offers each task its own tools (RapidAPI's ``docs_per_task``)."""
-    return mode != "program" and bool(getattr(_probe(task, mode, split, frozen).env, "docs_per_task", False))
+def _per_task_tools(task: str, mode: str, split: str, frozen: str, top_k_api: int | None) -> bool:
+    """Whether each task is offered its own tools: the env's (RapidAPI's ``docs_per_task``), or the APIs
+    ``top_k_api`` retrieves for it (AppBench)."""
+    if mode == "program":
+        return False
+    return bool(getattr(_probe(task, mode, split, frozen).env, "docs_per_task", False)) or (
+        top_k_api is not None and _tools_grow(task, mode)
+    )
 
 
 def _environment_name(task: str, mode: str, tools: str, per_task: bool) -> str:
@@ -113,15 +136,15 @@ def _environment_name(task: str, mode: str, tools: str, per_task: bool) -> str:
     return name
 
 
-def _resolved(rows: list[dict[str, Any]], make_kwargs: Mapping[str, Any]):
+def _resolved(rows: list[dict[str, Any]], make_kwargs: Mapping[str, Any], top_k_api: int | None):
     """Each row with its mode, split, system message, tool set and environment name."""
     frozen = _freeze(make_kwargs)
     for row in rows:
         task = find_task(row["task"]).name
         mode, split = row.get("mode") or training_mode(task), row.get("split") or "train"
-        per_task = _per_task_tools(task, mode, split, frozen)
+        per_task = _per_task_tools(task, mode, split, frozen, top_k_api)
         # One tool set per env unless its tasks have their own: then each task's is read.
-        system, tools = _episode(task, mode, split, row["task_id"] if per_task else "", frozen)
+        system, tools = _episode(task, mode, split, row["task_id"] if per_task else "", frozen, top_k_api)
         name = _environment_name(task, mode, tools, per_task)
         yield {**row, "task": task, "mode": mode, "split": split}, system, tools, name
 
@@ -129,13 +152,15 @@ def _resolved(rows: list[dict[str, Any]], make_kwargs: Mapping[str, Any]):
 def dataset_rows(
     rows_or_tasks: Iterable[Mapping[str, Any]] | Sequence[str] | Mapping[str, float] | str,
     split: str = "train",
+    top_k_api: int | None = None,
     **make_kwargs: Any,
 ) -> list[dict[str, Any]]:
     """TRL dataset rows: ``prompt`` (the env's system message and an empty user turn that ``reset``
     fills with the task), ``environment`` (a key of ``environment_factory``'s mapping), and the row's
-    ``task``, ``split``, ``mode`` and ``task_id`` (which ``reset`` reads)."""
+    ``task``, ``split``, ``mode`` and ``task_id`` (which ``reset`` reads). ``top_k_api`` and
+    ``make_kwargs`` must be those given to ``environment_factory``."""
     out = []
-    for row, system, _, name in _resolved(_rows(rows_or_tasks, split), make_kwargs):
+    for row, system, _, name in _resolved(_rows(rows_or_tasks, split), make_kwargs, top_k_api):
         prompt = [{"role": "system", "content": system}] if system else []
         out.append(
             {
@@ -151,7 +176,8 @@ def dataset_rows(
 
 
 # --------------------------------------------------------------------------- the environment
-_FREE: dict[tuple[str, str, str, str], list[Session]] = {}
+#: Free sessions by everything that makes one: task, mode, split, make kwargs and Session's options.
+_FREE: dict[tuple[Any, ...], list[Session]] = {}
 _FREE_LOCK = threading.Lock()
 
 
@@ -170,10 +196,11 @@ class ToolbenchEnvironment:
     _limits: Limits = Limits()
     _prompt_setting: str = "system"
     _pay: str = "score"
+    _top_k_api: int | None = None
 
     def __init__(self) -> None:
         self._session: Session | None = None
-        self._key: tuple[str, str, str, str] | None = None
+        self._key: tuple[Any, ...] | None = None
         self._reward = 0.0
         self._success = False
         self._task_id: str | None = None
@@ -182,14 +209,18 @@ class ToolbenchEnvironment:
     def reset(self, task_id: str | None = None, split: str = "train", **_: Any) -> str:
         """Start the row's task; the text TRL appends to the row's user turn."""
         self._release()
-        self._key = (self._task, self._mode, split, _freeze(self._make_kwargs))
+        # A session made with other options (another factory's limits, pay or top_k_api) is not this one's.
+        self._key = (
+            self._task, self._mode, split, _freeze(self._make_kwargs), self._limits, self._prompt_setting,
+            self._pay, self._top_k_api,
+        )  # fmt: skip
         with _FREE_LOCK:
             free = _FREE.setdefault(self._key, [])
             session = free.pop() if free else None
         if session is None:
             session = Session(
                 self._task, split=split, mode=self._mode, limits=self._limits,
-                prompt_setting=self._prompt_setting, pay=self._pay, **self._make_kwargs,
+                prompt_setting=self._prompt_setting, pay=self._pay, top_k_api=self._top_k_api, **self._make_kwargs,
             )  # fmt: skip
         self._session = session
         messages = session.open(task_id)
@@ -291,18 +322,20 @@ def environment_factory(
     limits: Limits | None = None,
     prompt_setting: str = "system",
     pay: str = "score",
+    top_k_api: int | None = None,
     **make_kwargs: Any,
 ) -> dict[str, type[ToolbenchEnvironment]]:
     """{environment name: class} for ``GRPOTrainer(environment_factory=...)``: one class per env
     (and per tool set where tasks have their own tools) among ``rows_or_tasks`` (``task_rows``
-    output, or env names: their ``split``). ``limits``, ``prompt_setting`` and ``pay`` are
-    ``Session``'s. Pass the same rows and ``make_kwargs`` to ``dataset_rows``."""
+    output, or env names: their ``split``). ``limits``, ``prompt_setting``, ``pay`` and ``top_k_api``
+    are ``Session``'s (``top_k_api`` also picks AppBench's API tools: see the module's docs). Pass the
+    same rows, ``top_k_api`` and ``make_kwargs`` to ``dataset_rows``."""
     classes: dict[str, type[ToolbenchEnvironment]] = {}
     options = {
         "_make_kwargs": dict(make_kwargs), "_limits": limits or Limits(), "_prompt_setting": prompt_setting,
-        "_pay": pay,
+        "_pay": pay, "_top_k_api": top_k_api,
     }  # fmt: skip
-    for row, _, tools, name in _resolved(_rows(rows_or_tasks, split), make_kwargs):
+    for row, _, tools, name in _resolved(_rows(rows_or_tasks, split), make_kwargs, top_k_api):
         if name not in classes:
             classes[name] = _environment_class(name, row["task"], row["mode"], json.loads(tools), options)
     return classes
