@@ -223,6 +223,12 @@ class _RayContainers:
     gcs: str
     client: str
     env: dict[str, str]  # the host's environment with the cluster's token
+    head: str  # the head's container
+
+    def client_server_logs(self) -> str:
+        """The head's ray:// server logs (the proxy's, and each client's own server's)."""
+        logs = _docker("exec", self.head, "sh", "-c", "tail -n 40 /tmp/ray/session_latest/logs/ray_client_server*")
+        return logs.stdout[-6000:]
 
 
 @pytest.fixture
@@ -253,7 +259,7 @@ def ray_containers(ray_image: str) -> Iterator[_RayContainers]:
                 time.sleep(0.5)
         env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH") and k != "RAY_ADDRESS"}
         yield _RayContainers(f"127.0.0.1:{gcs}", f"ray://127.0.0.1:{client}",
-                             {**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token})  # fmt: skip
+                             {**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}, names[0])  # fmt: skip
     finally:
         for name in names:
             _docker("rm", "--force", name)
@@ -275,7 +281,9 @@ def test_ray_nodes_in_containers_play_episodes_as_the_host_does(ray_containers, 
         [sys.executable, "-c", DRIVER, ray_containers.client, pickle.dumps(EPISODES).hex(), str(out)],
         capture_output=True, text=True, env=ray_containers.env, timeout=300, check=False,
     )  # fmt: skip
-    assert driver.returncode == 0, driver.stderr[-3000:]
+    assert driver.returncode == 0, (
+        driver.stderr[-3000:] + "\nthe head's ray:// server:\n" + ray_containers.client_server_logs()
+    )
     played = pickle.loads(out.read_bytes())
     (second,) = [node for node, resources in played["nodes"].items() if "second" in resources]
     assert len(played["nodes"]) == 2 and played["actor_node"] == second
