@@ -5,7 +5,8 @@
 # make audit  every cheap policy on every env and mode, whole test splits, held to its ceiling (runs/audit)
 # make conformance   gspread's own test suite live against the Sheets emulator, and its 2,116 recorded requests replayed
 # make docker        the image toolbench-gym:latest (its base made from Debian's packages where it is missing)
-# make docker-test   builds the image, serves three envs from containers and plays them from here
+# make docker-variants  toolbench-gym:ray and toolbench-gym:openenv (docs/cluster.md)
+# make docker-test   builds the images, serves three envs from containers and plays them from here
 
 PYTHON ?= python3
 VENV := .venv
@@ -15,7 +16,7 @@ PYTEST_WORKERS ?= 2
 DOCKER_IMAGE ?= toolbench-gym:latest
 DOCKER_CONTEXT := build/docker
 
-.PHONY: demo test bench fuzz audit conformance install fixtures clean docker docker-test
+.PHONY: demo test bench fuzz audit conformance install fixtures clean docker docker-variants docker-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,12 +53,13 @@ conformance: $(STAMP)
 # The image installs wheels built here (the build needs no package index); the base image's Python
 # (Debian bookworm's 3.11) must be the one these wheels are built for.
 docker: $(STAMP)
-	rm -rf $(DOCKER_CONTEXT) && mkdir -p $(DOCKER_CONTEXT)
-	$(BIN)/python -m pip wheel --quiet . --wheel-dir $(DOCKER_CONTEXT)/wheels
-	docker/build-base.sh
-	docker build --file docker/Dockerfile --tag $(DOCKER_IMAGE) $(DOCKER_CONTEXT)
+	PYTHON=$(BIN)/python docker/build.sh latest $(DOCKER_IMAGE)
 
-docker-test: docker
+docker-variants: $(STAMP)
+	PYTHON=$(BIN)/python docker/build.sh ray
+	PYTHON=$(BIN)/python docker/build.sh openenv
+
+docker-test: docker docker-variants
 	TOOLBENCH_DOCKER_IMAGE=$(DOCKER_IMAGE) $(BIN)/python -m pytest -m docker tests/docker
 
 fixtures: $(STAMP)
