@@ -15,7 +15,7 @@ import re
 from typing import Any, ClassVar
 
 from toolbench.agents.overlap_buyer import OverlapBuyer
-from toolbench.agents.policy_base import ASIN, CheapPolicy, instruction_of
+from toolbench.agents.policy_base import ASIN, CheapPolicy, MovesPolicy, instruction_of
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 
@@ -325,7 +325,7 @@ def result_prices(observation: str, info: dict[str, Any]) -> list[tuple[str, flo
     return found
 
 
-class RuleBuyer(CheapPolicy):
+class RuleBuyer(MovesPolicy):
     """WebShop's rule agent, fitted to the demo and train goals: search the instruction, open the hits
     under the price bound in order, buy the first whose option buttons include every option the
     instruction names (clicking them), else the first hit opened."""
@@ -344,17 +344,7 @@ class RuleBuyer(CheapPolicy):
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
         if env.task_name not in self._parsers:
             self._parsers[env.task_name] = WebShopGoalParser([*env.load_split("demo"), *env.load_split("train")])
-        self._moves = self.moves(self._parsers[env.task_name], instruction_of(observation))
-        self._started = False
-
-    def act(self, observation: str, info: dict[str, Any]) -> str:
-        try:
-            if not self._started:
-                self._started = True
-                return next(self._moves)
-            return self._moves.send((observation, info))
-        except StopIteration:
-            return "click[buy now]"
+        self.start(self.moves(self._parsers[env.task_name], instruction_of(observation)))
 
     def moves(self, parser: WebShopGoalParser, instruction: str) -> Any:
         """The episode's actions; each ``yield`` gets back the page and info it led to."""

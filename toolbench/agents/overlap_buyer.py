@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from toolbench.agents.policy_base import ASIN, CheapPolicy, instruction_of
+from toolbench.agents.policy_base import ASIN, MovesPolicy, instruction_of
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 
@@ -148,7 +148,7 @@ def chosen_options(instruction: str, groups: dict[str, list[str]]) -> list[str]:
     return picks
 
 
-class OverlapBuyer(CheapPolicy):
+class OverlapBuyer(MovesPolicy):
     """Rank listings by the words they share with the instruction, read the best ones, buy the best read."""
 
     policy = "overlap_buyer"
@@ -159,17 +159,7 @@ class OverlapBuyer(CheapPolicy):
         return task == "WebShop" and mode == "interactive"
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
-        self._moves = self.moves(instruction_of(observation))
-        self._started = False
-
-    def act(self, observation: str, info: dict[str, Any]) -> str:
-        try:
-            if not self._started:
-                self._started = True
-                return next(self._moves)
-            return self._moves.send((observation, info))
-        except StopIteration:
-            return "click[buy now]"
+        self.start(self.moves(instruction_of(observation)))
 
     def moves(self, instruction: str) -> Any:
         """The episode's actions; each ``yield`` gets back the page and info it led to."""

@@ -44,3 +44,23 @@ def instruction_of(observation: str) -> str:
     """A WebShop page's instruction."""
     parts = observation.split(" [SEP] ")
     return parts[parts.index("Instruction:") + 1] if "Instruction:" in parts else observation
+
+
+class MovesPolicy(CheapPolicy):
+    """A policy that reads each page before its next move: ``begin`` sets ``self._moves``, a
+    generator whose every ``yield`` of an action gets back the page and info it led to. Past its
+    last move it buys (WebShop's finishing click)."""
+
+    last_move = "click[buy now]"
+
+    def start(self, moves: Any) -> None:
+        self._moves, self._started = moves, False
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        try:
+            if not self._started:
+                self._started = True
+                return next(self._moves)
+            return self._moves.send((observation, info))
+        except StopIteration:
+            return self.last_move
