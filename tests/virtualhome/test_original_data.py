@@ -21,7 +21,7 @@ from toolbench.taskgen.virtualhome_paper import placing, vocabulary
 EXAMPLES = ("language-planner", "src", "available_examples.json")
 #: A policy held to another's ceilings: nearest_copy plays the program of the closest demo or train
 #: task, as train_answer does, with the words where the two prompts differ swapped in.
-HELD_AS = {"nearest_copy": "train_answer"}
+HELD_AS = {"nearest_copy": "train_answer", "reward_search": "train_answer"}
 
 
 @pytest.fixture(scope="module")
