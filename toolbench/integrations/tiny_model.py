@@ -11,6 +11,7 @@ encodes and the vocabulary stays small (a fast model).
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import toolbench
@@ -110,7 +111,7 @@ def _corpus() -> list[str]:
 
 
 @functools.cache
-def _tokenizer() -> Any:
+def _tokenizer(extra_texts: tuple[str, ...] = ()) -> Any:
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -123,7 +124,7 @@ def _tokenizer() -> Any:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    bpe.train_from_iterator(_corpus(), trainer=trainer)
+    bpe.train_from_iterator(_corpus() + list(extra_texts), trainer=trainer)
     bpe.add_tokens([AddedToken(token, special=False, normalized=False) for token in CALL_TOKENS])
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=bpe,
@@ -138,16 +139,18 @@ def _tokenizer() -> Any:
 
 
 @functools.cache
-def _model_state() -> tuple[Any, dict[str, Any]]:
+def _model_state(
+    hidden_size: int = 32, num_layers: int = 2, extra_texts: tuple[str, ...] = ()
+) -> tuple[Any, dict[str, Any]]:
     import torch
     from transformers import Qwen2Config
 
-    tokenizer = _tokenizer()
+    tokenizer = _tokenizer(extra_texts)
     config = Qwen2Config(
         vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
+        hidden_size=hidden_size,
+        intermediate_size=2 * hidden_size,
+        num_hidden_layers=num_layers,
         num_attention_heads=4,
         num_key_value_heads=2,
         max_position_embeddings=32_768,
@@ -163,16 +166,21 @@ def _model_state() -> tuple[Any, dict[str, Any]]:
     return config, {k: v.clone() for k, v in model.state_dict().items()}
 
 
-def tiny_model_and_tokenizer() -> tuple[Any, Any]:
-    """A fresh 2-layer Qwen2 model (the same random weights every call) and the shared tokenizer.
+def tiny_model_and_tokenizer(
+    hidden_size: int = 32, num_layers: int = 2, extra_texts: Sequence[str] = ()
+) -> tuple[Any, Any]:
+    """A fresh Qwen2 model (2 layers of width 32 unless told; the same random weights every call
+    for a size) and the shared tokenizer.
 
-    The tokenizer is built once per process; the model is rebuilt from the cached weights each call,
-    since a trainer updates the model it is given."""
+    The tokenizer is built once per process (per ``extra_texts``: more text its BPE is trained on,
+    so that text's words become whole tokens); the model is rebuilt from the cached weights each
+    call, since a trainer updates the model it is given. A model trained to copy words from its
+    prompt (the LLM example: a city into a call) learns it far sooner when each word is a token."""
     from transformers import Qwen2ForCausalLM
 
-    config, state = _model_state()
+    config, state = _model_state(hidden_size, num_layers, tuple(extra_texts))
     model = Qwen2ForCausalLM(config)
     model.load_state_dict(state)
     model.generation_config.eos_token_id = config.eos_token_id
     model.generation_config.pad_token_id = config.pad_token_id
-    return model, _tokenizer()
+    return model, _tokenizer(tuple(extra_texts))
