@@ -17,6 +17,10 @@ extras=...)``, calls ``init(prompt)`` and then ``step(model_text)`` until ``done
 - Caps are ``Limits``: the defaults, then ``env_config["limits"]`` (the trainer's
   ``environment.skyrl_gym.toolbench`` config), then ``extras["max_turns"]`` (SkyRL-train's
   generator writes its ``generator.max_turns`` there), then the row's own ``extras["limits"]``.
+- Long prompts: ``task_rows(..., top_k_api=k)`` shows each task only the k API functions of its docs
+  most relevant to it (``Session``'s option; VirtualHome's object lists make a prompt of ~48,000
+  characters otherwise); the row carries ``top_k_api`` so its env opens the same prompt. The env
+  still takes every action.
 
     from toolbench.integrations.skyrl import register, task_rows
     register()   # skyrl_gym.make("toolbench", env_config={}, extras=row) now builds a ToolbenchTextEnv
@@ -109,6 +113,7 @@ class ToolbenchTextEnv(BaseTextEnv):
             limits=self.limits,
             prompt_setting=str(config.get("prompt_setting", "system")),
             pay=str(extras.get("pay") or config.get("pay", "score")),
+            top_k_api=extras["top_k_api"] if extras.get("top_k_api") is not None else config.get("top_k_api"),
         )
         self._offered: set[str] = set()
 
@@ -175,11 +180,13 @@ def task_rows(
     modes: Mapping[str, str] | None = None,
     limits: Limits | None = None,
     prompt_setting: str = "system",
+    top_k_api: int | None = None,
 ) -> list[dict[str, Any]]:
     """SkyRL-train dataset rows over one or several envs (``Session``'s ``task_rows`` picks them).
 
     Each row is ``{"prompt", "env_class": "toolbench", "task", "env_id", "split", "mode",
-    "task_id"}``, and ``"limits"`` (every ``Limits`` field) when ``limits`` is given; SkyRL-train
+    "task_id"}``, and ``"limits"`` (every ``Limits`` field) when ``limits`` is given, ``"top_k_api"``
+    when it is (the prompt's docs then hold the k functions most relevant to the task); SkyRL-train
     passes all but ``prompt`` and ``env_class`` to the env as its extras."""
     rows = _session.task_rows(tasks, split=split, size=size, seed=seed, modes=modes)
     sessions: dict[tuple[str, str], Session] = {}
@@ -188,10 +195,14 @@ def task_rows(
         for row in rows:
             key = (row["task"], row["mode"])
             if key not in sessions:
-                sessions[key] = Session(row["task"], split=split, mode=row["mode"], prompt_setting=prompt_setting)
+                sessions[key] = Session(
+                    row["task"], split=split, mode=row["mode"], prompt_setting=prompt_setting, top_k_api=top_k_api
+                )
             session = sessions[key]
             messages = session.open(row["task_id"])
             extra = {"limits": asdict(limits)} if limits is not None else {}
+            if top_k_api is not None:
+                extra["top_k_api"] = top_k_api
             out.append({"prompt": with_tools(messages, session.tools), "env_class": ENV_CLASS, **row, **extra})
     finally:
         for session in sessions.values():
