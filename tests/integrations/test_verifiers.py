@@ -1,6 +1,7 @@
 """The verifiers adapter under verifiers' own eval loop: ``vf-eval``'s ``main`` runs the taskset
-with the ``null`` harness in the ``subprocess`` runtime, no push, against a scripted
-OpenAI-compatible endpoint on localhost (no hosted account, nothing downloaded).
+with the ``null`` harness in the ``subprocess`` runtime, no push, against an OpenAI-compatible
+endpoint on localhost (no hosted account, nothing downloaded) whose replies are scripted, or
+written by the tiny random model of ``toolbench.integrations.tiny_model``.
 
 The harness's chat program is a uv script whose dependencies (openai, mcp, httpx) verifiers would
 install with uv on first use; here they are this venv's, so the runtime's interpreter cache is
@@ -31,6 +32,7 @@ from toolbench.integrations.session import Session, task_rows  # noqa: E402
 ALL = [spec.name for spec in toolbench.TASKS]
 # Envs whose episodes the scripted model plays with native tool calls; the rest reply in text.
 NATIVE = {"OpenWeather", "CatAPI", "HomeSearch", "TripBooking", "VirtualHome", "RapidAPI"}
+MODEL_TURNS = 1  # the turn cap of the episodes the tiny model plays
 PROSE = "Let me take the next step.\n```\n{}\n```\nI will read the result before going on."
 
 
@@ -87,6 +89,11 @@ def _actions(session: Session, text: str) -> list[str]:
         return []
 
 
+def _text(content: str | list[dict] | None) -> str:
+    """A message's content as text (the OpenAI API also sends a list of parts)."""
+    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content or [])
+
+
 class ScriptedModel:
     """An OpenAI-compatible chat endpoint on localhost that answers each episode (known by its
     prompt) with its scripted assistant messages in turn, then with a closing remark."""
@@ -115,14 +122,18 @@ class ScriptedModel:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join()
 
-    def _message(self, messages: list[dict]) -> dict:
-        text = lambda c: c if isinstance(c, str) else "".join(p.get("text", "") for p in c or [])  # noqa: E731
-        prompt = next(text(m["content"]) for m in messages if m["role"] == "user")
+    def _reply(self, messages: list[dict], tools: list[dict]) -> dict:
+        """The next assistant message: ``content`` and/or ``tool_calls`` as ``{"name", "arguments"}``."""
+        prompt = next(_text(m["content"]) for m in messages if m["role"] == "user")
         script = self.scripts.get(prompt, self.default)
         assert script is not None, f"no script for the prompt {prompt[:200]!r}"
         turn = sum(m["role"] == "assistant" for m in messages)
-        message = dict(script[min(turn, len(script) - 1)] if self.default is script else
-                       (script[turn] if turn < len(script) else {"content": "Done."}))  # fmt: skip
+        return dict(script[min(turn, len(script) - 1)] if self.default is script else
+                    (script[turn] if turn < len(script) else {"content": "Done."}))  # fmt: skip
+
+    def _message(self, messages: list[dict], tools: list[dict]) -> dict:
+        message = self._reply(messages, tools)
+        turn = sum(m["role"] == "assistant" for m in messages)
         if "tool_calls" in message:
             message["tool_calls"] = [
                 {"id": f"call_{turn}_{n}", "type": "function",
@@ -136,7 +147,7 @@ class ScriptedModel:
 
         self.requests += 1
         body = await request.json()
-        message = self._message(body["messages"])
+        message = self._message(body["messages"], body.get("tools") or [])
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         usage = {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
         head = {"id": f"chatcmpl-{self.requests}", "created": 0, "model": body.get("model", "scripted")}
@@ -161,6 +172,48 @@ class ScriptedModel:
         ]
         text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
         return web.Response(text=text, content_type="text/event-stream")
+
+
+class TinyModel(ScriptedModel):
+    """The same endpoint, its replies written by the tiny random model: the request's messages and
+    tools rendered by the tokenizer's chat template (Qwen2.5's), a few sampled tokens, seeded by
+    that text so a reply does not depend on the order rollouts ask in; a ``<tool_call>`` block that
+    parses as a call is returned as a native tool call, everything else as the reply's text."""
+
+    def __init__(self, max_new_tokens: int = 16) -> None:
+        from toolbench.integrations.tiny_model import tiny_model_and_tokenizer
+
+        self.model, self.tokenizer = tiny_model_and_tokenizer()
+        self.max_new_tokens = max_new_tokens
+        self.written: list[str] = []  # every reply as the model wrote it
+        super().__init__({})
+
+    def _reply(self, messages: list[dict], tools: list[dict]) -> dict:
+        import re
+        import zlib
+
+        import torch
+
+        chat = [{**m, "content": _text(m.get("content"))} for m in messages]
+        text = self.tokenizer.apply_chat_template(chat, tools=tools or None, add_generation_prompt=True, tokenize=False)
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        torch.manual_seed(zlib.crc32(text.encode()))
+        with torch.no_grad():
+            out = self.model.generate(
+                torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                max_new_tokens=self.max_new_tokens, do_sample=True, top_k=0,
+            )  # fmt: skip
+        reply = self.tokenizer.decode(out[0, len(ids) :], skip_special_tokens=True)
+        self.written.append(reply)
+        calls = []
+        for block in re.findall(r"<tool_call>(.*?)</tool_call>", reply, re.S):
+            try:
+                call = json.loads(block)
+            except ValueError:
+                continue
+            if isinstance(call, dict) and isinstance(call.get("name"), str) and isinstance(call.get("arguments"), dict):
+                calls.append({"name": call["name"], "arguments": call["arguments"]})
+        return {"content": reply, "tool_calls": calls} if calls else {"content": reply}
 
 
 @pytest.fixture
@@ -193,8 +246,13 @@ def _vf_eval(tmp_path, model: ScriptedModel, taskset: list[str]) -> list[dict]:
 
 
 def _replayed(info: dict) -> float:
+    """The reward the env itself pays the actions the session played, then empty steps (what a cap
+    plays: each counts a step and changes nothing) until the episode ends."""
     env = gym.make(info["env_id"], mode=info["mode"], split=info["split"]).unwrapped
-    return play(env, info["task_id"], info["actions"])[1]
+    _, reward, terminated, truncated, _ = play(env, info["task_id"], info["actions"] or [""])
+    while not (terminated or truncated):
+        _, reward, terminated, truncated, _ = env.step("")
+    return float(reward)
 
 
 def test_every_env_under_vf_eval_earns_the_envs_reward(local_runtime, capsys):
@@ -251,3 +309,31 @@ def test_a_model_that_only_calls_unknown_tools_is_stopped_by_the_turn_cap(local_
     assert trace["stop_condition"] == "episode_over"
     results = [n["message"]["content"] for n in trace["nodes"] if n["message"]["role"] == "tool"]
     assert len(results) == 4 and all("no_such_tool" in r for r in results)
+
+
+def test_every_env_under_vf_eval_with_replies_the_tiny_model_writes_earns_the_envs_replay(local_runtime):
+    """vf-eval's loop with a model in it: a random model's text is rarely an action an env takes, so
+    most rewards are 0; each is the env's own replay of what the session played.
+
+    One model turn an episode: the null harness runs each turn that ends in text as a new chat
+    program process (Python importing openai and mcp, ~2 s of CPU), so a second turn over 10 envs
+    doubles the test's cost; episodes of several turns are the scripted tests' above."""
+    pytest.importorskip("torch", reason="the tiny model needs torch (the 'trl' extra)")
+    pytest.importorskip("transformers", reason="the tiny model needs transformers")
+    model = TinyModel()
+    try:
+        traces = _vf_eval(local_runtime, model, ["--env.taskset.tasks", json.dumps(ALL), "--env.taskset.size",
+                                                 str(len(ALL)), "--env.taskset.seed", "3",
+                                                 "--env.taskset.max-turns", str(MODEL_TURNS)])  # fmt: skip
+    finally:
+        model.close()
+    assert sorted(t["info"]["toolbench"]["task"] for t in traces) == sorted(ALL)
+    for trace in traces:
+        info = trace["info"]["toolbench"]
+        assert trace["rewards"]["toolbench_score"]["score"] == _replayed(info), (info["task"], trace.get("errors"))
+        replies = [n["message"] for n in trace["nodes"] if n["message"]["role"] == "assistant"]
+        # every model turn was a session turn, and every reply is text the model wrote
+        assert len(replies) == info["turns"] == MODEL_TURNS, info["task"]
+        assert all(reply["content"] in model.written for reply in replies)
+    assert model.requests == len(model.written) == sum(t["info"]["toolbench"]["turns"] for t in traces)
+    assert any(t["info"]["toolbench"]["actions"] for t in traces)  # some model text reached an env as an action
