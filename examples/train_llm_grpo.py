@@ -338,7 +338,7 @@ def grpo(model: Any, tokenizer: Any, rows: list[dict[str, Any]], cfg: Config, wo
         model=model,
         processing_class=tokenizer,
         args=args,
-        train_dataset=Dataset.from_list(dataset_rows(rows)),
+        train_dataset=Dataset.from_list(dataset_rows(rows, prompt_setting=PROMPT_SETTING)),
         environment_factory=environment_factory(rows, prompt_setting=PROMPT_SETTING),
         callbacks=[steps],
     )

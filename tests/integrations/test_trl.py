@@ -384,3 +384,15 @@ def test_loggable_keeps_text_and_writes_arguments_as_json():
     assert _loggable(messages)[0]["tool_calls"][0]["function"]["arguments"] == "{}"
     assert messages[0]["tool_calls"][0]["function"]["arguments"] == {}  # the trainer's own copy is untouched
     assert _loggable("text") == "text"
+
+
+@pytest.mark.parametrize("setting", ["zero", "system"])
+def test_a_rows_prompt_after_reset_is_the_sessions_opening_for_the_same_prompt_setting(setting):
+    from toolbench.integrations.session import Session, task_rows
+
+    rows = task_rows(["HomeSearch"], split="train", size=1, seed=0, modes={"HomeSearch": "program"})
+    (row,) = dataset_rows(rows, prompt_setting=setting)
+    (factory,) = environment_factory(rows, prompt_setting=setting).values()
+    filled = factory().reset(**{k: v for k, v in row.items() if k != "environment"})
+    prompt = [*row["prompt"][:-1], {"role": "user", "content": filled}]
+    assert prompt == Session("HomeSearch", split="train", mode="program", prompt_setting=setting).open(row["task_id"])

@@ -85,9 +85,13 @@ def _freeze(make_kwargs: Mapping[str, Any]) -> str:
 
 
 @lru_cache(maxsize=64)
-def _probe(task: str, mode: str, split: str, frozen: str, top_k_api: int | None = None) -> Session:
+def _probe(
+    task: str, mode: str, split: str, frozen: str, top_k_api: int | None = None, prompt_setting: str = "system"
+) -> Session:
     """One session per env setting, to read prompts and tool sets (never played by a rollout)."""
-    return Session(task, split=split, mode=mode, top_k_api=top_k_api, **json.loads(frozen))
+    return Session(
+        task, split=split, mode=mode, top_k_api=top_k_api, prompt_setting=prompt_setting, **json.loads(frozen)
+    )
 
 
 def _tools_grow(task: str, mode: str) -> bool:
@@ -99,10 +103,12 @@ _PROBE_LOCK = threading.Lock()
 
 
 @cache
-def _episode(task: str, mode: str, split: str, task_id: str, frozen: str, top_k_api: int | None) -> tuple[str, str]:
+def _episode(
+    task: str, mode: str, split: str, task_id: str, frozen: str, top_k_api: int | None, prompt_setting: str
+) -> tuple[str, str]:
     """The system message and the tool set (JSON) a rollout of ``task_id`` is offered."""
     with _PROBE_LOCK:
-        session = _probe(task, mode, split, frozen, top_k_api)
+        session = _probe(task, mode, split, frozen, top_k_api, prompt_setting)
         messages = session.open(task_id)
         tools = list(session.tools)
         if _tools_grow(session.task, mode):
@@ -136,7 +142,9 @@ def _environment_name(task: str, mode: str, tools: str, per_task: bool) -> str:
     return name
 
 
-def _resolved(rows: list[dict[str, Any]], make_kwargs: Mapping[str, Any], top_k_api: int | None):
+def _resolved(
+    rows: list[dict[str, Any]], make_kwargs: Mapping[str, Any], top_k_api: int | None, prompt_setting: str = "system"
+):
     """Each row with its mode, split, system message, tool set and environment name."""
     frozen = _freeze(make_kwargs)
     for row in rows:
@@ -144,7 +152,9 @@ def _resolved(rows: list[dict[str, Any]], make_kwargs: Mapping[str, Any], top_k_
         mode, split = row.get("mode") or training_mode(task), row.get("split") or "train"
         per_task = _per_task_tools(task, mode, split, frozen, top_k_api)
         # One tool set per env unless its tasks have their own: then each task's is read.
-        system, tools = _episode(task, mode, split, row["task_id"] if per_task else "", frozen, top_k_api)
+        system, tools = _episode(
+            task, mode, split, row["task_id"] if per_task else "", frozen, top_k_api, prompt_setting
+        )
         name = _environment_name(task, mode, tools, per_task)
         yield {**row, "task": task, "mode": mode, "split": split}, system, tools, name
 
@@ -153,14 +163,16 @@ def dataset_rows(
     rows_or_tasks: Iterable[Mapping[str, Any]] | Sequence[str] | Mapping[str, float] | str,
     split: str = "train",
     top_k_api: int | None = None,
+    prompt_setting: str = "system",
     **make_kwargs: Any,
 ) -> list[dict[str, Any]]:
     """TRL dataset rows: ``prompt`` (the env's system message and an empty user turn that ``reset``
     fills with the task), ``environment`` (a key of ``environment_factory``'s mapping), and the row's
-    ``task``, ``split``, ``mode`` and ``task_id`` (which ``reset`` reads). ``top_k_api`` and
-    ``make_kwargs`` must be those given to ``environment_factory``."""
+    ``task``, ``split``, ``mode`` and ``task_id`` (which ``reset`` reads). ``top_k_api``,
+    ``prompt_setting`` and ``make_kwargs`` must be those given to ``environment_factory``: the row's
+    system message and the user turn ``reset`` fills are then one prompt builder's."""
     out = []
-    for row, system, _, name in _resolved(_rows(rows_or_tasks, split), make_kwargs, top_k_api):
+    for row, system, _, name in _resolved(_rows(rows_or_tasks, split), make_kwargs, top_k_api, prompt_setting):
         prompt = [{"role": "system", "content": system}] if system else []
         out.append(
             {
@@ -335,7 +347,7 @@ def environment_factory(
         "_make_kwargs": dict(make_kwargs), "_limits": limits or Limits(), "_prompt_setting": prompt_setting,
         "_pay": pay, "_top_k_api": top_k_api,
     }  # fmt: skip
-    for row, _, tools, name in _resolved(_rows(rows_or_tasks, split), make_kwargs, top_k_api):
+    for row, _, tools, name in _resolved(_rows(rows_or_tasks, split), make_kwargs, top_k_api, prompt_setting):
         if name not in classes:
             classes[name] = _environment_class(name, row["task"], row["mode"], json.loads(tools), options)
     return classes
