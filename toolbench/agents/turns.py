@@ -64,13 +64,18 @@ def _function(name: str, description: str, parameter: str, about: str) -> dict[s
 
 def _example(env: ToolEnv) -> str:
     """A demonstration's first action, as the grammar's example (what a few-shot prompt shows too)."""
-    demos = env.load_split("demo") if "demo" in env.splits else []
-    for task in demos[:1]:
-        actions = env.oracle_actions(env.complete_task(task))
-        if actions:
-            example = actions[0]
-            return example if len(example) <= _EXAMPLE_CHARS else example[:_EXAMPLE_CHARS] + " ..."
-    return ""
+    key = (type(env), env.mode)
+    if key not in _EXAMPLES:  # read once per env class and mode: every episode's tools show it
+        _EXAMPLES[key] = ""
+        for task in (env.shared_split("demo").tasks if "demo" in env.splits else ())[:1]:
+            actions = env.oracle_actions(task)
+            if actions:
+                example = actions[0]
+                _EXAMPLES[key] = example if len(example) <= _EXAMPLE_CHARS else example[:_EXAMPLE_CHARS] + " ..."
+    return _EXAMPLES[key]
+
+
+_EXAMPLES: dict[tuple[type, str], str] = {}
 
 
 def model_tools(env: ToolEnv, info: Mapping[str, Any]) -> list[dict[str, Any]]:
