@@ -99,6 +99,7 @@ class Session:
         self.info: dict[str, Any] = {}
         self.actions: list[str] = []
         self.tools: list[dict[str, Any]] = []
+        self._built: tuple[str, PromptBuilder] | None = None
 
     def open(self, task_id: str | None = None) -> list[dict[str, str]]:
         """Start the episode (on ``task_id``, else the session's); the messages that open it."""
@@ -109,14 +110,21 @@ class Session:
         self.finished = False
         self.actions = []
         self.tools = model_tools(self.env, self.info)
-        builder = PromptBuilder.for_env(
-            self.env, self.info.get("api_docs", ""), setting=self.prompt_setting, top_k_api=self.top_k_api or 0,
-            top_k_example=0, native_tools=True,
-        )  # fmt: skip
-        messages = builder.messages(observation)
+        messages = self._builder(self.info.get("api_docs", "")).messages(observation)
         if self.top_k_api is None and self.info.get("api_docs"):  # every function, not the builder's top k
             messages[-1]["content"] = f"{self.info['api_docs']}\n\n{messages[-1]['content']}"
         return messages
+
+    def _builder(self, api_docs: str) -> PromptBuilder:
+        """The prompt builder of these docs, made once: most envs' docs are the same at every reset,
+        and a builder reads the demo split and indexes the docs' functions."""
+        if self._built is None or self._built[0] != api_docs:
+            builder = PromptBuilder.for_env(
+                self.env, api_docs, setting=self.prompt_setting, top_k_api=self.top_k_api or 0, top_k_example=0,
+                native_tools=True,
+            )  # fmt: skip
+            self._built = (api_docs, builder)
+        return self._built[1]
 
     def reply(self, text: str) -> str:
         """Play one model turn given as text; what the model is told back."""
