@@ -20,7 +20,17 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 class AgentError(RuntimeError):
-    """The agent could not produce an action (its model call failed); the episode scores 0."""
+    """The agent could not produce an action: the episode ends as an error of this ``kind`` (the
+    model endpoint failed), not as the agent's failure; ``toolbench eval --retry-errors`` plays it again."""
+
+    kind = "model"
+
+
+class LimitReached(AgentError):
+    """The episode reached one of its limits (turns, tokens, time, cost): it ends as a failure,
+    with the limit as its reason. Not an error: the agent used what it was given."""
+
+    kind = "limit"
 
 
 class RunStopped(AgentError):

@@ -105,6 +105,9 @@ class ToolEnv(gym.Env[str, str]):
     modes: ClassVar[tuple[str, ...]] = ("program",)
     splits: ClassVar[tuple[str, ...]] = ("test", "demo")
     default_max_steps: ClassVar[int] = 20
+    #: Raised whenever a change to the task set's files or the scoring changes what an episode's
+    #: actions earn: run folders record it, and ``toolbench score`` says a score moved because of it.
+    scorer_version: ClassVar[str] = "1"
     #: The task's own metrics, always present in ``info`` (0.0 until the episode is scored).
     metric_names: ClassVar[tuple[str, ...]] = ()
     #: The action that ends an interactive episode (``"submit"``, ``"API.search()"``), for prompts.

@@ -55,11 +55,27 @@ class EpisodeResult:
     frames: str | None = None  # a PNG strip of the episode's camera frames, relative to the run folder
     template: str | None = None  # the task's template id (its record's ``template``)
     seen_template: bool | None = None  # whether a demo or train task shares that template
+    trial: int = 0  # which of the task's trials (``--trials K``: 0 to K-1)
+    # "success", "failure" (the agent's doing, a limit included) or "error" (the endpoint, a cache
+    # miss, the infrastructure: not the agent's answer, so played again by --retry-errors)
+    status: str = ""
+    error_kind: str | None = None  # an error's kind: model, timeout, cache_miss, infrastructure
     seconds: float = field(default=0.0, compare=False)  # wall time: the one field that varies between runs
+
+    def __post_init__(self) -> None:
+        if not self.status:  # a line written before episodes had a status
+            self.status = "error" if self.agent_failed else ("success" if self.success else "failure")
+            if self.status == "error" and self.error_kind is None:
+                self.error_kind = "model"
 
     @property
     def agent_failed(self) -> bool:
         return (self.error or "").startswith(AGENT_ERROR_PREFIX)
+
+    @property
+    def errored(self) -> bool:
+        """Whether the episode ended as an error (no verdict on the agent's work)."""
+        return self.status == "error"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
