@@ -6,22 +6,41 @@ with one-call demonstrations, then one call per step. Where the env has ``info["
 tools are sent natively: each ``tool_call`` becomes the env's JSON action and each observation a
 ``tool`` message; a model that answers in text instead gets the observation as a user message.
 Everything sent and received is kept for the run record (``episode_log``).
+
+Limits. The harness sets ``agent.limits`` (``EpisodeLimits``) and ``agent.trial`` before each
+``begin``. An episode ends with ``LimitReached`` (a failure, not an error) when the model has
+replied ``max_turns`` times (the lower of ``ModelSettings.max_turns`` and the limit), when its
+replies' tokens or reported cost pass ``max_tokens`` or ``max_cost`` (that reply is not played),
+or when ``timeout_s`` has passed since ``begin``; a call never waits longer than the time left.
+An endpoint that reports no cost cannot reach ``max_cost``: the log says ``"cost_reported": false``.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolbench.agents.client import AgentError, ChatClient, Completion, RunStopped
+from toolbench.agents.base import EpisodeLimits
+from toolbench.agents.client import (
+    AgentError,
+    ChatClient,
+    Completion,
+    EpisodeMeter,
+    LimitReached,
+    ModelTimeout,
+    RunStopped,
+)
 from toolbench.agents.turns import MAX_CALLS_PER_REPLY, ReplyError, reply_actions
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import tool_call_action
 from toolbench.eval.prompts import PromptBuilder, generation_defaults
 
-__all__ = ["AgentError", "ModelSettings", "OpenAIChatAgent", "RunStopped"]
+if TYPE_CHECKING:
+    from toolbench.agents.reply_cache import ReplyCache
+
+__all__ = ["AgentError", "LimitReached", "ModelSettings", "OpenAIChatAgent", "RunStopped"]
 
 MAX_HISTORY_REPLY = 32_000  # characters of one reply kept in the conversation
 
@@ -68,16 +87,20 @@ class _Episode:
     settings: ModelSettings  # with the task's defaults filled in
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None
+    meter: EpisodeMeter  # the model calls' turns, tokens, cost and time, against the episode's limits
     calls: list[dict[str, Any]] = field(default_factory=list)
     pending: list[tuple[str, str]] = field(default_factory=list)  # (tool_call_id, action) not yet played
     answered_by: str | None = None  # the tool_call_id the last action came from, or None for text
     observed: list[str] = field(default_factory=list)  # what a text reply's calls returned so far
     refused: int = 0  # calls of the last text reply past MAX_CALLS_PER_REPLY
-    turns: int = 0  # model replies so far
 
 
 class OpenAIChatAgent:
-    """Prompts a chat model with retrieved API docs and demonstrations; one completion per reply."""
+    """Prompts a chat model with retrieved API docs and demonstrations; one completion per reply.
+    ``cache``: the client's reply cache (ignored when ``client`` is given: give it to that client)."""
+
+    trial = 0  # which of the task's trials is played (set by the harness before ``begin``)
+    limits = EpisodeLimits()  # the episode's limits (set by the harness before ``begin``)
 
     def __init__(
         self,
@@ -86,6 +109,7 @@ class OpenAIChatAgent:
         base_url: str | None = None,
         api_key: str | None = None,
         client: ChatClient | None = None,
+        cache: ReplyCache | None = None,
     ) -> None:
         self.model = model
         self.name = f"openai:{model}"
@@ -97,6 +121,7 @@ class OpenAIChatAgent:
             timeout=self.settings.timeout,
             max_retries=self.settings.max_retries,
             breaker=self.settings.breaker,
+            cache=cache,
         )
         self._builders: dict[tuple[str, str], tuple[PromptBuilder, ModelSettings]] = {}
         self._episode: _Episode | None = None
@@ -120,12 +145,16 @@ class OpenAIChatAgent:
         return self.settings.native_tools and env.mode == "interactive" and bool(info.get("tools"))
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        meter = EpisodeMeter(self.limits, max_turns=self.settings.max_turns)  # the episode's clock starts here
+        if hasattr(self.client, "start_episode"):
+            self.client.start_episode(self.trial)
         self._env = env
         builder, settings = self._builder(env, info)
         self._episode = _Episode(
             settings=settings,
             messages=builder.messages(observation),
             tools=info["tools"] if self._uses_tools(env, info) else None,
+            meter=meter,
         )
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
@@ -190,19 +219,24 @@ class OpenAIChatAgent:
         return f"Observation {step}:\n" + "\n".join(results) + f"\nAction {step + 1}:"
 
     def _complete(self, episode: _Episode) -> Completion:
-        settings = episode.settings
-        if episode.turns >= settings.max_turns:
-            raise AgentError(f"the model took {settings.max_turns} turns, the most an episode may take")
-        episode.turns += 1
+        settings, meter = episode.settings, episode.meter
+        timeout = meter.before_call(getattr(self.client, "timeout", settings.timeout))
         record: dict[str, Any] = {"messages_sent": len(episode.messages)}
+        options: dict[str, Any] = {"timeout": timeout} if timeout is not None else {}
         try:
-            completion = self.client.complete(
-                episode.messages,
-                tools=episode.tools,
-                max_tokens=settings.max_tokens,
-                temperature=settings.temperature,
-                stop=list(settings.stop) if settings.stop else None,
-            )
+            try:
+                completion = self.client.complete(
+                    episode.messages,
+                    tools=episode.tools,
+                    max_tokens=settings.max_tokens,
+                    temperature=settings.temperature,
+                    stop=list(settings.stop) if settings.stop else None,
+                    **options,
+                )
+            except ModelTimeout:
+                if meter.cut:  # the call had only the episode's time left: the episode ran out of time
+                    raise meter.timed_out() from None
+                raise
         except AgentError as exc:
             record["error"] = str(exc)
             episode.calls.append(record)
@@ -214,17 +248,15 @@ class OpenAIChatAgent:
             latency_s=completion.latency_s,
         )
         episode.calls.append(record)
+        meter.after_call(completion)  # a reply that passes a token or cost limit is logged, not played
         return completion
 
     def episode_log(self) -> dict[str, Any]:
-        """The episode's messages, tools, model calls (raw completions, usage, latency) and settings."""
+        """The episode's messages, tools, model calls (raw completions, usage, latency), settings,
+        the limits in force, and the usage (with the cost when the endpoint reports it)."""
         episode = self._episode
         if episode is None:
             return {}
-        usage = {
-            key: sum(c.get("usage", {}).get(key, 0) for c in episode.calls)
-            for key in ("prompt_tokens", "completion_tokens", "total_tokens")
-        }
         return json.loads(
             json.dumps(
                 {
@@ -232,7 +264,7 @@ class OpenAIChatAgent:
                     "messages": episode.messages,
                     "tools": episode.tools,
                     "model_calls": episode.calls,
-                    "usage": usage,
+                    **episode.meter.to_json(),
                 },
                 ensure_ascii=False,
                 default=str,

@@ -22,6 +22,12 @@ sibling starts from its parent's restored state, so no branch sees another branc
 The search runs on the agent's own copy of the env. The harness's env then replays the chosen
 chain, so ``toolbench eval --agent dfsdt:MODEL`` scores the path the search found. The tree is in
 the episode log.
+
+The episode's limits (``agent.limits``, an ``EpisodeLimits``) hold over the whole search: every
+model call counts towards ``max_turns``, ``max_tokens`` and ``max_cost``, and ``timeout_s`` runs
+from the start of the search. A limit reached, or a reply cache's miss, stops the search; the
+agent raises it at its first ``act``, where the harness ends the episode with it (the tree so far
+is in the log).
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolbench.agents.client import AgentError, ChatClient
+from toolbench.agents.base import EpisodeLimits
+from toolbench.agents.client import AgentError, ChatClient, EpisodeMeter, LimitReached, ModelTimeout, RunStopped
+from toolbench.agents.reply_cache import CacheMiss
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 
@@ -183,9 +191,11 @@ class Search:
     """The search shared by ReACT@N and DFSDT, over one env whose task is set."""
 
     def __init__(self, client: Any, width: int = WIDTH, max_depth: int = MAX_DEPTH, budget: int = QUERY_BUDGET,
-                 restore: bool = True, temperature: float = 0.0) -> None:  # fmt: skip
+                 restore: bool = True, temperature: float = 0.0,
+                 meter: EpisodeMeter | None = None) -> None:  # fmt: skip
         self.client, self.width, self.max_depth, self.budget = client, width, max_depth, budget
         self.restore, self.temperature = restore, temperature
+        self.meter = meter if meter is not None else EpisodeMeter()
         self.queries = 0
         self.errors: list[str] = []
 
@@ -204,10 +214,22 @@ class Search:
             if not self.restore:  # ToolBench: the conversation goes back, the world keeps every side effect
                 state = {**node.state, "backend": env.get_state()["backend"]}
             env.set_state(state)
+        timeout = self.meter.before_call(getattr(self.client, "timeout", float("inf")))
+        options: dict[str, Any] = {"timeout": timeout} if timeout is not None else {}
         self.queries += 1
         try:
-            completion = self.client.complete(node.messages + (extra or []), env.tools(), temperature=self.temperature)
+            try:
+                completion = self.client.complete(
+                    node.messages + (extra or []), env.tools(), temperature=self.temperature, **options
+                )
+            except ModelTimeout:
+                if self.meter.cut:  # the call had only the episode's time left
+                    raise self.meter.timed_out() from None
+                raise
+            self.meter.after_call(completion)
             action, message = reply_to_action(completion)
+        except (LimitReached, RunStopped, CacheMiss):  # the episode (or the run) ends, not just this step
+            raise
         except AgentError as exc:
             self.errors.append(str(exc))
             return Node(node.messages, node.state, node.depth + 1, observation=f"error: {exc}")
@@ -299,6 +321,9 @@ class ToolLLMAgent:
     """ReACT@N or DFSDT as a harness agent: the search runs on a copy of the env in ``begin``, and
     ``act`` replays the chosen chain on the harness's env."""
 
+    trial = 0  # which of the task's trials is played (set by the harness before ``begin``)
+    limits = EpisodeLimits()  # the episode's limits over the whole search (set by the harness before ``begin``)
+
     def __init__(self, model: str, method: str = "dfsdt", tries: int = 1, client: Any = None, **search: Any) -> None:
         if method not in ("react", "dfsdt"):
             raise ValueError(f"method must be react or dfsdt, not {method!r}")
@@ -307,41 +332,65 @@ class ToolLLMAgent:
         self.client = client if client is not None else ChatClient(model)
         self._actions: list[str] = []
         self._log: dict[str, Any] = {}
+        self._stopped: AgentError | None = None
 
     def solve(self, env: ToolEnv, task: Task | None = None) -> tuple[list[str], dict[str, Any]]:
         """Search ``task`` (default: the env's current task, else its first) on ``env``, which this
-        call resets; the chain to play and the search's log (its tree and ToolBench's answer file)."""
+        call resets; the chain to play and the search's log (its tree and ToolBench's answer file).
+        The search is one episode of trial ``self.trial`` within ``self.limits``: a limit reached
+        (``LimitReached``) or a replay's miss (``CacheMiss``) is raised."""
+        actions, log, stopped = self._search(env, task)
+        if stopped is not None:
+            raise stopped
+        return actions, log
+
+    def _search(self, env: ToolEnv, task: Task | None) -> tuple[list[str], dict[str, Any], AgentError | None]:
         task = task or env.task or env.tasks[0]
-        search = Search(self.client, **self.search_options)
+        if hasattr(self.client, "start_episode"):
+            self.client.start_episode(self.trial)
+        search = Search(self.client, **self.search_options, meter=EpisodeMeter(self.limits))
         observation, info = env.reset(options={"task_id": task.id})
         root = search.root(env, observation, info)
         chosen: Node | None = None
-        if self.method == "dfsdt":
-            found: list[Node] = []
-            search.dfs(env, root, found)
-            chosen = found[0] if found else None
-        else:
-            for _ in range(self.tries):  # a new chain only after one that gave up or ran out
-                end = search.chain(env, root)
-                if end.terminal:
-                    chosen = end
-                    break
+        stopped: AgentError | None = None
+        try:
+            if self.method == "dfsdt":
+                found: list[Node] = []
+                search.dfs(env, root, found)
+                chosen = found[0] if found else None
+            else:
+                for _ in range(self.tries):  # a new chain only after one that gave up or ran out
+                    end = search.chain(env, root)
+                    if end.terminal:
+                        chosen = end
+                        break
+        except RunStopped:
+            raise
+        except AgentError as exc:  # a limit or a replay's miss: the search stops, its tree so far is logged
+            stopped = exc
         end = chosen or deepest_end(root)
         forward = {"single_chain_max_step": search.max_depth, "tree_beam_size": search.width,
                    "max_query_count": search.budget, "answer": 1, "with_filter": False}  # fmt: skip
         log = {"method": self.name, "query_count": search.queries, "errors": search.errors, "tree": root.tree(),
-               "forward_args": forward}  # fmt: skip
+               "forward_args": forward, **search.meter.to_json()}  # fmt: skip
+        if stopped is not None:
+            log["stopped"] = {"kind": stopped.kind, "reason": str(stopped)}
         log["answer_file"] = answer_file(root, chosen, task.prompt, env.tools() or [], log)
-        return [a for a in path_to(root, end) if a], log
+        return [a for a in path_to(root, end) if a], log, stopped
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
         private = env.clone_for(task)  # the episode's settings (cache, retriever, ...), ungraded
         try:
-            self._actions, self._log = self.solve(private, task)
+            # A search stopped by a limit or a miss ends the episode at the first act, where the
+            # harness reads an agent's errors.
+            self._actions, self._log, self._stopped = self._search(private, task)
         finally:
             private.close()
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        if self._stopped is not None:
+            stopped, self._stopped = self._stopped, None
+            raise stopped
         if not self._actions:  # nothing found: end the episode by giving up
             return json.dumps({"name": "Finish", "arguments": {"return_type": "give_up_and_restart"}})
         return self._actions.pop(0)
