@@ -4,6 +4,12 @@ The "model" plays each task's first reference: it finds the task by its prompt i
 counts the results it has already been shown, and answers with the next call, as a native tool
 call when the request has ``tools`` and as text otherwise. ``behaviour`` switches it to failing
 (HTTP 500), empty replies, or fails after a number of good replies.
+
+For trials and limits: ``fail_rate`` makes it answer wrongly (the finishing call at once, or a
+program that solves nothing) with that probability, drawn per request from its own RNG seeded by
+``seed``, so repeated trials of a task differ and the same seed and request order repeat them;
+``cost`` puts a cost in each reply's usage (as OpenRouter and LiteLLM do); ``delay`` is the seconds
+it takes to answer.
 """
 
 from __future__ import annotations
@@ -11,7 +17,9 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import random
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,37 +82,50 @@ class FakeModel:
     # play | fenced (program replies between ``` lines) | fail | empty | text | garbage (HTML, status 200) | refuse (400)
     behaviour: str = "play"
     good_replies_left: int | None = None  # then fail
+    fail_rate: float = 0.0  # the chance that a reply answers wrongly
+    seed: int = 0  # of the RNG that draws the wrong answers
+    cost: float | None = None  # reported in each reply's usage
+    delay: float = 0.0  # seconds before each reply
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    wrong: list[bool] = field(default_factory=list)  # per request: whether it was answered wrongly
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.scripts = scripts()
+        self.rng = random.Random(self.seed)
 
     def reply(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         with self.lock:
             self.requests.append(body)
+            wrong = self.fail_rate > 0 and self.rng.random() < self.fail_rate
+            self.wrong.append(wrong)
             if self.good_replies_left is not None:
                 if self.good_replies_left <= 0:
                     return {"error": {"message": "the model is down", "type": "server_error"}}, 500
                 self.good_replies_left -= 1
+        if self.delay:
+            time.sleep(self.delay)
         if self.behaviour == "fail":
             return {"error": {"message": "the model is down", "type": "server_error"}}, 500
         if self.behaviour == "refuse":
             return {"error": {"message": "context too long", "type": "invalid_request_error"}}, 400
         message: dict[str, Any] = {"role": "assistant", "content": ""}
         if self.behaviour != "empty":
-            message = self._play(body)
+            message = self._play(body, wrong)
+        usage: dict[str, Any] = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+        if self.cost is not None:
+            usage["cost"] = self.cost
         return {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
             "created": 0,
             "model": body["model"],
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+            "usage": usage,
         }, 200
 
-    def _play(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _play(self, body: dict[str, Any], wrong: bool = False) -> dict[str, Any]:
         prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
         tools = body.get("tools")
         mode = "interactive" if tools or "Action 1:" in prompt or "Work step by step" in prompt else "program"
@@ -115,6 +136,8 @@ class FakeModel:
         _, actions, functions = self.scripts[max(match, key=lambda key: len(key[0]))]
         step = sum(1 for m in body["messages"] if m["role"] == "assistant")
         action = actions[min(step, len(actions) - 1)]
+        if wrong:  # a program that does nothing, or the finishing call before its time
+            action = "API.no_answer()" if mode == "program" else actions[-1]
         if mode == "interactive" and self.behaviour == "batch":  # every call left, amid prose, in one reply
             return {"role": "assistant", "content": "All at once:\n" + "\n".join(actions[step:]) + "\nDone.<|im_end|>"}
         if mode == "program" and self.behaviour == "fenced":
@@ -171,3 +194,42 @@ def tool_call_message(
     """An assistant message holding one native tool call."""
     call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
     return {"role": "assistant", "content": content, "tool_calls": [call]}
+
+
+def play_episode(env: Any, agent: Any, task_id: str, trial: int = 0, limits: Any = None) -> dict[str, Any]:
+    """One episode played as the harness plays it (``agent.trial`` and ``agent.limits`` set before
+    ``begin``), without the harness: what was played and how it ended, as JSON. An agent's error
+    ends it, its message and kind kept."""
+    from toolbench.agents.base import EpisodeLimits
+    from toolbench.agents.client import AgentError
+
+    agent.trial, agent.limits = trial, limits or EpisodeLimits()
+    observation, info = env.reset(options={"task_id": task_id})
+    agent.begin(env, env.task, observation, info)
+    actions, observations, error, kind = [], [], None, None
+    while True:
+        try:
+            action = agent.act(observation, info)
+        except AgentError as exc:
+            error, kind = str(exc), exc.kind
+            break
+        observation, _, terminated, truncated, info = env.step(action)
+        actions.append(action)
+        observations.append(observation)
+        if terminated or truncated:
+            break
+    return json.loads(
+        json.dumps(
+            {
+                "task_id": task_id,
+                "trial": trial,
+                "success": bool(info.get("success")) and error is None,
+                "error": error,
+                "kind": kind,
+                "actions": actions,
+                "observations": observations,
+                "agent_log": agent.episode_log(),
+            },
+            default=str,
+        )
+    )
