@@ -199,9 +199,9 @@ def tool_call_message(
 def play_episode(env: Any, agent: Any, task_id: str, trial: int = 0, limits: Any = None) -> dict[str, Any]:
     """One episode played as the harness plays it (``agent.trial`` and ``agent.limits`` set before
     ``begin``), without the harness: what was played and how it ended, as JSON. An agent's error
-    ends it, its message and kind kept."""
+    ends it, its message and kind kept; ``RunStopped`` is raised."""
     from toolbench.agents.base import EpisodeLimits
-    from toolbench.agents.client import AgentError
+    from toolbench.agents.client import AgentError, RunStopped
 
     agent.trial, agent.limits = trial, limits or EpisodeLimits()
     observation, info = env.reset(options={"task_id": task_id})
@@ -210,6 +210,8 @@ def play_episode(env: Any, agent: Any, task_id: str, trial: int = 0, limits: Any
     while True:
         try:
             action = agent.act(observation, info)
+        except RunStopped:
+            raise
         except AgentError as exc:
             error, kind = str(exc), exc.kind
             break
