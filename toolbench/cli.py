@@ -114,6 +114,7 @@ def _model_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from toolbench.agents.base import EpisodeLimits
     from toolbench.agents.client import DEFAULT_BASE_URL
     from toolbench.eval.harness import RunInterrupted, evaluate, format_table, plan_run, skipped_text, tasks_for_all
     from toolbench.eval.runs import RunFolder, command_line, task_set_digest
@@ -150,11 +151,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if not Path(args.cache).is_dir():
             return fail(f"--cache {args.cache!r}: no such folder (StableToolBench's tool_response_cache)")
         env_options["cache_dir"] = str(Path(args.cache).resolve())
+    if args.only and not args.resume:
+        return fail("--only reruns some episodes of a run: it needs --resume and --out")
+    llm_cache = None
+    if args.llm_cache is not None:
+        if not args.agent.startswith(("openai:", "react", "dfsdt")):
+            return fail(f"--llm-cache caches model replies: {args.agent!r} calls no model")
+        llm_cache = (str(Path(args.llm_cache).resolve()), args.llm_cache_mode)
+    elif args.llm_cache_mode != "record":
+        return fail("--llm-cache-mode needs --llm-cache DIR")
+    limits = EpisodeLimits(args.max_turns, args.max_tokens_per_episode, args.episode_timeout, args.max_cost)
+    task_ids = _task_ids(args.task_ids) if args.task_ids else None
     folder = None
     try:
         settings = _model_settings(args)
         tasks = [find_task(name).name for name in tasks]
-        plan = plan_run(args.agent, tasks, args.split, args.mode, args.limit, args.task_file, settings, args.seed)
+        plan = plan_run(
+            args.agent, tasks, args.split, args.mode, args.limit, args.task_file, settings, args.seed, task_ids
+        )
         if args.out:
             run_settings = {
                 "agent": args.agent,
@@ -168,12 +182,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 "model": _result_settings(settings),
                 **({"scorer": args.scorer} if args.scorer else {}),
                 **({"cache_dir": env_options["cache_dir"]} if args.cache else {}),
+                **({"trials": args.trials} if args.trials > 1 else {}),
+                **({"limits": limits.to_json()} if limits != EpisodeLimits() else {}),
+                **({"task_ids": sorted(task_ids)} if task_ids else {}),
+                # A scorer's version is part of what a score means: a run is not resumed across a change.
+                "scorer_versions": {planned.spec.name: planned.spec.env_class().scorer_version for planned in plan},
             }
             about = {"endpoint": os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL} if settings else {}
+            if llm_cache:  # not a setting: a replayed run gives the recorded run's episodes
+                about["llm_cache"] = {"dir": llm_cache[0], "mode": llm_cache[1]}
             # Not a setting: the backends give the same episodes, so a run may be resumed on either.
             about["backend"] = _backend_record(args)
             folder = RunFolder.open(
-                args.out, run_settings, command_line(), resume=args.resume, overwrite=args.overwrite, about=about
+                args.out,
+                run_settings,
+                command_line(),
+                resume=args.resume,
+                overwrite=args.overwrite,
+                about=about,
+                only=args.only,
             )
         report, episodes = evaluate(
             args.agent,
@@ -195,14 +222,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
             skipped=skipped,
             backend=args.backend,
             ray_address=args.ray_address,
+            trials=args.trials,
+            limits=limits,
+            llm_cache=llm_cache,
+            retry_errors=args.retry_errors,
+            only=folder.rerun if folder else None,
         )
     except RunInterrupted as stop:
         if folder:
             folder.write_summary(stop.report)
         print(json.dumps(stop.report) if args.json else format_table(stop.report))
-        failed = sum(e.agent_failed for e in stop.episodes)
+        failed = sum(e.errored for e in stop.episodes)
         saved = f"{len(stop.episodes) - failed} finished episodes" + (
-            f" and {failed} whose model call failed (played again on resume)" if failed else ""
+            f" and {failed} that ended in an error (played again on resume)" if failed else ""
         )
         where = f"; {saved} are saved in {args.out}: add --resume to the same command to go on" if folder else ""
         print(f"toolbench eval: the run stopped: {stop}{where}", file=sys.stderr)
@@ -215,14 +247,36 @@ def cmd_eval(args: argparse.Namespace) -> int:
             _write_toolllm_answers(Path(args.out))
     print(json.dumps(report) if args.json else format_table(report))
     _say_placeholders(episodes)
-    failed = [e for e in episodes if e.agent_failed]
-    if failed:
-        print(
-            f"toolbench eval: {len(failed)} of {len(episodes)} episodes ended with the agent failing "
-            f"(first: {failed[0].error[:300]}); they are scored 0",
-            file=sys.stderr,
-        )
-    return 1 if episodes and len(failed) == len(episodes) else 0
+    return _error_verdict(episodes, args.max_error_rate)
+
+
+def _error_verdict(episodes: list[Any], max_error_rate: float | None) -> int:
+    """Say how many episodes ended in an error; 1 when all did, or more than ``max_error_rate`` of them."""
+    failed = [e for e in episodes if e.errored]
+    if not failed:
+        return 0
+    kinds: dict[str, int] = {}
+    for e in failed:
+        kinds[e.error_kind or "unknown"] = kinds.get(e.error_kind or "unknown", 0) + 1
+    rate = len(failed) / len(episodes)
+    print(
+        f"toolbench eval: {len(failed)} of {len(episodes)} episodes ({rate:.1%}) ended in an error "
+        f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}; first: {failed[0].error[:300]}): "
+        "no verdict on them, and the rates count them as not passed; --resume --only errors plays them again",
+        file=sys.stderr,
+    )
+    if max_error_rate is not None and rate > max_error_rate:
+        print(f"toolbench eval: the error rate {rate:.1%} is over --max-error-rate {max_error_rate:g}", file=sys.stderr)
+        return 1
+    return 1 if len(failed) == len(episodes) else 0
+
+
+def _task_ids(text: str) -> list[str]:
+    """``--task-ids``: ids separated by commas, or ``@FILE`` with one id per line."""
+    if text.startswith("@"):
+        lines = Path(text[1:]).read_text(encoding="utf-8").splitlines()
+        return [line.strip() for line in lines if line.strip()]
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def _backend_record(args: argparse.Namespace) -> dict[str, Any]:
@@ -971,7 +1025,30 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument(
         "--cache", metavar="DIR", default=None, help="RapidAPI: StableToolBench's response cache (tool_response_cache)"
     )
+    evaluation.add_argument("--task-ids", default=None, help="only these tasks: ids separated by commas, or @FILE")
+    evaluation.add_argument(
+        "--trials", type=_int_in(1), default=1, help="play every task K times: pass@k and pass^k (1)"
+    )
+    errors = evaluation.add_argument_group("errors (an endpoint down, a cache miss, a crash) and limits")
+    errors.add_argument("--retry-errors", type=_int_in(0), default=0, help="play an errored episode again N times")
+    errors.add_argument(
+        "--max-error-rate", type=_float_in(0.0, 1.0), default=None, help="exit 1 when more episodes end in an error"
+    )
+    errors.add_argument(
+        "--only", choices=("errors", "failures"), default=None, help="with --resume: play only these again"
+    )
+    errors.add_argument("--max-turns", type=_int_in(1), default=None, help="model replies per episode")
+    errors.add_argument("--max-tokens-per-episode", type=_int_in(1), default=None, help="model tokens per episode")
+    errors.add_argument("--episode-timeout", type=_float_in(0.1, 86400.0), default=None, help="seconds per episode")
+    errors.add_argument("--max-cost", type=_float_in(0.0, 1e9), default=None, help="cost per episode (usage.cost)")
     model = evaluation.add_argument_group("openai:MODEL agents (defaults per task, as in ToolBench's harness)")
+    model.add_argument("--llm-cache", metavar="DIR", default=None, help="record and replay model replies in DIR")
+    model.add_argument(
+        "--llm-cache-mode",
+        choices=("record", "replay", "refresh"),
+        default="record",
+        help="record: use stored replies, ask for missing ones; replay: never call the model; refresh: ask again",
+    )
     model.add_argument(
         "--prompt", choices=PROMPT_SETTINGS, default=None, help="ToolBench's prompt settings (default fewshot)"
     )

@@ -51,7 +51,7 @@ def test_bad_replies_fail_the_episode_cleanly(model, behaviour, capsys):
     if behaviour == "garbage":  # every call fails: after five the breaker stops the run
         assert code == 1 and "5 model calls failed in a row" in err and "unexpected completion body" in err
     else:  # a 400 is about one request: its episode fails, the run goes on
-        assert code == 1 and "7 of 7 episodes ended with the agent failing" in err and "refused the request" in err
+        assert code == 1 and "7 of 7 episodes (100.0%) ended in an error" in err and "refused the request" in err
         assert len(model.requests) == 7
 
 

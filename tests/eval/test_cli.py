@@ -196,7 +196,7 @@ def test_an_agent_that_always_fails_is_reported_and_fails_the_command(monkeypatc
         == 1
     )
     captured = capsys.readouterr()
-    assert "CatAPI" in captured.out and "2 of 2 episodes ended with the agent failing" in captured.err
+    assert "CatAPI" in captured.out and "2 of 2 episodes (100.0%) ended in an error (model 2" in captured.err
 
 
 @pytest.mark.parametrize("name, message", [("episode.mp4", "write a .gif"), ("missing/episode.gif", "does not exist")])

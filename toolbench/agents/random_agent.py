@@ -14,6 +14,7 @@ from toolbench.core.tasks import Task
 
 class RandomAgent(ScriptedAgent):
     name = "random"
+    trial = 0  # set by the harness: each trial of a task draws another task's reference
 
     def __init__(self, seed: int = 0):
         super().__init__()
@@ -21,5 +22,7 @@ class RandomAgent(ScriptedAgent):
 
     def script(self, env: ToolEnv, task: Task) -> list[str]:
         others = [other for other in env.tasks if other.id != task.id] or [task]
-        chosen = others[stable_hash("random-agent", self.seed, task.id) % len(others)]
+        # Trial 0 draws as before trials existed, so single-trial runs keep their numbers.
+        draw = ("random-agent", self.seed, task.id, *((self.trial,) if self.trial else ()))
+        chosen = others[stable_hash(*draw) % len(others)]
         return env.oracle_actions(chosen)

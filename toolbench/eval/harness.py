@@ -8,6 +8,7 @@ A ``RunStopped`` from the agent (its model endpoint failed too often in a row) s
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -15,13 +16,15 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 from toolbench.agents import AgentError, RunStopped, make_agent
+from toolbench.agents.base import EpisodeLimits
+from toolbench.agents.client import LimitReached
 from toolbench.agents.llm import ModelSettings
 from toolbench.catalog import TASKS, TaskSpec, find_task
 from toolbench.core.env import ToolEnv, VerdictKept
@@ -60,6 +63,7 @@ class EpisodeResult:
     # miss, the infrastructure: not the agent's answer, so played again by --retry-errors)
     status: str = ""
     error_kind: str | None = None  # an error's kind: model, timeout, cache_miss, infrastructure
+    attempts: int = 1  # times the episode was played: more than one when an error was retried
     seconds: float = field(default=0.0, compare=False)  # wall time: the one field that varies between runs
 
     def __post_init__(self) -> None:
@@ -133,7 +137,7 @@ def make_env(
 MAX_FRAMES = 12  # frames kept in an episode's strip: the first ones and always the final scene
 
 
-def _save_frames(env: ToolEnv, task: Task, frames_dir: Path) -> str | None:
+def _save_frames(env: ToolEnv, task: Task, frames_dir: Path, trial: int = 0) -> str | None:
     """The episode's frames as one PNG strip (for ``toolbench view``)."""
     frames = getattr(env, "frames", None)
     if not frames:
@@ -146,7 +150,7 @@ def _save_frames(env: ToolEnv, task: Task, frames_dir: Path) -> str | None:
     folder.mkdir(parents=True, exist_ok=True)
     # The id made safe for a file name, plus a hash of it so that "a/b" and "a_b" stay apart.
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.id)[:100]
-    name = f"{safe}-{stable_hash('frames', task.id) % 16**8:08x}.png"
+    name = f"{safe}-{stable_hash('frames', task.id) % 16**8:08x}" + (f"-trial{trial}" if trial else "") + ".png"
     Image.fromarray(np.concatenate([np.asarray(f, dtype=np.uint8) for f in kept], axis=1)).save(folder / name)
     return f"{frames_dir.name}/{env.task_name}/{name}"
 
@@ -185,9 +189,30 @@ def _rewritten(env: ToolEnv, task_id: str, verdicts: int, info: dict[str, Any]) 
     return None
 
 
-def run_episode(env: ToolEnv, agent: Any, task_id: str, frames_dir: Path | None = None) -> EpisodeResult:
-    """Play one episode; an ``AgentError`` ends it scored 0 (``RunStopped`` propagates)."""
+#: The error of an episode that reached one of its limits (turns, tokens, time, cost): a failure.
+LIMIT_PREFIX = "limit reached: "
+INFRASTRUCTURE_PREFIX = "infrastructure error: "
+
+
+def _ended(error: str, status: str, kind: str | None = None) -> tuple[dict[str, Any], str, str | None]:
+    return {"success": False, "score": 0.0, "executable": False, "error": error}, status, kind
+
+
+def run_episode(
+    env: ToolEnv,
+    agent: Any,
+    task_id: str,
+    frames_dir: Path | None = None,
+    trial: int = 0,
+    limits: EpisodeLimits | None = None,
+) -> EpisodeResult:
+    """Play one episode (trial ``trial`` of the task) within ``limits``.
+
+    It ends as a success, a failure (a limit reached included, with the limit as its error) or an
+    error: an ``AgentError`` (the model endpoint, a cache miss) or any other exception of the agent
+    or the env (``infrastructure``), never a silent 0. ``RunStopped`` and Ctrl-C propagate."""
     started = time.monotonic()
+    limits = limits or EpisodeLimits()
     if frames_dir is not None and hasattr(env, "record_frames"):
         env.record_frames = True
     env.keep_verdicts = True  # a scored episode's verdict stands: no restore may reopen it
@@ -196,27 +221,39 @@ def run_episode(env: ToolEnv, agent: Any, task_id: str, frames_dir: Path | None 
     assert task is not None
     verdicts = env.verdicts_given
     actions, observations = [], []
+    status, kind = "", None
+    with contextlib.suppress(AttributeError):  # what the harness tells every agent (Agent's docstring)
+        agent.trial, agent.limits = trial, limits
     try:
         agent.begin(env, task, observation, info)
         info = {"success": False, "score": 0.0, "executable": False, "error": None}
         while True:
-            try:
-                action = agent.act(observation, info)
-            except RunStopped:
-                raise
-            except AgentError as exc:
-                info = {"success": False, "score": 0.0, "executable": False, "error": f"{AGENT_ERROR_PREFIX}{exc}"}
-                break
+            if limits.timeout_s is not None and time.monotonic() - started > limits.timeout_s:
+                raise LimitReached(f"{LIMIT_PREFIX}episode_timeout {limits.timeout_s:g} s (wall time of the episode)")
+            action = agent.act(observation, info)
             observation, _, terminated, truncated, info = env.step(action)
             actions.append(action)
             observations.append(observation)
             if terminated or truncated:
                 break
+    except RunStopped:
+        raise
+    except LimitReached as exc:
+        text = str(exc)
+        info, status, kind = _ended(text if text.startswith(LIMIT_PREFIX) else LIMIT_PREFIX + text, "failure")
+    except AgentError as exc:
+        info, status, kind = _ended(f"{AGENT_ERROR_PREFIX}{exc}", "error", getattr(exc, "kind", "model"))
     except VerdictKept as exc:
-        info = {"success": False, "score": 0.0, "executable": False, "error": f"{REWRITTEN_PREFIX}{exc}"}
-    rewritten = _rewritten(env, task_id, verdicts, info)
-    if rewritten is not None:
-        info = {"success": False, "score": 0.0, "executable": False, "error": f"{REWRITTEN_PREFIX}{rewritten}"}
+        info, status, kind = _ended(f"{REWRITTEN_PREFIX}{exc}", "failure")
+    except Exception as exc:  # noqa: BLE001 - an error of the agent's code or the env's: the episode has no verdict
+        why = f"{INFRASTRUCTURE_PREFIX}{type(exc).__name__}: {exc}"[:2000]
+        info, status, kind = _ended(why, "error", "infrastructure")
+    if status != "error":
+        rewritten = _rewritten(env, task_id, verdicts, info)
+        if rewritten is not None:
+            info, status, kind = _ended(f"{REWRITTEN_PREFIX}{rewritten}", "failure")
+    if not status:
+        status = "success" if info.get("success") else "failure"
     # A metric an env cannot compute here is None (RapidAPI's pass on an original query awaits a judge).
     metrics = {name: None if info.get(name) is None and name in info else float(info.get(name, 0.0))
                for name in env.metric_names}  # fmt: skip
@@ -240,9 +277,12 @@ def run_episode(env: ToolEnv, agent: Any, task_id: str, frames_dir: Path | None 
         references=list(task.references),
         info=_json_safe(extra),
         agent_log=log,
-        frames=_save_frames(env, task, frames_dir) if frames_dir is not None else None,
+        frames=_save_frames(env, task, frames_dir, trial) if frames_dir is not None else None,
         template=task.get("template"),
         seen_template=seen_template(type(env), task),
+        trial=trial,
+        status=status,
+        error_kind=kind,
         seconds=round(time.monotonic() - started, 3),
     )
 
@@ -257,15 +297,26 @@ class _Job:
     settings: ModelSettings | None
     task_file: str | None
     frames_dir: str | None
-    task_ids: tuple[str, ...]
+    episodes: tuple[tuple[str, int], ...]  # (task id, trial) of each episode to play
     diagnostics: bool = False
     options: tuple[tuple[str, Any], ...] = ()
+    limits: EpisodeLimits | None = None
+    llm_cache: tuple[str, str] | None = None  # the model-reply cache's folder and mode
 
 
 # A worker process keeps its env and its agent from one job to the next: the agent's count of
 # failed model calls in a row (its breaker) must not start again with every job.
 _worker_envs: dict[tuple[Any, ...], ToolEnv] = {}
-_worker_agents: dict[tuple[str, int, ModelSettings | None], Any] = {}
+_worker_agents: dict[tuple[str, int, ModelSettings | None, tuple[str, str] | None], Any] = {}
+
+
+def build_agent(agent: str, seed: int, settings: ModelSettings | None, llm_cache: tuple[str, str] | None = None) -> Any:
+    """``make_agent``, with the model-reply cache (folder, mode) when the run has one."""
+    if llm_cache is None:
+        return make_agent(agent, seed=seed, settings=settings)
+    from toolbench.agents.reply_cache import ReplyCache
+
+    return make_agent(agent, seed=seed, settings=settings, cache=ReplyCache(*llm_cache))
 
 
 def _run_job(job: _Job) -> tuple[list[EpisodeResult], str | None]:
@@ -274,15 +325,15 @@ def _run_job(job: _Job) -> tuple[list[EpisodeResult], str | None]:
     if env_key not in _worker_envs:
         spec = find_task(job.task_name)
         _worker_envs[env_key] = make_env(spec, job.split, job.mode, job.task_file, job.diagnostics, job.options)
-    agent_key = (job.agent, job.seed, job.settings)
+    agent_key = (job.agent, job.seed, job.settings, job.llm_cache)
     if agent_key not in _worker_agents:
-        _worker_agents[agent_key] = make_agent(job.agent, seed=job.seed, settings=job.settings)
+        _worker_agents[agent_key] = build_agent(job.agent, job.seed, job.settings, job.llm_cache)
     env, agent = _worker_envs[env_key], _worker_agents[agent_key]
     frames_dir = Path(job.frames_dir) if job.frames_dir else None
     results = []
     try:
-        for task_id in job.task_ids:
-            results.append(run_episode(env, agent, task_id, frames_dir))
+        for task_id, trial in job.episodes:
+            results.append(run_episode(env, agent, task_id, frames_dir, trial, job.limits))
     except RunStopped as exc:
         return results, str(exc)
     return results, None
@@ -296,7 +347,18 @@ def summarize(results: Sequence[EpisodeResult], mode: str) -> dict[str, Any]:
         "success_rate": sum(r.success for r in results) / n if n else 0.0,
         "score": sum(r.score for r in results) / n if n else 0.0,
         "executable_rate": sum(r.executable for r in results) / n if n else 0.0,
+        # Rates are over every episode; errored ones (no verdict on the agent) are counted here.
+        "errors": sum(r.errored for r in results),
     }
+    kinds: dict[str, int] = {}
+    for r in results:
+        if r.errored:
+            kinds[r.error_kind or "unknown"] = kinds.get(r.error_kind or "unknown", 0) + 1
+    if kinds:
+        summary["error_kinds"] = dict(sorted(kinds.items()))
+    limited = sum(r.status == "failure" and (r.error or "").startswith(LIMIT_PREFIX) for r in results)
+    if limited:
+        summary["limit_reached"] = limited
     for name in results[0].metrics if results else []:
         values = [r.metrics[name] for r in results if r.metrics.get(name) is not None]
         summary[name] = sum(values) / len(values) if values else None
@@ -349,11 +411,13 @@ def plan_run(
     task_file: str | None = None,
     settings: ModelSettings | None = None,
     seed: int = 0,
+    task_ids: Sequence[str] | None = None,
 ) -> list[PlannedTask]:
     """What a run will play, checked before anything is played or written (raises ValueError or
-    KeyError naming what is wrong)."""
+    KeyError naming what is wrong). ``task_ids`` keeps those tasks only (each must be found)."""
     make_agent(agent, seed=seed, settings=settings)  # a bad agent name
     plan = []
+    picked = set(task_ids) if task_ids is not None else None
     for task_name in tasks:
         spec = find_task(task_name)
         if mode is not None and mode not in spec.modes:
@@ -366,7 +430,15 @@ def plan_run(
             loaded = env_class.tasks_from_file(task_file)
         else:
             loaded = [env_class.complete_task(task) for task in env_class.load_split(split)]
+        if picked is not None:
+            loaded = [task for task in loaded if task.id in picked]
         plan.append(PlannedTask(spec, mode or spec.modes[0], tuple(loaded[:limit])))
+    if picked is not None:
+        missing = sorted(picked - {task.id for planned in plan for task in planned.tasks})
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            raise ValueError(f"--task-ids: no task of this run has the id {shown}")
+        plan = [planned for planned in plan if planned.tasks]
     return plan
 
 
@@ -401,6 +473,13 @@ class Progress:
             )
 
 
+EpisodeKey = tuple[str, str, int]  # (task, task id, trial): what identifies an episode of a run
+
+
+def episode_key(episode: EpisodeResult) -> EpisodeKey:
+    return episode.task, episode.task_id, episode.trial
+
+
 def evaluate(
     agent: str,
     tasks: Iterable[str],
@@ -421,12 +500,23 @@ def evaluate(
     skipped: Mapping[str, str] | None = None,
     backend: str = "local",
     ray_address: str | None = None,
+    trials: int = 1,
+    limits: EpisodeLimits | None = None,
+    llm_cache: tuple[str, str] | None = None,
+    retry_errors: int = 0,
+    only: Iterable[EpisodeKey] | None = None,
 ) -> tuple[dict[str, Any], list[EpisodeResult]]:
     """Run ``agent`` on each task's split; returns the JSON report and every episode's result.
     ``diagnostics`` lets envs put expected values in their info (for run records, not for agents).
     ``plan`` is ``plan_run``'s for these arguments, when the caller has made it already.
     ``skipped`` (task: why, from ``tasks_for_all``) is kept in the report, so its table says which
     tasks a run of "all" left out.
+
+    ``trials`` plays every task that many times (trial 0 to K-1: a model agent samples anew and
+    keys its reply cache on the trial; the env is the same). ``limits`` bound each episode;
+    ``llm_cache`` is the model-reply cache's (folder, mode). An episode that ends as an error is
+    played again up to ``retry_errors`` times (the last attempt is kept). ``only`` restricts the
+    run to these episodes (``--only errors`` of a resumed run).
 
     ``backend="local"`` plays in this process, or in ``workers`` processes (default 1);
     ``backend="ray"`` on ``workers`` Ray actors (default: one per CPU of the cluster), joining the
@@ -436,41 +526,53 @@ def evaluate(
     the report and are not played again. ``progress``: ``"bar"``, ``"lines"``, True (a bar on a
     terminal, else lines) or False. Raises ``RunInterrupted`` when the agent stops the run (its
     breaker) or on Ctrl-C, with the report of what was played."""
+    if trials < 1:
+        raise ValueError(f"trials must be at least 1, not {trials}")
     if plan is None:
         plan = plan_run(agent, tasks, split, mode, limit, task_file, settings, seed)
     if progress is True:
         progress = "bar" if sys.stderr.isatty() else "lines"
     meter = Progress(progress or None)
     report: dict[str, Any] = {"agent": agent, "split": Path(task_file).stem if task_file else split, "tasks": {}}
+    if trials > 1:
+        report["trials"] = trials
     if skipped:
         report["skipped"] = dict(skipped)
     episodes: list[EpisodeResult] = []
-    earlier = {(e.task, e.task_id): e for e in finished}
+    earlier = {episode_key(e): e for e in finished}
+    wanted = set(only) if only is not None else None
     # One agent (so one breaker) for the whole run, or one pool whose workers keep theirs.
     options = tuple(sorted((env_options or {}).items()))
-    players = _players(
-        backend, agent, seed, settings, task_file, frames_dir, workers, diagnostics, options, ray_address
-    )
+    job = _Job("", split, "", agent, seed, settings, task_file, str(frames_dir) if frames_dir else None, (),
+               diagnostics, options, limits, llm_cache)  # fmt: skip
+    players = _players(backend, job, workers, ray_address)
     try:
         for planned in plan:
             spec = planned.spec
-            ids = [task.id for task in planned.tasks]
-            results = {i: earlier[(spec.name, i)] for i in ids if (spec.name, i) in earlier}
-            todo = [i for i in ids if i not in results]
-            meter.start(spec.name, len(ids), len(results))
+            keys = [(task.id, trial) for task in planned.tasks for trial in range(trials)]
+            results = {k: earlier[(spec.name, *k)] for k in keys if (spec.name, *k) in earlier}
+            todo = [k for k in keys if k not in results and (wanted is None or (spec.name, *k) in wanted)]
+            if wanted is not None:  # a rerun of some episodes: the others count only if they were played
+                keys = [k for k in keys if k in results or k in todo]
+            meter.start(spec.name, len(keys), len(results))
 
-            def keep(batch: list[EpisodeResult], results: dict[str, EpisodeResult] = results) -> None:
+            def keep(batch: list[EpisodeResult], results: dict[tuple[str, int], EpisodeResult] = results) -> None:
                 for result in batch:
-                    results[result.task_id] = result
+                    results[(result.task_id, result.trial)] = result
                     if on_episode is not None:
                         on_episode(result)
                 meter.advance(len(batch))
 
             try:
-                stopped = players.play(spec, split, planned.mode, todo, keep)
+                stopped = players.play(spec, planned.mode, todo, keep)
+                for attempt in range(2, retry_errors + 2):
+                    again = [k for k in todo if results.get(k) is not None and results[k].errored]
+                    if stopped or not again:
+                        break
+                    stopped = players.play(spec, planned.mode, again, keep, attempt)
             except KeyboardInterrupt:
                 stopped = "interrupted (Ctrl-C)"
-            ordered = [results[i] for i in ids if i in results]
+            ordered = [results[k] for k in keys if k in results]
             episodes.extend(ordered)
             report["tasks"][spec.name] = summarize(ordered, planned.mode)
             meter.finish(report["tasks"][spec.name])
@@ -482,67 +584,49 @@ def evaluate(
     return report, episodes
 
 
-def _players(
-    backend: str,
-    agent: str,
-    seed: int,
-    settings: ModelSettings | None,
-    task_file: str | None,
-    frames_dir: str | Path | None,
-    workers: int | None,
-    diagnostics: bool,
-    options: tuple[tuple[str, Any], ...],
-    ray_address: str | None,
-) -> Any:
-    """What plays the run's episodes: ``_Players`` here or in a process pool, or Ray actors."""
+def _players(backend: str, job: _Job, workers: int | None, ray_address: str | None) -> Any:
+    """What plays the run's episodes: ``_Players`` here or in a process pool, or Ray actors.
+    ``job`` holds the run's settings; each job adds its task, mode and episodes."""
     if backend == "local":
-        return _Players(agent, seed, settings, task_file, frames_dir, workers or 1, diagnostics, options)
+        return _Players(job, workers or 1)
     if backend != "ray":
         raise ValueError(f"backend {backend!r}: choose 'local' or 'ray'")
     from toolbench.eval.ray_backend import RayPlayers
 
-    frames = str(frames_dir) if frames_dir else None
-    template = _Job("", "", "", agent, seed, settings, task_file, frames, (), diagnostics, options)
-    return RayPlayers(template, workers, ray_address)
+    return RayPlayers(job, workers, ray_address)
 
 
 class _Players:
     """Plays episodes in this process (one env per task, one agent for the run) or in a pool."""
 
-    def __init__(
-        self,
-        agent: str,
-        seed: int,
-        settings: ModelSettings | None,
-        task_file: str | None,
-        frames_dir: str | Path | None,
-        workers: int,
-        diagnostics: bool = False,
-        options: tuple[tuple[str, Any], ...] = (),
-    ) -> None:
-        self.agent, self.seed, self.settings, self.task_file = agent, seed, settings, task_file
-        self.diagnostics, self.options = diagnostics, options
-        self.frames_dir = str(frames_dir) if frames_dir else None
-        self.runner = make_agent(agent, seed=seed, settings=settings) if workers <= 1 else None
+    def __init__(self, job: _Job, workers: int) -> None:
+        self.template = job
+        self.runner = build_agent(job.agent, job.seed, job.settings, job.llm_cache) if workers <= 1 else None
         self.pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
         self.workers = workers
 
     def play(
-        self, spec: TaskSpec, split: str, mode: str, todo: list[str], keep: Callable[[list[EpisodeResult]], None]
+        self,
+        spec: TaskSpec,
+        mode: str,
+        todo: list[tuple[str, int]],
+        keep: Callable[[list[EpisodeResult]], None],
+        attempt: int = 1,
     ) -> str | None:
-        """Play ``todo``, handing results to ``keep`` as they come; returns why the run stopped, or None."""
+        """Play ``todo`` ((task id, trial) pairs), handing results to ``keep`` as they come;
+        returns why the run stopped, or None. ``attempt`` > 1 marks a retry of errored episodes."""
         if not todo:
             return None
         if self.pool is None:
-            return self._play_here(spec, split, mode, todo, keep)
+            return self._play_here(spec, mode, todo, keep, attempt)
         # Scripted agents' episodes take milliseconds: small chunks keep workers busy to the end. A
         # model agent's take seconds: one per job, so each is saved as it finishes.
-        size = 1 if self.agent.startswith("openai:") else max(1, math.ceil(len(todo) / (self.workers * 4)))
+        model = self.template.settings is not None
+        size = 1 if model else max(1, math.ceil(len(todo) / (self.workers * 4)))
         jobs = [
-            _Job(spec.name, split, mode, self.agent, self.seed, self.settings, self.task_file, self.frames_dir,
-                 tuple(todo[i : i + size]), self.diagnostics, self.options)
+            replace(self.template, task_name=spec.name, mode=mode, episodes=tuple(todo[i : i + size]))
             for i in range(0, len(todo), size)
-        ]  # fmt: skip
+        ]
         stopped = None
         pending: set[Future] = {self.pool.submit(_run_job, job) for job in jobs}
         while pending:
@@ -551,7 +635,7 @@ class _Players:
                 if future.cancelled():
                     continue
                 batch, why = future.result()
-                keep(batch)
+                keep([_attempted(e, attempt) for e in batch])
                 if why and stopped is None:
                     stopped = why
                     for other in pending:
@@ -559,16 +643,23 @@ class _Players:
         return stopped
 
     def _play_here(
-        self, spec: TaskSpec, split: str, mode: str, todo: list[str], keep: Callable[[list[EpisodeResult]], None]
+        self,
+        spec: TaskSpec,
+        mode: str,
+        todo: list[tuple[str, int]],
+        keep: Callable[[list[EpisodeResult]], None],
+        attempt: int,
     ) -> str | None:
-        env = make_env(spec, split, mode, self.task_file, self.diagnostics, self.options)
-        frames = Path(self.frames_dir) if self.frames_dir else None
+        job = self.template
+        env = make_env(spec, job.split, mode, job.task_file, job.diagnostics, job.options)
+        frames = Path(job.frames_dir) if job.frames_dir else None
         try:
-            for task_id in todo:
+            for task_id, trial in todo:
                 try:
-                    keep([run_episode(env, self.runner, task_id, frames)])
+                    episode = run_episode(env, self.runner, task_id, frames, trial, job.limits)
                 except RunStopped as exc:
                     return str(exc)
+                keep([_attempted(episode, attempt)])
         finally:
             env.close()
         return None
@@ -578,13 +669,33 @@ class _Players:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _attempted(episode: EpisodeResult, attempt: int) -> EpisodeResult:
+    episode.attempts = attempt
+    return episode
+
+
+#: Summary keys that are not per-task metric columns.
+_NOT_METRICS = ("errors", "error_kinds", "limit_reached", "trials", "pass_hat_k", "pass_at_k", "trial_stats")
+
+
 def format_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table, one row per task."""
     metric_names = sorted(
         {key for row in report["tasks"].values() for key in row}
         - {"n", "mode", "success_rate", "score", "executable_rate", "total_tokens", "by_template"}
+        - set(_NOT_METRICS)
     )
-    header = ["task", "mode", "n", "success", "score", "executable", *metric_names]
+    with_errors = any(row.get("errors") for row in report["tasks"].values())
+    header = [
+        "task",
+        "mode",
+        "n",
+        *(["errors"] if with_errors else []),
+        "success",
+        "score",
+        "executable",
+        *metric_names,
+    ]
     rows = []
     for name, row in report["tasks"].items():
         rows.append(
@@ -592,18 +703,26 @@ def format_table(report: dict[str, Any]) -> str:
                 name,
                 row["mode"],
                 str(row["n"]),
+                *([str(row.get("errors", 0))] if with_errors else []),
                 f"{row['success_rate']:.3f}",
                 f"{row['score']:.3f}",
                 f"{row['executable_rate']:.3f}",
-                *(f"{row[m]:.3f}" if row.get(m) is not None else "-" for m in metric_names),
+                *(f"{row[m]:.3f}" if isinstance(row.get(m), (int, float)) else "-" for m in metric_names),
             ]
         )
         for label, part in (row.get("by_template") or {}).items():
-            rows.append([f"  {label} templates", "", str(part["n"]), f"{part['success_rate']:.3f}",
+            rows.append([f"  {label} templates", "", str(part["n"]), *([""] if with_errors else []),
+                         f"{part['success_rate']:.3f}",
                          f"{part['score']:.3f}", "", *("" for _ in metric_names)])  # fmt: skip
     lines = [f"agent: {report['agent']}   split: {report['split']}", *text_table(header, rows)]
     if report.get("skipped"):
         lines.append(f"(skipped: {skipped_text(report['skipped'])})")
+    errors = sum(row.get("errors", 0) for row in report["tasks"].values())
+    if errors:
+        lines.append(
+            f"({errors} episodes ended in an error (no verdict: endpoint, cache miss, infrastructure); "
+            "the rates count them as not passed)"
+        )
     if report.get("stopped"):
         lines.append(f"(the run stopped early: {report['stopped']})")
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 
 Each actor is a worker as ``--workers`` makes them locally: it runs the harness's own ``_run_job``
 and keeps its envs and its agent (so its breaker) from one job to the next. Jobs are the same chunks
-of task ids, and the harness orders results by task id, so a run gives the same report and the same
+of episodes, and the harness orders results by task id, so a run gives the same report and the same
 episodes as the local backend. Camera frames are written by the actor to a folder of its own and
 sent back with the episodes, so they reach the run folder from any node of a cluster.
 """
@@ -76,14 +76,20 @@ class RayPlayers:
         self.actors = [_episode_actor().options(**options).remote() for _ in range(self.workers)]
 
     def play(
-        self, spec: TaskSpec, split: str, mode: str, todo: list[str], keep: Callable[[list[EpisodeResult]], None]
+        self,
+        spec: TaskSpec,
+        mode: str,
+        todo: list[tuple[str, int]],
+        keep: Callable[[list[EpisodeResult]], None],
+        attempt: int = 1,
     ) -> str | None:
-        """Play ``todo``, handing results to ``keep`` as they come; returns why the run stopped, or None."""
+        """Play ``todo`` ((task id, trial) pairs), handing results to ``keep`` as they come;
+        returns why the run stopped, or None. ``attempt`` > 1 marks a retry of errored episodes."""
         if not todo:
             return None
         size = 1 if self.template.settings is not None else max(1, math.ceil(len(todo) / (self.workers * 4)))
         chunks = [tuple(todo[i : i + size]) for i in range(0, len(todo), size)]
-        jobs = [replace(self.template, task_name=spec.name, split=split, mode=mode, task_ids=c) for c in chunks]
+        jobs = [replace(self.template, task_name=spec.name, mode=mode, episodes=c) for c in chunks]
         jobs.reverse()  # popped from the end: played in order
         running: dict[Any, Any] = {}  # a job's result ref -> its actor
         for actor in self.actors:
@@ -97,6 +103,8 @@ class RayPlayers:
                 actor = running.pop(done[0])
                 batch, why, frames = self.ray.get(done[0])
                 self._write_frames(frames)
+                for episode in batch:
+                    episode.attempts = attempt
                 keep(batch)
                 if why and stopped is None:
                     stopped = why

@@ -9,7 +9,9 @@
 - ``frames/``: PNG strips of camera frames, for tasks that render (Tabletop).
 
 A folder that holds a run is refused unless ``--resume`` (the same settings: finished episodes are
-kept and skipped; episodes whose agent failed are played again) or ``--overwrite``.
+kept and skipped; episodes that ended in an error are played again; ``--only errors`` or ``--only
+failures`` plays those again and nothing else) or ``--overwrite``. An episode is identified by its
+task, task id and trial; when a file holds it twice (a retried error), its last line counts.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from toolbench.eval.harness import EpisodeResult, format_table, summarize
+from toolbench.eval.harness import EpisodeKey, EpisodeResult, episode_key, format_table, summarize
 
 RUN_FILE = "run.json"
 TRAJECTORIES = "trajectories.jsonl"
@@ -90,6 +92,7 @@ class RunFolder:
     path: Path
     settings: dict[str, Any]
     finished: list[EpisodeResult] = field(default_factory=list)
+    rerun: set[EpisodeKey] | None = None  # with ``only``: the episodes to play again, and no others
 
     @classmethod
     def open(
@@ -100,16 +103,30 @@ class RunFolder:
         resume: bool = False,
         overwrite: bool = False,
         about: dict[str, Any] | None = None,
+        only: str | None = None,
     ) -> RunFolder:
         """Prepare ``path`` for a run with ``settings`` (refusing what would lose or mix results);
-        ``about`` adds facts that do not define the run (the model endpoint, say)."""
+        ``about`` adds facts that do not define the run (the model endpoint, say). ``only``
+        (``"errors"`` or ``"failures"``, with ``resume``) marks the episodes of that status to be
+        played again (``rerun``) and keeps the others."""
+        if only not in (None, "errors", "failures"):
+            raise RunFolderError(f"--only {only!r}: choose errors or failures")
+        if only and not resume:
+            raise RunFolderError("--only needs --resume: it plays again some episodes of a run")
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise RunFolderError(f"--out {str(folder)!r} is a file, not a folder")
         busy = folder.is_dir() and any(folder.iterdir())
         finished: list[EpisodeResult] = []
+        rerun = None
         if busy and resume:
-            finished = cls._resumable(folder, settings)
+            finished = cls._resumable(folder, settings, keep_errors=only is not None)
+            if only:
+                status = {"errors": "error", "failures": "failure"}[only]
+                rerun = {episode_key(e) for e in finished if e.status == status}
+                finished = [e for e in finished if e.status != status]
+        elif only:
+            raise RunFolderError(f"--only {only}: {str(folder)!r} holds no run to play again")
         elif busy and overwrite:
             for name in OUR_FILES:
                 (folder / name).unlink(missing_ok=True)
@@ -125,7 +142,7 @@ class RunFolder:
             earlier = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
             run["resumed_from"] = {k: earlier.get(k) for k in ("command", "toolbench", "git_commit")}
         (folder / RUN_FILE).write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        opened = cls(folder, settings, finished)
+        opened = cls(folder, settings, finished, rerun)
         # Keep only finished episodes (an agent that failed mid-episode gets another go), written
         # beside the old file and then moved over it, so an interrupt here loses nothing.
         partial = folder / (TRAJECTORIES + ".partial")
@@ -135,7 +152,7 @@ class RunFolder:
         return opened
 
     @staticmethod
-    def _resumable(folder: Path, settings: dict[str, Any]) -> list[EpisodeResult]:
+    def _resumable(folder: Path, settings: dict[str, Any], keep_errors: bool = False) -> list[EpisodeResult]:
         run_file = folder / RUN_FILE
         if not run_file.exists():
             raise RunFolderError(f"--resume: {str(folder)!r} holds no {RUN_FILE}, so it is not a toolbench run")
@@ -149,7 +166,8 @@ class RunFolder:
                 f"--resume: the run in {str(folder)!r} has other settings ({', '.join(changed)}); "
                 "resume it with the same command, or use --overwrite"
             )
-        return [episode for episode in _episodes(folder / TRAJECTORIES) if not episode.agent_failed]
+        episodes = _episodes(folder / TRAJECTORIES)
+        return episodes if keep_errors else [e for e in episodes if not e.errored]
 
     @property
     def frames_dir(self) -> Path:
@@ -168,15 +186,17 @@ class RunFolder:
 
 
 def _episodes(path: Path) -> list[EpisodeResult]:
-    """The readable episode lines of a trajectories file (a line cut short by a kill is skipped)."""
-    episodes = []
+    """The readable episode lines of a trajectories file (a line cut short by a kill is skipped);
+    of an episode written twice (a retried error), the last line, in the place of the first."""
+    episodes: dict[EpisodeKey, EpisodeResult] = {}
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
-                episodes.append(EpisodeResult.from_json(json.loads(line)))
+                episode = EpisodeResult.from_json(json.loads(line))
             except (ValueError, TypeError, AttributeError):
                 continue
-    return episodes
+            episodes[episode_key(episode)] = episode
+    return list(episodes.values())
 
 
 def _json_object(path: Path) -> dict[str, Any]:
