@@ -371,6 +371,12 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gate_command() -> Any:
+    from toolbench.eval import gate
+
+    return gate
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     from toolbench.eval.runs import RunFolderError
     from toolbench.eval.view import write_view
@@ -1091,6 +1097,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-unequal", action="store_true", help="average tasks whose episode counts differ between runs"
     )
     compare.set_defaults(run=cmd_compare)
+
+    gate = commands.add_parser(
+        "gate", help="is a run worse than its baseline? exit 0 no, 1 a regression, 2 they cannot be compared"
+    )
+    _gate_command().add_arguments(gate)
+    gate.set_defaults(run=lambda args: _gate_command().main(args))
 
     paper = commands.add_parser("paper-table", help="a run beside ToolBench's Table 11 for its prompt setting")
     paper.add_argument("run_dir", nargs="?", default=None, help="a folder written by toolbench eval --out")

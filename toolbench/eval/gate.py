@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from toolbench.eval.harness import EpisodeResult
+from toolbench.eval.episodes import EpisodeResult
 from toolbench.eval.intervals import interval
 from toolbench.eval.runs import RunFolderError, read_run
 
@@ -279,9 +279,15 @@ def compare_episodes(
         ("task_sets", "task set digests", "the same ids hold other tasks"),
         ("scorer_versions", "scorer versions", "the same actions may score differently"),
     )
+    # A digest covers a run's whole task list: it can only tell runs apart that played the same ids.
+    different_ids = {task for task, _ in only_new | only_baseline}
     for record, what, why in checks:
         mine, theirs = _recorded(new_run, record), _recorded(baseline_run, record)
-        differ = sorted(task for task in mine.keys() & theirs.keys() if mine[task] != theirs[task])
+        differ = sorted(
+            task
+            for task in mine.keys() & theirs.keys()
+            if mine[task] != theirs[task] and not (record == "task_sets" and task in different_ids)
+        )
         if differ:
             reasons.append(
                 f"different {what} for {', '.join(differ)} ("

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from toolbench.eval.harness import EpisodeResult
+from toolbench.eval.episodes import EpisodeResult
 from toolbench.eval.intervals import _CHUNK, RESAMPLES, SEED
 from toolbench.eval.tables import text_table
 
