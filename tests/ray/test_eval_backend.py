@@ -16,11 +16,11 @@ pytestmark = RAY_GROUP
 
 
 def _records(run) -> tuple[dict, dict, dict]:
-    """A run folder's summary, its episodes by (task, id) without their wall times, and its settings."""
+    """A run folder's summary, its episodes by (task, id) (their wall times are in timings.jsonl), and its settings."""
     episodes = {}
     for line in (run / "trajectories.jsonl").read_text().splitlines():
         episode = json.loads(line)
-        del episode["seconds"]  # wall time: the one field that varies between runs (compare=False)
+        assert "seconds" not in episode  # wall time, the one field that varies between runs, is kept apart
         episodes[episode["task"], episode["task_id"]] = episode
     run_file = json.loads((run / "run.json").read_text())
     return json.loads((run / "summary.json").read_text()), episodes, run_file

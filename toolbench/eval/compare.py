@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolbench.eval.harness import EpisodeResult
+from toolbench.eval.episodes import EpisodeResult, episode_key
 from toolbench.eval.intervals import interval
 from toolbench.eval.runs import read_run
 from toolbench.eval.tables import text_table
@@ -47,10 +47,11 @@ class Cell:
     n: int
     low: float | None = None
     high: float | None = None
+    trials: int = 1  # trials per task: then ``n`` counts tasks, and the interval resamples tasks
 
     def text(self) -> str:
         bounds = f" [{self.low:.3f}, {self.high:.3f}]" if self.low is not None and self.high is not None else ""
-        return f"{self.value:.3f}{bounds} n={self.n}"
+        return f"{self.value:.3f}{bounds} n={self.n}" + (f"x{self.trials}" if self.trials > 1 else "")
 
 
 def load_reports(paths: Sequence[str | Path]) -> list[Run]:
@@ -61,8 +62,8 @@ def load_reports(paths: Sequence[str | Path]) -> list[Run]:
         _, report, episodes = read_run(folder)
         agent = report.get("agent", "")
         label = f"{folder.name} ({agent})" if agent else folder.name
-        # A resumed run appends the episodes it played again: the last line of a task id counts.
-        latest = {(e.task, e.task_id): e for e in episodes}
+        # A resumed run appends the episodes it played again: the last line of an episode counts.
+        latest = {episode_key(e): e for e in episodes}
         runs.append(Run(label + (", stopped early" if report.get("stopped") else ""), report, tuple(latest.values())))
     return runs
 
@@ -71,19 +72,43 @@ def _value(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def _pass_metric(metric: str) -> tuple[str, str] | None:
+    """``pass^K`` or ``pass@K`` as (the trial stats' key, K), else None."""
+    for prefix, key in (("pass^", "pass_hat_k"), ("pass@", "pass_at_k")):
+        if metric.startswith(prefix) and metric[len(prefix) :].isdigit():
+            return key, metric[len(prefix) :]
+    return None
+
+
 def _cell(run: Run, task: str, metric: str) -> Cell | None:
     row = run.report["tasks"].get(task, {})
+    passed = _pass_metric(metric)
+    if passed is not None:  # tau-bench's pass^k or pass@k of a run with trials
+        stats = row.get("trial_stats") or {}
+        key, k = passed
+        if k not in stats.get(key, {}):
+            return None
+        low, high = stats[f"{key}_interval"][k]
+        return Cell(stats[key][k], stats["tasks"], low, high, stats["trials"]["max"])
     value = _value(row.get(metric))
     if value is None:
         return None
     episodes = [e for e in run.episodes if e.task == task]
     if metric in _EPISODE_VALUES:
-        values = [_EPISODE_VALUES[metric](e) for e in episodes]
+        pairs = [(e.task_id, _EPISODE_VALUES[metric](e)) for e in episodes]
     else:
-        values = [float(e.metrics[metric]) for e in episodes if e.metrics.get(metric) is not None]
-    if not values:  # a split-level metric (AppBench's micro F1), or a report without its episodes
+        pairs = [(e.task_id, float(e.metrics[metric])) for e in episodes if e.metrics.get(metric) is not None]
+    if not pairs:  # a split-level metric (AppBench's micro F1), or a report without its episodes
         return Cell(value, int(row.get("n") or 0))
-    return Cell(value, len(values), *interval(values))
+    by_task: dict[str, list[float]] = {}
+    for task_id, v in pairs:
+        by_task.setdefault(task_id, []).append(v)
+    trials = max(len(v) for v in by_task.values())
+    if trials == 1:
+        return Cell(value, len(pairs), *interval([v for _, v in pairs]))
+    # Trials of one task are not independent draws: the interval is over tasks, each its trials' mean.
+    means = [sum(v) / len(v) for v in by_task.values()]
+    return Cell(value, len(means), *interval(means), trials=trials)
 
 
 def comparison(runs: Sequence[Run], metric: str) -> tuple[list[str], list[list[Cell | None]]]:
@@ -107,7 +132,8 @@ def format_comparison(runs: Sequence[Run], metric: str = "success_rate", allow_u
             rows[-1].append(f"{sum(row[i].value for i in shared) / len(shared):.3f}")
     header = ["run", *tasks, *(["average"] if averaged else [])]
     lines = [
-        f"metric: {metric} (95% intervals: Wilson's for rates, a bootstrap for means; n: episodes)",
+        f"metric: {metric} (95% intervals: Wilson's for rates, a bootstrap for means; n: episodes, "
+        "or tasks x trials with trials, the interval then resampling tasks)",
         *text_table(header, rows),
     ]
     counts = "; ".join(f"{tasks[i]} " + " vs ".join(str(row[i].n) for row in cells if row[i]) for i in unequal)
@@ -129,6 +155,13 @@ def check_metric(runs: Sequence[Run], metric: str) -> None:
     """Refuse a metric that no run has as a number (a typo would print a table of dashes)."""
     known = sorted(
         {k for run in runs for row in run.report["tasks"].values() for k, v in row.items() if _value(v) is not None}
+        | {
+            f"{sign}{k}"
+            for run in runs
+            for row in run.report["tasks"].values()
+            for sign, key in (("pass^", "pass_hat_k"), ("pass@", "pass_at_k"))
+            for k in (row.get("trial_stats") or {}).get(key, {})
+        }
     )
     if metric not in known:
         raise ValueError(f"no run has the metric {metric!r}; the runs have {', '.join(known) or 'no episodes'}")

@@ -3,8 +3,11 @@
 - ``run.json``: the command, the settings that define the run, toolbench's and its dependencies'
   versions, the Python version and the git commit of the toolbench source when there is one.
 - ``trajectories.jsonl``: one line per finished episode, appended when the episode ends: actions,
-  observations, the task's references, the env's metrics and final info, and for model agents the
-  messages sent, raw completions, tool calls, token usage, latency and model settings.
+  observations, the task's references, the env's metrics and final info, its trial and status, and
+  for model agents the messages sent, raw completions, tool calls, token usage, latency and model
+  settings. Nothing in it is measured by a clock of this run, so a run replayed from its model-reply
+  cache writes the same bytes.
+- ``timings.jsonl``: each episode's wall time (the one thing that varies between identical runs).
 - ``summary.json`` / ``summary.txt``: the report, rewritten at the end (also of a stopped run).
 - ``frames/``: PNG strips of camera frames, for tasks that render (Tabletop).
 
@@ -32,10 +35,11 @@ from toolbench.eval.harness import EpisodeKey, EpisodeResult, episode_key, forma
 
 RUN_FILE = "run.json"
 TRAJECTORIES = "trajectories.jsonl"
+TIMINGS = "timings.jsonl"
 SUMMARY_JSON = "summary.json"
 SUMMARY_TEXT = "summary.txt"
 FRAMES = "frames"
-OUR_FILES = (RUN_FILE, TRAJECTORIES, SUMMARY_JSON, SUMMARY_TEXT, "report.html")
+OUR_FILES = (RUN_FILE, TRAJECTORIES, TIMINGS, SUMMARY_JSON, SUMMARY_TEXT, "report.html")
 DEPENDENCIES = (
     "gymnasium",
     "numpy",
@@ -176,9 +180,14 @@ class RunFolder:
     def append(self, episode: EpisodeResult) -> None:
         with open(self.path / TRAJECTORIES, "a", encoding="utf-8") as handle:
             handle.write(self._line(episode))
+        timing = {"task": episode.task, "task_id": episode.task_id, "trial": episode.trial, "seconds": episode.seconds}
+        with open(self.path / TIMINGS, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(timing, ensure_ascii=False) + "\n")
 
     def _line(self, episode: EpisodeResult) -> str:
-        return json.dumps({"agent": self.settings.get("agent"), **episode.to_json()}, ensure_ascii=False) + "\n"
+        data = {"agent": self.settings.get("agent"), **episode.to_json()}
+        del data["seconds"]  # in timings.jsonl
+        return json.dumps(data, ensure_ascii=False) + "\n"
 
     def write_summary(self, report: dict[str, Any]) -> None:
         (self.path / SUMMARY_JSON).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

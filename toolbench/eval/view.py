@@ -14,7 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolbench.eval.harness import EpisodeResult, skipped_text
+from toolbench.eval.episodes import EpisodeResult
+from toolbench.eval.harness import skipped_text
 from toolbench.eval.runs import read_run
 
 MAX_TEXT = 20_000  # characters of one prompt, action or observation shown
@@ -28,6 +29,7 @@ table.results td:first-child, table.results th:first-child { text-align: left; }
 details.episode { border: 1px solid #ddd; border-radius: 4px; margin: 0.4em 0; padding: 0.3em 0.6em; }
 details.episode.success > summary::before { content: "✔ "; color: #1a7f37; }
 details.episode.failure > summary::before { content: "✘ "; color: #c62828; }
+details.episode.error > summary::before { content: "⚠ "; color: #b26a00; }
 summary { cursor: pointer; }
 pre { background: #f6f8fa; padding: 0.5em; overflow-x: auto; white-space: pre-wrap; word-break: break-word; }
 .label { font-weight: 600; margin-top: 0.6em; }
@@ -81,19 +83,47 @@ def _image(folder: Path, relative: str | None) -> str:
 
 
 def results_table(report: dict[str, Any]) -> str:
-    rows = ["<tr><th>task</th><th>mode</th><th>n</th><th>success</th><th>score</th><th>executable</th></tr>"]
+    """The report's rows (errored episodes counted beside the rates), then pass^k and pass@k of a
+    run with trials."""
+    head = ["task", "mode", "n", "errors", "success", "score", "executable"]
+    rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    trials = []
     for name, row in report.get("tasks", {}).items():
-        cells = [name, str(row.get("mode", "")), str(row["n"])]
+        cells = [name, str(row.get("mode", "")), str(row["n"]), str(row.get("errors", 0))]
         cells += [f"{row[key]:.3f}" for key in ("success_rate", "score", "executable_rate")]
         rows.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells) + "</tr>")
-    return '<table class="results">' + "".join(rows) + "</table>"
+        if isinstance(row.get("trial_stats"), dict):
+            trials.append(_trials_table(name, row["trial_stats"]))
+    return '<table class="results">' + "".join(rows) + "</table>" + "".join(trials)
+
+
+def _trials_table(name: str, stats: dict[str, Any]) -> str:
+    """One env's pass^k and pass@k by k, with their 95% intervals, and how often trials disagree."""
+    rows = ["<tr><th>k</th><th>pass^k [95%]</th><th>pass@k [95%]</th></tr>"]
+    for k, value in stats.get("pass_hat_k", {}).items():
+        cells = [k]
+        for key, v in (("pass_hat_k", value), ("pass_at_k", stats["pass_at_k"][k])):
+            low, high = stats[f"{key}_interval"][k]
+            cells.append(f"{v:.3f} [{low:.3f}, {high:.3f}]")
+        rows.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells) + "</tr>")
+    spread = stats.get("spread", {})
+    caption = (
+        f"{name}: {stats.get('tasks', 0)} tasks, {stats.get('trials', {}).get('max', '?')} trials each; "
+        f"trials disagree on {spread.get('mixed_tasks', 0)} tasks"
+    )
+    return f'<p class="meta">{html.escape(caption)}</p><table class="results">{"".join(rows)}</table>'
+
+
+def _outcome(episode: EpisodeResult) -> str:
+    return episode.status if episode.status in ("success", "failure", "error") else "failure"
 
 
 def episode_block(folder: Path, index: int, episode: EpisodeResult) -> str:
-    outcome = "success" if episode.success else "failure"
+    outcome = _outcome(episode)
     metrics = ", ".join(f"{k} {_number(v)}" for k, v in episode.metrics.items())
+    trial = f" · trial {episode.trial}" if episode.trial else ""
     summary = html.escape(
-        f"{episode.task} · {episode.task_id} · score {episode.score:.3f}"
+        f"{episode.task} · {episode.task_id}{trial} · {outcome} · score {episode.score:.3f}"
         f"{' · ' + metrics if metrics else ''} · {episode.steps} step{'s' * (episode.steps != 1)}"
     )
     parts = [
@@ -102,6 +132,8 @@ def episode_block(folder: Path, index: int, episode: EpisodeResult) -> str:
         '<div class="meta">'
         + html.escape(f"mode {episode.mode or '?'} · executable {episode.executable}")
         + (html.escape(f" · error: {episode.error}") if episode.error else "")
+        + (html.escape(f" · error kind: {episode.error_kind}") if episode.error_kind else "")
+        + (html.escape(f" · played {episode.attempts} times") if episode.attempts > 1 else "")
         + "</div>",
         _pre("Prompt", episode.prompt),
     ]
@@ -150,7 +182,8 @@ def render_run(path: str | Path) -> str:
         else "",
         '<div class="filters">Task <select id="task-filter"><option value="">all</option>'
         f'{options}</select> Outcome <select id="outcome-filter"><option value="">all</option>'
-        '<option value="success">success</option><option value="failure">failure</option></select> '
+        '<option value="success">success</option><option value="failure">failure</option>'
+        '<option value="error">error</option></select> '
         f'<span id="shown">{len(episodes)}</span> of {len(episodes)} episodes</div>',
     ]
     body = [episode_block(folder, index, episode) for index, episode in enumerate(episodes)]
