@@ -190,7 +190,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             }
             about = {"endpoint": os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL} if settings else {}
             if llm_cache:  # not a setting: a replayed run gives the recorded run's episodes
-                about["llm_cache"] = {"dir": llm_cache[0], "mode": llm_cache[1]}
+                about["llm_cache"] = {"dir": args.llm_cache, "mode": llm_cache[1]}
             # Not a setting: the backends give the same episodes, so a run may be resumed on either.
             about["backend"] = _backend_record(args)
             folder = RunFolder.open(

@@ -136,8 +136,11 @@ class FakeModel:
         _, actions, functions = self.scripts[max(match, key=lambda key: len(key[0]))]
         step = sum(1 for m in body["messages"] if m["role"] == "assistant")
         action = actions[min(step, len(actions) - 1)]
-        if wrong:  # a program that does nothing, or the finishing call before its time
-            action = "API.no_answer()" if mode == "program" else actions[-1]
+        if wrong and mode == "program":  # a program without its first line (it still runs), or one that does nothing
+            lines = action.strip().splitlines()
+            action = "\n".join(lines[1:]) if len(lines) > 1 else "API.no_answer()"
+        elif wrong:  # the finishing call before its time
+            action = actions[-1]
         if mode == "interactive" and self.behaviour == "batch":  # every call left, amid prose, in one reply
             return {"role": "assistant", "content": "All at once:\n" + "\n".join(actions[step:]) + "\nDone.<|im_end|>"}
         if mode == "program" and self.behaviour == "fenced":
@@ -153,7 +156,7 @@ class FakeModel:
         return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 
-def serve_fake_model(model: FakeModel) -> ServedApp:
+def serve_fake_model(model: FakeModel, port: int = 0) -> ServedApp:
     app = Flask("fake-llm")
 
     @app.post("/v1/chat/completions")
@@ -165,7 +168,7 @@ def serve_fake_model(model: FakeModel) -> ServedApp:
         body, status = model.reply(request.get_json())
         return jsonify(body), status
 
-    return ServedApp(app).start()
+    return ServedApp(app, port=port).start()
 
 
 def scripted_endpoint(reply: Any) -> Flask:
