@@ -32,18 +32,12 @@ from toolbench.agents.client import LimitReached
 from toolbench.catalog import TaskSpec, find_task
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
-from toolbench.eval.harness import (
-    AGENT_ERROR_PREFIX,
-    REWRITTEN_PREFIX,
-    EpisodeResult,
-    make_env,
-    plan_run,
-    run_episode,
-    summarize,
-)
+from toolbench.eval.episodes import AGENT_ERROR_PREFIX, EpisodeResult
+from toolbench.eval.harness import LIMIT_PREFIX, REWRITTEN_PREFIX, make_env, plan_run, run_episode, summarize
 from toolbench.eval.runs import (
     FRAMES,
     RUN_FILE,
+    TIMINGS,
     RunFolder,
     RunFolderError,
     command_line,
@@ -64,6 +58,8 @@ NO_BUMP = "scorer changed without a version bump"
 NO_VERSION = "scorer changed (the run records no scorer_version to compare)"
 OBSERVATIONS_NOTE = "observations changed: the agent's later actions may not be what it would do today"
 RAN_OUT = "replay: the recorded actions ended before today's env ended the episode"
+#: The new episode's fields that are the agent's side of the episode: history, kept from the run.
+HISTORY_FIELDS = ("trial", "agent_log", "frames", "template", "seen_template", "attempts", "seconds")
 _CLOSE = 1e-9  # scores and metrics are floats computed again: equal within rounding is unchanged
 
 
@@ -170,8 +166,8 @@ class RescoreReport:
 
 class ReplayAgent:
     """Plays an episode's recorded actions in order. When they run out before the env ends the
-    episode, it stops the episode as a limit does: with the recorded agent error when the episode
-    ended on one (a turn limit, say), else saying the recording ended."""
+    episode, it stops the episode as a limit does: with the recorded limit when the episode ended
+    on one (its turns, tokens, time or cost), else saying that the recording ended."""
 
     name = "replay"
 
@@ -189,7 +185,10 @@ class ReplayAgent:
         self.trial = episode.trial
         self.ran_out = False
         error = episode.error or ""
-        self._end = error.removeprefix(AGENT_ERROR_PREFIX) if error.startswith(AGENT_ERROR_PREFIX) else RAN_OUT
+        # An env's own error ("no such function") says nothing of why the agent stopped acting.
+        self._end = (
+            error.removeprefix(AGENT_ERROR_PREFIX) if error.startswith((LIMIT_PREFIX, AGENT_ERROR_PREFIX)) else RAN_OUT
+        )
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
         pass
@@ -297,19 +296,12 @@ class _Replayer:
 def _replay(replayer: _Replayer, agent: ReplayAgent, old: EpisodeResult) -> EpisodeResult:
     env = replayer.env(old.task, old.mode)
     agent.load(old)
-    new = run_episode(env, agent, old.task_id)
+    new = run_episode(env, agent, old.task_id, None, old.trial)
     if agent.ran_out:  # the replay's own stop, not an error of the agent's model or infrastructure
         new = replace(new, status="success" if new.success else "failure", error_kind=None)
     # The agent's side is history: what it said and when, its trial, its frames.
-    return replace(
-        new,
-        trial=old.trial,
-        agent_log=old.agent_log,
-        frames=old.frames,
-        template=old.template,
-        seen_template=old.seen_template,
-        seconds=old.seconds,
-    )
+    kept = {name: getattr(old, name) for name in HISTORY_FIELDS if name in EpisodeResult.__dataclass_fields__}
+    return replace(new, **kept)
 
 
 def _record_change(old: EpisodeResult, today: Task) -> str:
@@ -355,8 +347,8 @@ def rescore(run: str | Path, out: str | Path | None = None, overwrite: bool = Fa
     target = Path(out) if out is not None else source.with_name(source.name + "-rescored")
     try:
         old_run, old_report, episodes = read_run(source)
-    except RunFolderError as exc:
-        raise RescoreError(str(exc)) from None
+    except (RunFolderError, KeyError) as exc:  # KeyError: an episode of an unknown task, no summary
+        raise RescoreError(exc.args[0] if exc.args else str(exc)) from None
     if not (source / RUN_FILE).is_file() or not old_run:
         raise RescoreError(f"{str(source)!r} holds no readable {RUN_FILE}: not a toolbench run folder")
     if target.exists() and target.resolve() == source.resolve():
@@ -440,7 +432,8 @@ def _write(
     overwrite: bool,
 ) -> None:
     """The new run folder: the old run.json with where it came from and today's versions and
-    digests, every episode, the summary, and the old frames (episodes keep their frame paths)."""
+    digests, every episode, the summary, and the old wall times and frames (episodes keep their
+    frame paths)."""
     settings = _settings_of(old_run)
     settings["scorer_versions"] = new_versions
     settings["task_sets"] = {**(settings.get("task_sets") or {}), **new_digests}
@@ -462,6 +455,8 @@ def _write(
     (target / RUN_FILE).write_text(json.dumps(new_run, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     for episode in episodes:
         folder.append(episode)
+    if (source / TIMINGS).is_file():  # the agent's wall times are history too (episodes read back carry none)
+        shutil.copyfile(source / TIMINGS, target / TIMINGS)
     if (source / FRAMES).is_dir() and any(e.frames for e in episodes):
         shutil.copytree(source / FRAMES, target / FRAMES, dirs_exist_ok=True)
     by_task: dict[str, list[EpisodeResult]] = {}
