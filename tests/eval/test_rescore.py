@@ -192,6 +192,17 @@ def test_exit_codes_and_the_out_folder(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "unknown-rescored").exists()
 
 
+def test_a_run_of_some_task_ids_keeps_its_task_set(tmp_path):
+    ids = "home_search-test-0003,home_search-test-0042,home_search-test-0077"
+    run = record(tmp_path / "run", "random", "HomeSearch", "--task-ids", ids, "--trials", "2")
+    report = rescoring.rescore(run)
+    assert (report.rescored, report.changed, report.notes) == (6, 0, {})
+    old_run, _, old = read_run(run)
+    new_run, _, new = read_run(tmp_path / "run-rescored")
+    assert new == old and {(e.task_id, e.trial) for e in new} == {(i, t) for i in ids.split(",") for t in (0, 1)}
+    assert new_run["settings"]["task_sets"] == old_run["settings"]["task_sets"]
+
+
 def test_a_task_file_that_is_gone(tmp_path, capsys):
     path = write_task_file(tmp_path / "mine.jsonl", "CatAPI", 3)
     run = record(tmp_path / "run", "oracle", "CatAPI", "--task-file", str(path))

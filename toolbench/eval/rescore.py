@@ -249,6 +249,8 @@ class _Replayer:
         self.split = str(settings.get("split") or (episodes[0].split if episodes else "test"))
         self.mode = settings.get("mode")
         self.limit = settings.get("limit")
+        picked = settings.get("task_ids")
+        self.task_ids = frozenset(picked) if isinstance(picked, list) else None
         task_file = settings.get("task_file")
         self.task_file = str(Path(task_file).resolve()) if task_file else None
         if self.task_file and not Path(self.task_file).is_file():
@@ -265,16 +267,15 @@ class _Replayer:
             try:
                 spec = find_task(name)
                 env_class = spec.env_class()
-                # The tasks the run played, read as eval reads them today: their digest is eval's.
-                (planned,) = plan_run("oracle", [spec.name], self.split, self.mode, self.limit, self.task_file)
-                if self.task_file:
-                    everything = env_class.tasks_from_file(self.task_file)
-                else:
-                    everything = list(env_class.shared_split(self.split).tasks)
+                # Every task of the split or file, read as eval reads them today; the run's ids and
+                # limit are applied here, as plan_run applies them, for a played id that is gone is
+                # a missing task, not a run that cannot be scored.
+                (planned,) = plan_run("oracle", [spec.name], self.split, self.mode, None, self.task_file)
             except (KeyError, ValueError, OSError) as exc:
                 raise RescoreError(exc.args[0] if exc.args else str(exc)) from None
-            tasks = {task.id: task for task in everything}
-            self.plans[name] = _TaskPlan(spec, env_class, task_set_digest(list(planned.tasks)), frozenset(tasks), tasks)
+            tasks = {task.id: task for task in planned.tasks}
+            played = [t for t in planned.tasks if self.task_ids is None or t.id in self.task_ids][: self.limit]
+            self.plans[name] = _TaskPlan(spec, env_class, task_set_digest(played), frozenset(tasks), tasks)
         return self.plans[name]
 
     def env(self, name: str, mode: str) -> ToolEnv:
