@@ -377,6 +377,12 @@ def _gate_command() -> Any:
     return gate
 
 
+def _rescore_command() -> Any:
+    from toolbench.eval import rescore
+
+    return rescore
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     from toolbench.eval.runs import RunFolderError
     from toolbench.eval.view import write_view
@@ -1103,6 +1109,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _gate_command().add_arguments(gate)
     gate.set_defaults(run=lambda args: _gate_command().main(args))
+
+    score = commands.add_parser("score", help="re-score a stored run with today's envs and scorers (no model)")
+    _rescore_command().add_arguments(score)
+    score.set_defaults(run=lambda args: _rescore_command().main(args))
 
     paper = commands.add_parser("paper-table", help="a run beside ToolBench's Table 11 for its prompt setting")
     paper.add_argument("run_dir", nargs="?", default=None, help="a folder written by toolbench eval --out")

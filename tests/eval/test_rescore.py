@@ -1,6 +1,5 @@
 """``toolbench score``: a stored run scored again by today's envs, and exactly what changed said."""
 
-import argparse
 import json
 import os
 
@@ -36,9 +35,8 @@ def record(out, agent, task, *extra, versions=True):
 
 
 def score(argv, capsys=None):
-    parser = argparse.ArgumentParser()
-    rescoring.add_arguments(parser)
-    code = rescoring.main(parser.parse_args([str(a) for a in argv]))
+    """``toolbench score ARGV`` through the command line's own parser."""
+    code = toolbench_main(["score", *(str(a) for a in argv)])
     return code, (capsys.readouterr() if capsys is not None else None)
 
 

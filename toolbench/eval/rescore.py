@@ -476,7 +476,7 @@ def _write(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``toolbench score``'s arguments."""
-    parser.add_argument("run", help="a run folder (eval's --out)")
+    parser.add_argument("run_dir", metavar="RUN", help="a run folder (eval's --out)")
     parser.add_argument("--out", default=None, help="the new run folder (default: RUN-rescored)")
     parser.add_argument("--overwrite", action="store_true", help="replace a run in --out")
     parser.add_argument("--json", action="store_true", help="print the changes as JSON")
@@ -490,7 +490,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run ``toolbench score``: 0 re-scored, 1 changed with --fail-on-change, 2 cannot re-score."""
     try:
-        report = rescore(args.run, args.out, overwrite=args.overwrite)
+        report = rescore(args.run_dir, args.out, overwrite=args.overwrite)
     except (RescoreError, RunFolderError) as exc:
         print(f"toolbench score: {exc}", file=sys.stderr)
         return 2
