@@ -23,8 +23,8 @@ One readable JSON file per request, ``DIR/v1/<model>/<key[:2]>/<key>.json``, wri
      "request": {...}, "response": <the completion as the endpoint sent it>, "latency_s": 1.234}
 
 A replayed reply is the recorded ``Completion``: content, tool calls, usage, finish reason, raw
-body and the recorded latency, so a replayed run's trajectories equal the recorded run's but for
-wall time. An episode's ``timeout_s`` counts wall time, which a replay hardly spends: a replayed
+body and the recorded latency, so a replayed run's trajectories equal the recorded run's (a run
+folder keeps wall times apart, in ``timings.jsonl``). An episode's ``timeout_s`` counts wall time, which a replay hardly spends: a replayed
 episode may go on where the recorded one ran out of time, and then misses.
 """
 
