@@ -160,3 +160,20 @@ def test_a_crash_in_the_env_is_an_infrastructure_error_and_the_run_goes_on(monke
     assert [e.status for e in episodes] == ["success", "error", "success"]
     assert episodes[1].error_kind == "infrastructure" and "RuntimeError: the disk is full" in episodes[1].error
     assert report["tasks"]["CatAPI"]["error_kinds"] == {"infrastructure": 1}
+
+
+def test_compare_and_view_count_trials_and_show_pass_k(tmp_path, capsys):
+    runs = []
+    for agent in ("random", "oracle"):
+        runs.append(tmp_path / agent)
+        assert main(["eval", "--agent", agent, "--task", "CatAPI", "--limit", "5", "--trials", "3", "--out", str(runs[-1]), "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["compare", *map(str, runs), "--plot", str(tmp_path / "c.png")]) == 0
+    table = capsys.readouterr().out
+    assert "1.000 [0.566, 1.000] n=5x3" in table  # five tasks' means: the interval is over tasks, not 15 episodes
+    assert main(["compare", *map(str, runs), "--metric", "pass^3", "--plot", str(tmp_path / "c.png")]) == 0
+    assert "n=5x3" in capsys.readouterr().out
+    assert main(["compare", *map(str, runs), "--metric", "pass^4", "--plot", str(tmp_path / "c.png")]) == 2
+    assert main(["view", str(runs[1])]) == 0
+    page = (runs[1] / "report.html").read_text()
+    assert "trial 2" in page and "pass^k [95%]" in page and '<option value="error">' in page
