@@ -110,6 +110,9 @@ class ToolEnv(gym.Env[str, str]):
     scorer_version: ClassVar[str] = "1"
     #: The task's own metrics, always present in ``info`` (0.0 until the episode is scored).
     metric_names: ClassVar[tuple[str, ...]] = ()
+    #: The summary key of the number the task's paper reports (``success_rate`` where that is its
+    #: success rate): the one metric ``toolbench eval``'s table shows beside success and score.
+    headline_metric: ClassVar[str] = "success_rate"
     #: The action that ends an interactive episode (``"submit"``, ``"API.search()"``), for prompts.
     finishing_action: ClassVar[str | None] = None
     #: Whether ``api_docs()`` and ``tools()`` change with the episode's task (RapidAPI's APIs). When

@@ -229,6 +229,7 @@ class AppBenchEnv(ToolEnv):
     splits = ("test", "demo", "train", "unseen")
     default_max_steps = 12
     metric_names = METRICS
+    headline_metric = "succ"  # AppBench's Succ
     finishing_action = FINISH
     presentation_options = ("prompting",)
     score_details = ("counts", "paper_counts", "paper_complete_match")  # hits, predicted and gold items

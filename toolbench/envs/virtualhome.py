@@ -145,6 +145,7 @@ class VirtualHomeEnv(ToolEnv):
     splits = ("test", "demo", "train", "unseen")
     default_max_steps = 40
     metric_names = METRICS
+    headline_metric = "lcs"  # ToolBench's Table 11 (beside the executability rate)
     finishing_action = FINISH
     action_line = r"Agent\.\w+\(.*\)"
     input_fields = ("home", "start", "rules")  # the home, the state it starts in, how it behaves

@@ -251,6 +251,7 @@ class WebShopEnv(ToolEnv):
     splits = ("test", "demo", "train", "unseen")
     default_max_steps = 25
     metric_names = METRICS
+    headline_metric = "reward"  # WebShop's score: its mean reward
     finishing_action = "click[buy now]"
     action_line = r"(?:search|click)\[.*\]"
     # The goal's instruction is on every page; the session number names the task, as in WebShop.
