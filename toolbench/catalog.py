@@ -1,61 +1,24 @@
 """The list of toolbench tasks: one line per task, from which every env id is registered.
 
-A line also names the task's modes, splits and fixture folder, so ``toolbench list`` and the CLI's
-checks need no env module (each imports pandas, Flask or PyBullet); a test checks that every line
-agrees with its env class."""
+A line names the task's env class, modes, splits, fixture folder and served app, so ``toolbench
+list``, ``toolbench serve`` and the CLI's checks need no env module (each imports pandas, Flask or
+PyBullet). The env class reads its name, modes, splits and fixture folder from its line (``ToolEnv``
+finds it in ``toolbench.core.taskspec``, where this module registers the lines on import). A package
+adds its own task with ``register_task``.
+"""
 
 from __future__ import annotations
 
-import importlib
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from toolbench.core import taskspec
+from toolbench.core.taskspec import NAMESPACE, TaskList, TaskSpec
 from toolbench.mock_services.rapidapi import TEST_SETS as RAPIDAPI_TEST_SETS
 
 if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from types import ModuleType
-
-    from toolbench.core.env import ToolEnv
-
-NAMESPACE = "toolbench"
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    name: str
-    entry_point: str
-    modes: tuple[str, ...]
-    splits: tuple[str, ...]
-    fixture_slug: str
-    #: Splits made of other splits' files (RapidAPI's ``test`` is its six test sets).
-    composite: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    #: The task runs agent code in the sandbox: its env module holds the code-side names, which the
-    #: clean worker imports before it forks (with the module's ``warm_worker``/``warm_child``, if any).
-    runs_code: bool = False
-
-    @property
-    def module(self) -> str:
-        return self.entry_point.partition(":")[0]
-
-    @property
-    def env_id(self) -> str:
-        return f"{NAMESPACE}/{self.name}-v0"
-
-    def env_class(self) -> type[ToolEnv]:
-        return getattr(importlib.import_module(self.module), self.entry_point.partition(":")[2])
-
-    def count(self, split: str) -> int:
-        """How many tasks a shipped split holds (its JSONL lines), without loading them."""
-        parts = dict(self.composite).get(split)
-        if parts:
-            return sum(self.count(part) for part in parts)
-        from toolbench.core.tasks import fixture_file
-
-        with open(fixture_file(self.fixture_slug, f"{split}.jsonl"), encoding="utf-8") as handle:
-            return sum(1 for line in handle if line.strip())
-
 
 PROGRAM = ("program",)
 BOTH = ("program", "interactive")
@@ -63,16 +26,49 @@ BOTH = ("program", "interactive")
 #: ``demo`` (the prompts' examples), ``train`` (more of the seen templates) and ``unseen`` (templates,
 #: and what the env has of activities, products, app combinations, tools, held out of all three).
 SPLITS = ("test", "demo", "train", "unseen")
+#: The served apps of ``toolbench serve NAME`` are built in ``toolbench.mock_services``.
+_SERVED = "toolbench.mock_services"
 
-TASKS: tuple[TaskSpec, ...] = (
-    TaskSpec("OpenWeather", "toolbench.envs.openweather:OpenWeatherEnv", PROGRAM, SPLITS, "openweather"),
-    TaskSpec("CatAPI", "toolbench.envs.catapi:CatAPIEnv", PROGRAM, SPLITS, "catapi"),
+SHIPPED: tuple[TaskSpec, ...] = (
+    TaskSpec(
+        "OpenWeather",
+        "toolbench.envs.openweather:OpenWeatherEnv",
+        PROGRAM,
+        SPLITS,
+        "openweather",
+        service=f"{_SERVED}:openweather_app",
+        service_key=f"{_SERVED}.openweather:DEMO_API_KEY",
+    ),
+    TaskSpec(
+        "CatAPI",
+        "toolbench.envs.catapi:CatAPIEnv",
+        PROGRAM,
+        SPLITS,
+        "catapi",
+        service=f"{_SERVED}:catapi_app",
+        service_key=f"{_SERVED}.catapi:DEMO_API_KEY",
+    ),
     TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv", BOTH, SPLITS, "home_search"),
     TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv", BOTH, SPLITS, "trip_booking"),
-    TaskSpec("GoogleSheets", "toolbench.envs.sheets:GoogleSheetsEnv", BOTH, SPLITS, "sheets", runs_code=True),
+    TaskSpec(
+        "GoogleSheets",
+        "toolbench.envs.sheets:GoogleSheetsEnv",
+        BOTH,
+        SPLITS,
+        "sheets",
+        runs_code=True,
+        service=f"{_SERVED}:sheets_app",
+    ),
     TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, SPLITS, "tabletop", runs_code=True),
     TaskSpec("VirtualHome", "toolbench.envs.virtualhome:VirtualHomeEnv", BOTH, SPLITS, "virtualhome"),
-    TaskSpec("WebShop", "toolbench.envs.webshop:WebShopEnv", ("interactive", "program"), SPLITS, "webshop"),
+    TaskSpec(
+        "WebShop",
+        "toolbench.envs.webshop:WebShopEnv",
+        ("interactive", "program"),
+        SPLITS,
+        "webshop",
+        service=f"{_SERVED}:webshop_app",
+    ),
     TaskSpec("AppBench", "toolbench.envs.appbench:AppBenchEnv", BOTH, SPLITS, "appbench"),
     TaskSpec(
         "RapidAPI",
@@ -81,8 +77,50 @@ TASKS: tuple[TaskSpec, ...] = (
         ("test", *RAPIDAPI_TEST_SETS, "demo", "train", "unseen"),
         "rapidapi",
         (("test", RAPIDAPI_TEST_SETS),),
+        service=f"{_SERVED}:rapidapi_app",
     ),
 )
+for _spec in SHIPPED:
+    if taskspec.line_of(_spec.entry_point) is None:
+        taskspec.add(_spec)
+
+#: Every registered task, the shipped ones first: a live view, so a task ``register_task`` adds later
+#: is in it for every module that imported it.
+TASKS: TaskList = TaskList()
+
+
+def register_task(spec: TaskSpec) -> TaskSpec:
+    """Add a task of another package to the catalog: its env id is registered with Gymnasium (now,
+    or when Gymnasium loads), ``toolbench serve``, ``toolbench eval`` and ``toolbench audit`` know it,
+    and its env class takes its name, modes, splits and fixture folder from ``spec``. Register before
+    the env module loads (say, in the package's ``__init__``); a class loaded already takes them now."""
+    if spec.env_id == REMOTE_ENV_ID:
+        raise ValueError(f"{spec.env_id} is the remote env's id, not a task's")
+    taskspec.add(spec)
+    module = sys.modules.get(spec.module)
+    loaded = getattr(module, spec.entry_point.partition(":")[2], None) if module is not None else None
+    if loaded is not None:
+        try:
+            taskspec.take_line(loaded, spec)
+        except TypeError:
+            taskspec.remove(spec.name)
+            raise
+    if "gymnasium" in sys.modules:
+        register_envs()
+    return spec
+
+
+def unregister_task(name: str) -> TaskSpec:
+    """Take a task ``register_task`` added out of the catalog and out of Gymnasium's registry."""
+    spec = find_task(name)
+    if spec in SHIPPED:
+        raise ValueError(f"{spec.name} is a shipped task: it cannot be unregistered")
+    taskspec.remove(spec.name)
+    if "gymnasium" in sys.modules:
+        from gymnasium.envs.registration import registry
+
+        registry.pop(spec.env_id, None)
+    return spec
 
 
 def find_task(name: str) -> TaskSpec:

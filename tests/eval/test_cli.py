@@ -205,11 +205,11 @@ def test_record_refuses_what_it_cannot_write(tmp_path, capsys, name, message):
     assert message in capsys.readouterr().err
 
 
-def test_catalog_lines_agree_with_the_env_classes():
+def test_env_classes_take_their_catalog_lines_and_count_their_splits():
     for spec in TASKS:
         env_class = spec.env_class()
-        assert spec.modes == env_class.modes and spec.splits == env_class.splits
-        assert spec.fixture_slug == env_class.fixture_slug and spec.name == env_class.task_name
+        assert (env_class.task_name, env_class.modes, env_class.splits) == (spec.name, spec.modes, spec.splits)
+        assert env_class.fixture_slug == spec.fixture_slug
         assert all(spec.count(split) == len(env_class.load_split(split)) for split in spec.splits)
 
 

@@ -20,7 +20,8 @@ import gymnasium as gym
 
 from toolbench.core import store
 from toolbench.core.spaces import UnicodeText
-from toolbench.core.tasks import Task, TaskFileError, TaskSet, fixture_file, read_task_file, record_place
+from toolbench.core.tasks import Task, TaskFileError, TaskSet, read_task_file, record_place
+from toolbench.core.taskspec import SHIPPED_FIXTURES, fixture_path, line_of, take_line
 
 logger = logging.getLogger("toolbench")
 
@@ -98,10 +99,14 @@ class ToolEnv(gym.Env[str, str]):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
 
+    # An env class with a catalog line (``toolbench.catalog``) takes these five from it when it is
+    # defined (``__init_subclass__``); a class without one, such as a test's subclass, inherits them.
     #: Task name as in the env id (``toolbench/<task_name>-v0``).
     task_name: ClassVar[str]
-    #: Folder of the task's fixtures under ``toolbench/fixtures``.
+    #: Folder of the task's fixtures in ``fixture_package``.
     fixture_slug: ClassVar[str]
+    fixture_package: ClassVar[str] = SHIPPED_FIXTURES
+    #: The first is the default mode.
     modes: ClassVar[tuple[str, ...]] = ("program",)
     splits: ClassVar[tuple[str, ...]] = ("test", "demo")
     default_max_steps: ClassVar[int] = 20
@@ -139,6 +144,12 @@ class ToolEnv(gym.Env[str, str]):
     #: ``gym.make`` arguments that change what an agent is shown (AppBench's ``prompting``), kept as
     #: attributes of the same name: a prompt's demonstrations are played with them.
     presentation_options: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        line = line_of(f"{cls.__module__}:{cls.__qualname__}")
+        if line is not None:
+            take_line(cls, line)
 
     def __init__(
         self,
@@ -315,7 +326,12 @@ class ToolEnv(gym.Env[str, str]):
 
     @classmethod
     def load_split(cls, split: str) -> list[Task]:
-        return read_task_file(fixture_file(cls.fixture_slug, f"{split}.jsonl"), id_prefix=f"{cls.fixture_slug}-{split}")
+        return read_task_file(cls.fixture(f"{split}.jsonl"), id_prefix=f"{cls.fixture_slug}-{split}")
+
+    @classmethod
+    def fixture(cls, filename: str) -> Path:
+        """A file of the task's fixture folder."""
+        return fixture_path(cls.fixture_package, cls.fixture_slug, filename)
 
     @property
     def task(self) -> Task | None:

@@ -222,11 +222,7 @@ class AppBenchEnv(ToolEnv):
     the places and things its gold plans name, ``mock_services/apps/extend.py``).
     """
 
-    task_name = "AppBench"
     info_doc_keys = ("api_docs", "tools", "apps")  # the apps' descriptions are docs too
-    fixture_slug = "appbench"
-    modes = ("program", "interactive")
-    splits = ("test", "demo", "train", "unseen")
     default_max_steps = 12
     metric_names = METRICS
     headline_metric = "succ"  # AppBench's Succ

@@ -144,9 +144,6 @@ class CatAPIEnv(CurlProgramEnv):
     max_steps=None, task_file=None)``.
     """
 
-    task_name = "CatAPI"
-    fixture_slug = "catapi"
-    splits = ("test", "demo", "train", "unseen")
     service_host = HOST
     api_key = DEMO_API_KEY
 

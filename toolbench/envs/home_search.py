@@ -113,9 +113,6 @@ class HomeSearchEnv(OwnCriteriaEnv):
     max_steps=None, task_file=None)``.
     """
 
-    task_name = "HomeSearch"
-    fixture_slug = "home_search"
-    splits = ("test", "demo", "train", "unseen")
     functions = FUNCTIONS
     free_criteria = SEARCH_DEFAULTS
 

@@ -178,9 +178,6 @@ class OpenWeatherEnv(CurlProgramEnv):
     original benchmark's ``test.jsonl``. ``render_mode="ansi"`` renders the episode transcript.
     """
 
-    task_name = "OpenWeather"
-    fixture_slug = "openweather"
-    splits = ("test", "demo", "train", "unseen")
     service_host = HOST
     api_key = DEMO_API_KEY
 

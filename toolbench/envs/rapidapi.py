@@ -205,10 +205,6 @@ class RapidAPIEnv(ToolEnv):
     DFSDT-Retriever setting).
     """
 
-    task_name = "RapidAPI"
-    fixture_slug = "rapidapi"
-    modes = ("interactive",)
-    splits = ("test", *TEST_SETS, "demo", "train", "unseen")
     default_max_steps = 20
     metric_names = METRICS
     headline_metric = "passed"  # ToolLLM's pass rate

@@ -404,10 +404,6 @@ class GoogleSheetsEnv(ToolEnv):
     not for agents).
     """
 
-    task_name = "GoogleSheets"
-    fixture_slug = "sheets"
-    splits = ("test", "demo", "train", "unseen")
-    modes = ("program", "interactive")
     metric_names = ("cell_accuracy",)
     finishing_action = "submit"
     input_fields = ("question_sheet_name",)  # the worksheet the code gets, named in the prompt

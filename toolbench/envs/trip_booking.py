@@ -153,9 +153,6 @@ class TripBookingEnv(OwnCriteriaEnv):
     max_steps=None, task_file=None)``.
     """
 
-    task_name = "TripBooking"
-    fixture_slug = "trip_booking"
-    splits = ("test", "demo", "train", "unseen")
     functions = FUNCTIONS
     constructors = CONSTRUCTORS
     free_criteria = SEARCH_DEFAULTS

@@ -139,10 +139,6 @@ class VirtualHomeEnv(ToolEnv):
     prefix and fence optional); by default ``paper`` for the original files, ``ours`` otherwise.
     """
 
-    task_name = "VirtualHome"
-    fixture_slug = "virtualhome"
-    modes = ("program", "interactive")
-    splits = ("test", "demo", "train", "unseen")
     default_max_steps = 40
     metric_names = METRICS
     headline_metric = "lcs"  # ToolBench's Table 11 (beside the executability rate)

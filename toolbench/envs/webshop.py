@@ -245,10 +245,6 @@ class WebShopEnv(ToolEnv):
     and ratings (WebShop never loads its reviews: every product says ``Rating: N.A.``).
     """
 
-    task_name = "WebShop"
-    fixture_slug = "webshop"
-    modes = ("interactive", "program")
-    splits = ("test", "demo", "train", "unseen")
     default_max_steps = 25
     metric_names = METRICS
     headline_metric = "reward"  # WebShop's score: its mean reward
