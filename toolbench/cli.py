@@ -12,8 +12,8 @@ from typing import Any
 
 from toolbench import __version__
 from toolbench.catalog import TASKS, find_task
-from toolbench.eval.prompts import PROMPT_SETTINGS
 from toolbench.mock_services import SERVICES
+from toolbench.prompting import PROMPT_SETTINGS
 
 
 def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:

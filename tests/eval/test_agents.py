@@ -6,7 +6,7 @@ from toolbench.envs.openweather import API_DOCS
 from toolbench.envs.sheets import API_DOCS as SHEETS_DOCS
 from toolbench.envs.tabletop import API_DOCS as TABLETOP_DOCS
 from toolbench.eval.harness import evaluate
-from toolbench.eval.prompts import PromptBuilder, split_api_docs
+from toolbench.prompting import PromptBuilder, split_api_docs
 
 CASES = [(spec.name, mode) for spec in toolbench.TASKS for mode in spec.env_class().modes]
 

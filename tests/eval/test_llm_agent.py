@@ -354,7 +354,7 @@ def test_tools_follow_appbench_select_apps():
 
 
 def test_appbench_two_stage_program_demos_show_the_selection():
-    from toolbench.eval.prompts import PromptBuilder
+    from toolbench.prompting import PromptBuilder
 
     env = gym.make("toolbench/AppBench-v0", prompting="hierarchical").unwrapped
     _, info = env.reset(options={"task_id": "appbench-test-0000"})

@@ -8,7 +8,7 @@ import toolbench
 from toolbench.cli import main
 from toolbench.eval.harness import summarize
 from toolbench.eval.paper_table import PAPER_MARK, load_table11
-from toolbench.eval.prompts import PROMPT_SETTINGS
+from toolbench.prompting import PROMPT_SETTINGS
 
 
 @pytest.fixture(scope="module")

@@ -84,7 +84,7 @@ class DemoAnswer(CheapPolicy):
 
     def closest(self, env: ToolEnv, task: Task) -> Task:
         """The known task whose prompt matches ``task``'s best (BM25), completed."""
-        from toolbench.eval.prompts import Matcher
+        from toolbench.prompting import Matcher
 
         known = self.known(env)
         if env.task_name not in self._matchers:
@@ -169,7 +169,7 @@ class RewardSearch(NearestCopy):
     width = 5
 
     def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
-        from toolbench.eval.prompts import Matcher
+        from toolbench.prompting import Matcher
 
         known = self.known(env)
         if env.task_name not in self._matchers:

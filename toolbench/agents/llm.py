@@ -35,7 +35,7 @@ from toolbench.agents.turns import MAX_CALLS_PER_REPLY, ReplyError, reply_action
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import tool_call_action
-from toolbench.eval.prompts import PromptBuilder, generation_defaults
+from toolbench.prompting import PromptBuilder, generation_defaults
 
 if TYPE_CHECKING:
     from toolbench.agents.reply_cache import ReplyCache

@@ -33,7 +33,7 @@ import toolbench
 from toolbench.agents.turns import MAX_CALLS_PER_REPLY, ReplyError, call_action, model_tools, reply_actions
 from toolbench.catalog import NAMESPACE, find_task
 from toolbench.core.env import ToolEnv
-from toolbench.eval.prompts import PromptBuilder
+from toolbench.prompting import PromptBuilder
 
 #: What a session's reward pays: the env's partial score (``score``) or only success (``success``).
 PAYS = ("score", "success")

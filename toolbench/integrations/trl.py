@@ -51,8 +51,8 @@ from typing import Any, Literal, Union
 import trl
 
 from toolbench.catalog import find_task
-from toolbench.eval.prompts import Matcher
 from toolbench.integrations.session import Limits, Session, task_rows, training_mode
+from toolbench.prompting import Matcher
 
 _TYPES: dict[str, Any] = {
     "string": str,

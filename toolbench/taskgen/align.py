@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.catalog import TaskSpec, find_task
-from toolbench.eval.prompts import SEPARATOR
+from toolbench.prompting import SEPARATOR
 from toolbench.taskgen import load_aligners
 
 ROUND = 500  # goals asked of a generator at once
