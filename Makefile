@@ -1,5 +1,7 @@
 # make demo   create .venv if needed, install, score the reference agents on every task
 # make test   create .venv if needed, install, run the test suite
+# make test-fast  the suite without its slow tests (over 3 s each: tests/slow_tests.txt), under 2 minutes on 2 cores
+# make lint   ruff's checks and its format check over the whole tree
 # make bench  create .venv if needed, install, run the benchmarks (numbers in benchmarks/results/)
 # make fuzz   10,000 generated and mutated actions per env and mode, 2,000 broken requests per served fake: exceptions, internal errors, 5xx, leaks, memory, the slowest action
 # make audit  every cheap policy on every env and mode, whole test splits, held to its ceiling (runs/audit)
@@ -16,7 +18,7 @@ PYTEST_WORKERS ?= 2
 DOCKER_IMAGE ?= toolbench-gym:latest
 DOCKER_CONTEXT := build/docker
 
-.PHONY: demo test bench fuzz audit conformance install fixtures clean docker docker-variants docker-test
+.PHONY: demo test test-fast lint bench fuzz audit conformance install fixtures clean docker docker-variants docker-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +39,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
+
+# -m replaces the -m of pytest's addopts, so the Docker tests stay out here too.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup -m 'not slow and not docker'
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
