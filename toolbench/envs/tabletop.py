@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,6 +27,7 @@ from toolbench.mock_services.tabletop import (
 )
 from toolbench.mock_services.tabletop.api import API_NAMES
 from toolbench.mock_services.tabletop.layouts import Layout
+from toolbench.mock_services.tabletop.scene import DT
 from toolbench.mock_services.tabletop.sim import OutOfTime
 
 MAX_MOVES = 100  # pick-and-place moves one action may make
@@ -184,6 +187,8 @@ class TabletopEnv(ToolEnv):
     finishing_action = "done"
     input_fields = ("tester_id", "configs")  # the instruction type and the scene it is set in
     limits = Limits(seconds=15.0, memory_mb=512, output_chars=20_000)
+    #: Simulated time per simulation step: the clock of the motion frames (``motion_frame_steps``).
+    simulation_step_seconds: ClassVar[float] = DT
 
     def __init__(self, time_limit: float | None = None, memory_limit: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -193,6 +198,9 @@ class TabletopEnv(ToolEnv):
         self._collisions = 0
         self._cpu = CpuAccount()  # this env's (a served session's) recent CPU use in the sandbox
         self.record_frames = False  # keep a frame after every move (for GIFs)
+        #: With ``record_frames``, also a frame every this many simulation steps while a move runs
+        #: (the arm's motion, for ``toolbench record``); 0: only the frame after each move.
+        self.motion_frame_steps = 0
         self.frames: list[np.ndarray] = []
 
     # ------------------------------------------------------------------ tasks
@@ -277,11 +285,13 @@ class TabletopEnv(ToolEnv):
                 raise ValueError(out_of_time)
             # The deadline holds within a move too (a move is many simulation steps, slow when many
             # sessions share the process); a move it stops is undone, so the world is never mid-motion.
-            before, sim.deadline = sim.get_state(), ends
+            before, sim.deadline, filmed = sim.get_state(), ends, len(self.frames)
             try:
-                result = perform(pick_xy, place_xy)
+                with self._filming(sim):
+                    result = perform(pick_xy, place_xy)
             except OutOfTime:
                 sim.set_state(before)
+                del self.frames[filmed:]  # the undone move's motion never happened
                 raise ValueError(f"{out_of_time} (the last move was undone)") from None
             finally:
                 sim.deadline = None
@@ -313,6 +323,28 @@ class TabletopEnv(ToolEnv):
         finally:
             sim.pick_place = perform  # type: ignore[method-assign]
         return result, sim.messages[said_before:]
+
+    @contextlib.contextmanager
+    def _filming(self, sim: TabletopSim) -> Iterator[None]:
+        """While a move runs: a frame every ``motion_frame_steps`` simulation steps, when recording."""
+        every = self.motion_frame_steps if self.record_frames else 0
+        if every <= 0:
+            yield
+            return
+        step = sim._step
+
+        def filmed_step() -> None:
+            step()
+            if sim.steps % every == 0:
+                self.frames.append(self._frame())
+
+        # Every simulation step of a move goes through the simulator's ``_step``: wrapping it on this
+        # instance films the motion without the simulator knowing of cameras or recordings.
+        sim._step = filmed_step  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            del sim._step
 
     def _scored(self, observation: str) -> Outcome:
         assert self._layout is not None and self._sim is not None
