@@ -802,7 +802,8 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     else:
         import gymnasium as gym
 
-        from toolbench.eval.retrieval import evaluate, retriever
+        from toolbench.retrieval.evaluation import evaluate
+        from toolbench.retrieval.factory import retriever
 
         try:
             tasks = gym.make("toolbench/RapidAPI-v0", split=args.split).unwrapped.tasks
@@ -819,8 +820,9 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 
 def _retrieve_original(args: argparse.Namespace) -> dict[str, dict[str, float]] | None:
     """NDCG per group on ToolBench's retriever data: a ``corpus.tsv`` and query files."""
-    from toolbench.eval.retrieval import evaluate_queries, make_retriever
-    from toolbench.eval.retrieval_data import read_corpus, read_queries
+    from toolbench.retrieval.data import read_corpus, read_queries
+    from toolbench.retrieval.evaluation import evaluate_queries
+    from toolbench.retrieval.factory import make_retriever
 
     if not (args.queries and args.corpus):
         print("toolbench retrieve: --queries and --corpus go together", file=sys.stderr)
@@ -840,7 +842,7 @@ def _retrieve_original(args: argparse.Namespace) -> dict[str, dict[str, float]] 
 
 
 def cmd_data_retrieval(args: argparse.Namespace) -> int:
-    from toolbench.eval.retrieval_data import build, read_test_ids
+    from toolbench.retrieval.data import build, read_test_ids
 
     files = sorted(Path(args.queries_dir).glob("*.json"))
     test_ids = read_test_ids(sorted(Path(args.test_ids_dir).glob("*.json"))) if args.test_ids_dir else None

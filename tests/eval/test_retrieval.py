@@ -13,20 +13,13 @@ import pytest
 
 import toolbench  # noqa: F401
 from toolbench.cli import main
-from toolbench.eval import retrieval
-from toolbench.eval.dense_retriever import DenseRetriever
-from toolbench.eval.retrieval import (
-    BM25Retriever,
-    corpus,
-    document,
-    document_text,
-    evaluate,
-    evaluate_queries,
-    ndcg,
-    train_tasks,
-    training_pairs,
-)
-from toolbench.eval.retrieval_data import build, read_corpus, read_queries
+from toolbench.retrieval import factory as retrieval
+from toolbench.retrieval.bm25 import BM25Retriever
+from toolbench.retrieval.data import build, read_corpus, read_queries
+from toolbench.retrieval.dense import DenseRetriever
+from toolbench.retrieval.documents import corpus, document, document_text
+from toolbench.retrieval.evaluation import evaluate, evaluate_queries, ndcg
+from toolbench.retrieval.factory import train_tasks, training_pairs
 
 
 def test_ndcg_with_binary_relevance():
@@ -63,7 +56,7 @@ def test_ndcg_per_test_set_and_the_retriever_setting_of_the_env(capsys):
 
 
 def test_the_dense_retriever_beats_bm25_on_every_test_set_and_serves_the_env():
-    from toolbench.eval.retrieval import retriever
+    from toolbench.retrieval.factory import retriever
 
     env = gym.make("toolbench/RapidAPI-v0", split="test").unwrapped
     bm25, dense = (evaluate(retriever(name), env.tasks) for name in ("bm25", "dense"))

@@ -420,7 +420,7 @@ class RapidAPIEnv(ToolEnv):
         if self.retriever_name is None or task.get("original"):
             return list(task.get("api_list") or [])
         if self._retriever is None:
-            from toolbench.eval.retrieval import retriever
+            from toolbench.retrieval.factory import retriever
 
             self._retriever = retriever(self.retriever_name)
         records = []

@@ -28,7 +28,7 @@ import numpy as np
 import Stemmer
 from scipy import sparse
 
-from toolbench.eval.retrieval import STOP_WORDS, document_text, ranked, words
+from toolbench.retrieval.documents import STOP_WORDS, document_text, ranked, words
 
 
 class DenseRetriever:
