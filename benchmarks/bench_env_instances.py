@@ -26,20 +26,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import toolbench
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = os.sysconf("SC_PAGE_SIZE")
-ALL_TASKS = (
-    "OpenWeather",
-    "CatAPI",
-    "HomeSearch",
-    "TripBooking",
-    "GoogleSheets",
-    "Tabletop",
-    "VirtualHome",
-    "WebShop",
-    "AppBench",
-    "RapidAPI",
-)
+ALL_TASKS = tuple(spec.name for spec in toolbench.TASKS)
 PYBULLET_FLOOR = "pybullet"
 
 

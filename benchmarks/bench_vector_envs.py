@@ -38,7 +38,8 @@ import gymnasium as gym
 
 import toolbench
 
-VECTOR_ENVS = ("OpenWeather", "CatAPI", "HomeSearch", "TripBooking", "VirtualHome", "WebShop", "RapidAPI", "AppBench")
+#: Every task whose actions run no code in the sandbox (a step of those takes a worker round trip).
+VECTOR_ENVS = tuple(spec.name for spec in toolbench.TASKS if not spec.runs_code)
 #: Rounds of windows; each side keeps its best window (throughput here wanders from one to the next).
 ROUNDS = 3
 #: The split played: the test split, or the demo split where the test split has hundreds of tasks

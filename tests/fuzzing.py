@@ -38,7 +38,8 @@ from toolbench.core.program import SHORT_PROGRAM_CHARS
 from toolbench.mock_services import SERVICES
 
 HOSTILE = ("\x00", "\ud800", "9" * 30, "(" * 200, "'", '"', "\\", "\n" * 50, "[[[[", "}", "é", "💥", "-1e309", "NaN")
-CODE_TASKS = ("GoogleSheets", "Tabletop")  # each action runs a program: fewer, and never repeated 30 times
+#: Each action runs a program: fewer, and never repeated 30 times.
+CODE_TASKS = tuple(spec.name for spec in toolbench.TASKS if spec.runs_code)
 
 
 def mutate(r: random.Random, text: str, repeat: int = 30) -> str:

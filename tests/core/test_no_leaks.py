@@ -25,7 +25,7 @@ from tests.conftest import ENV_IDS
 SCORED = "<number>"
 END_LINE = re.compile(r"--- episode end: .* ---")
 NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
-SLOW = ("GoogleSheets", "Tabletop")  # code run in the sandbox: one pair each
+SLOW = tuple(spec.name for spec in toolbench.TASKS if spec.runs_code)  # code run in the sandbox: one pair each
 
 
 def _masked(value: Any) -> Any:

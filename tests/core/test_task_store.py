@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # the apps' records, the hub's files and carts, a worksheet, a home. Tabletop's scene is its own
 # physics client per env, shared with nothing. Google Sheets plays one episode (its code runs in a
 # sandbox worker, seconds per episode).
-TASKS = ("OpenWeather", "CatAPI", "HomeSearch", "TripBooking", "VirtualHome", "WebShop", "AppBench", "RapidAPI")
+TASKS = tuple(spec.name for spec in toolbench.TASKS if not spec.runs_code)
 
 
 def _canonical(value):

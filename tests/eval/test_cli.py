@@ -155,7 +155,7 @@ def test_serve_webshop_prints_the_address_of_a_goals_session():
         assert page.status_code == 200 and str(markupsafe.escape(instruction)) in page.text
 
 
-@pytest.mark.parametrize("task", ["GoogleSheets", "Tabletop"])
+@pytest.mark.parametrize("task", [spec.name for spec in TASKS if spec.runs_code])
 def test_code_tasks_score_in_a_fresh_process(task):
     # A new interpreter has imported nothing that pytest has, so a sandbox child that needs a late
     # import (e.g. sysconfig's data module) shows here.

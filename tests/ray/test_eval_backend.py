@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import toolbench
 from toolbench.cli import main
 from toolbench.eval.harness import evaluate
 
@@ -36,7 +37,7 @@ def test_the_same_report_and_episodes_as_the_local_backend(ray_instance):
     assert [e.actions for e in other_seed] != [e.actions for e in local_episodes[:20]]
 
 
-@pytest.mark.parametrize("task", ["Tabletop", "GoogleSheets"])
+@pytest.mark.parametrize("task", [spec.name for spec in toolbench.TASKS if spec.runs_code])
 def test_run_folders_hold_the_same_records(ray_instance, tmp_path, capsys, task):
     # Tabletop's camera frames are written by the actors and sent back; Sheets runs code in the sandbox.
     command = ["eval", "--agent", "oracle", "--task", task, "--limit", "2", "--json", "--quiet"]
