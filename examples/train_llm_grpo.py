@@ -10,12 +10,14 @@ token; nothing is downloaded) plays Home Search: set the criteria the user asks 
    the greedy train reward short of 1 (about 0.8), so GRPO has something left to raise; 500
    steps reach 1.
 2. GRPO: ``ToolbenchGRPOTrainer`` with ``environment_factory`` and ``dataset_rows`` from
-   ``toolbench.integrations.trl`` on the same 32 tasks, 4 tasks of 4 rollouts a step, sampled at
-   temperature 0.3 (at 0.7 a model this small writes few calls that parse); each rollout's reward
-   is the env's score (partial credit for each criterion set right).
-3. Evaluation before SFT, after SFT and after GRPO, with greedy decoding, each reply played by
-   ``Session.reply`` until the episode ends or the turn cap does: on the test split's 100 tasks
-   (never trained on) and on the 32 train tasks.
+   ``toolbench.integrations.trl`` on the same 32 tasks, 40 steps of 4 tasks with 8 rollouts each,
+   sampled at temperature 0.5 (at 1.0 a model this small writes few calls that parse; at 0.3 most
+   of a task's rollouts are alike, so its group has no spread to learn from), lr 1e-4; each
+   rollout's reward is the env's score (partial credit for each criterion set right).
+3. Evaluation before SFT, after SFT and after GRPO: greedy decoding, each reply played by
+   ``Session.reply`` until the episode ends or the turn cap does, on the test split's 100 tasks
+   (never trained on) and on the 32 train tasks; and, on the train tasks, one reply sampled as
+   GRPO's rollouts are (temperature 0.5), 8 per task.
 
 The env runs in program mode (one ``submit_program`` call holding the whole program): its prompt
 is about 900 tokens, the interactive mode's (15 tool schemas) about 2,500, and on two shared
@@ -72,11 +74,11 @@ class Config:
     sft_steps: int = 300
     sft_batch: int = 8
     sft_lr: float = 5e-3
-    grpo_steps: int = 30
+    grpo_steps: int = 40
     grpo_prompts: int = 4  # distinct tasks per GRPO step
-    num_generations: int = 4  # rollouts per task (GRPO's group)
+    num_generations: int = 8  # rollouts per task (GRPO's group)
     grpo_lr: float = 1e-4
-    temperature: float = 0.3
+    temperature: float = 0.5
     beta: float = 0.0  # no KL term: no reference model to keep, and TRL's default
     # A rollout's budget for its calls and the tools' answers. The search's answer does not fit
     # after a whole program, so TRL stops the rollout there (the env has already scored it) instead
@@ -85,6 +87,7 @@ class Config:
     eval_split: str = "test"
     eval_tasks: int = 100  # the first ones of the split (all of Home Search's test split)
     train_eval_tasks: int = 32  # train tasks scored the same way (all of them by default)
+    sampled_per_task: int = 8  # replies sampled at the GRPO temperature per train task, scored too
     eval_batch: int = 25
     eval_turns: int = 2
     max_new_tokens: int = 192
@@ -262,11 +265,16 @@ def evaluate(
     turns: int,
     batch: int,
     max_new_tokens: int,
+    temperature: float = 0.0,
+    seed: int = 0,
 ) -> dict[str, float]:
-    """Mean reward and success of greedy decoding on ``task_ids``: each reply is played by
-    ``Session.reply`` (every ``<tool_call>`` of it, as one turn), its answer shown as a tool
-    message, until the episode ends or ``turns`` replies have been played."""
+    """Mean reward and success on ``task_ids`` (a task listed twice is played twice), decoding
+    greedily, or sampling at ``temperature`` (seeded): each reply is played by ``Session.reply``
+    (every ``<tool_call>`` of it, as one turn), its answer shown as a tool message, until the
+    episode ends or ``turns`` replies have been played."""
     model.eval()
+    sampling = {"do_sample": True, "temperature": temperature, "top_k": 0} if temperature > 0 else {"do_sample": False}
+    torch.manual_seed(seed)
     limits = Limits(max_turns=turns, max_calls_per_reply=32)  # a reply may hold a task's every call
     results = []
     for start in range(0, len(task_ids), batch):
@@ -284,7 +292,7 @@ def evaluate(
                 for n in live
             ]
             encoded = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
-            output = model.generate(**encoded, do_sample=False, max_new_tokens=max_new_tokens)
+            output = model.generate(**encoded, **sampling, max_new_tokens=max_new_tokens)
             replies = tokenizer.batch_decode(output[:, encoded["input_ids"].shape[1] :], skip_special_tokens=True)
             for n, reply in zip(live, replies):
                 answer = sessions[n].reply(reply)
@@ -390,9 +398,26 @@ def run(cfg: Config) -> dict[str, Any]:
                 cfg.eval_batch,
                 cfg.max_new_tokens,
             ),
+            # What GRPO raises: the reward of a reply sampled as its rollouts are (one reply, at its
+            # temperature) on the tasks it trains on, several per task (a step's mean is over 4 tasks
+            # only, so noisy). One reply, not the evaluation's two: a second try hides a first's miss.
+            "train_sampled": evaluate(
+                model,
+                tokenizer,
+                tools,
+                [r["task_id"] for r in probe for _ in range(cfg.sampled_per_task)],
+                "train",
+                cfg.mode,
+                1,
+                cfg.eval_batch,
+                cfg.max_new_tokens,
+                temperature=cfg.temperature,
+                seed=cfg.seed,
+            ),
         }
         print(
-            f"{label}: held-out {out['held_out']}, train sample {out['train']} ({time.perf_counter() - t:.0f} s)",
+            f"{label}: held-out {out['held_out']}, train sample {out['train']}, "
+            f"sampled at temperature {cfg.temperature} {out['train_sampled']} ({time.perf_counter() - t:.0f} s)",
             flush=True,
         )
         return out
@@ -429,7 +454,13 @@ def run(cfg: Config) -> dict[str, Any]:
     result = {
         "config": {k: v for k, v in asdict(cfg).items() if k not in ("out_dir", "plot", "threads")},
         "env": f"{TASK} ({cfg.mode}), prompt setting {PROMPT_SETTING!r}",
-        "eval": {"split": cfg.eval_split, "tasks": len(eval_ids), "train_sample": len(probe), "decoding": "greedy"},
+        "eval": {
+            "split": cfg.eval_split,
+            "tasks": len(eval_ids),
+            "train_sample": len(probe),
+            "decoding": "greedy",
+            "train_sampled": {"temperature": cfg.temperature, "samples_per_task": cfg.sampled_per_task, "turns": 1},
+        },
         "before_sft": before,
         "after_sft": after_sft,
         "after_grpo": after_rl,
@@ -468,6 +499,9 @@ def plot(result: dict[str, Any], path: Path) -> None:
     for key, style in (("after_sft", ":"), ("after_grpo", "--")):
         stage = key.replace("_", " ")
         right.axhline(result[key]["train"]["reward"], linestyle=style, color="C1", label=f"train greedy, {stage}")
+        right.axhline(
+            result[key]["train_sampled"]["reward"], linestyle=style, color="C2", label=f"train sampled, {stage}"
+        )
         right.axhline(result[key]["held_out"]["reward"], linestyle=style, color="gray", label=f"held-out, {stage}")
     right.set_title(f"GRPO in TRL's loop: {result['env'].split(',')[0]}")
     right.set_xlabel("GRPO step")
@@ -488,14 +522,15 @@ def summary(result: dict[str, Any]) -> str:
     ev = result["eval"]
     lines = [
         f"| stage | held-out ({ev['split']}, {ev['tasks']} tasks) reward | success "
-        f"| train tasks ({ev['train_sample']}) reward | success |",
-        "|---|---|---|---|---|",
+        f"| train tasks ({ev['train_sample']}) reward | success "
+        f"| train, sampled at temperature {result['config']['temperature']} | success |",
+        "|---|---|---|---|---|---|---|",
     ]
     for label, m in rows:
-        held, train = m["held_out"], m["train"]
+        held, train, sampled = m["held_out"], m["train"], m["train_sampled"]
         lines.append(
             f"| {label} | {held['reward']:.3f} | {held['success']:.2f} "
-            f"| {train['reward']:.3f} | {train['success']:.2f} |"
+            f"| {train['reward']:.3f} | {train['success']:.2f} | {sampled['reward']:.3f} | {sampled['success']:.2f} |"
         )
     fl = result["grpo_reward_first_last"]
     lines.append(

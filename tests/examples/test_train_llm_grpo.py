@@ -74,5 +74,12 @@ def test_a_tiny_run_writes_finite_numbers_and_the_plot(tmp_path):
         for scores in written[stage].values():
             numbers += [scores["reward"], scores["success"]]
     assert len(written["sft_loss"]) == 3 and all(math.isfinite(x) for x in numbers)
-    assert written["eval"] == {"split": "test", "tasks": 2, "train_sample": 2, "decoding": "greedy"}
+    assert written["eval"] == {
+        "split": "test",
+        "tasks": 2,
+        "train_sample": 2,
+        "decoding": "greedy",
+        "train_sampled": {"temperature": cfg.temperature, "samples_per_task": 8, "turns": 1},
+    }
+    assert all(written[stage]["train_sampled"]["reward"] >= 0 for stage in ("after_sft", "after_grpo"))
     assert "| after GRPO |" in example.summary(written)
