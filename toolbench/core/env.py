@@ -74,6 +74,17 @@ class ActionError(Exception):
     """An action that cannot be carried out; its message becomes the observation."""
 
 
+@dataclass(frozen=True)
+class AuditAllowance:
+    """A ceiling other than ``toolbench audit``'s defaults for one cheap policy on one of the task's
+    splits, and why doing that little may earn that much there."""
+
+    policy: str
+    ceilings: dict[str, float]
+    why: str
+    split: str = "test"
+
+
 @dataclass
 class Outcome:
     """What one action did. ``done`` ends the episode; ``score`` counts only then."""
@@ -144,6 +155,15 @@ class ToolEnv(gym.Env[str, str]):
     #: ``gym.make`` arguments that change what an agent is shown (AppBench's ``prompting``), kept as
     #: attributes of the same name: a prompt's demonstrations are played with them.
     presentation_options: ClassVar[tuple[str, ...]] = ()
+    #: How a model writes this task's programs in ToolBench's harness (``toolbench.prompting``): the
+    #: longest program in tokens, stop sequences beside the harness's own, and how many API docs and
+    #: demonstrations a prompt retrieves.
+    generation_max_tokens: ClassVar[int] = 256
+    generation_extra_stop: ClassVar[tuple[str, ...]] = ()
+    generation_top_k_api: ClassVar[int] = 10
+    generation_top_k_example: ClassVar[int] = 3
+    #: Where a cheap policy may earn more than ``toolbench audit``'s default ceilings, and why.
+    audit_allowances: ClassVar[tuple[AuditAllowance, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

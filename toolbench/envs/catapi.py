@@ -146,6 +146,8 @@ class CatAPIEnv(CurlProgramEnv):
 
     service_host = HOST
     api_key = DEMO_API_KEY
+    generation_max_tokens = 128
+    generation_top_k_api = 3
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

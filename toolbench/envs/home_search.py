@@ -115,6 +115,8 @@ class HomeSearchEnv(OwnCriteriaEnv):
 
     functions = FUNCTIONS
     free_criteria = SEARCH_DEFAULTS
+    generation_max_tokens = 128
+    generation_top_k_api = 15
 
     def new_api(self) -> HomeSearchAPI:
         return HomeSearchAPI(_listings())

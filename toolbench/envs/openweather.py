@@ -180,6 +180,7 @@ class OpenWeatherEnv(CurlProgramEnv):
 
     service_host = HOST
     api_key = DEMO_API_KEY
+    generation_max_tokens = 128
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -157,6 +157,8 @@ class TripBookingEnv(OwnCriteriaEnv):
     constructors = CONSTRUCTORS
     free_criteria = SEARCH_DEFAULTS
     json_values = {"Loc": Loc, "Date": _date_from_json}
+    generation_max_tokens = 300
+    generation_top_k_api = 15
 
     def new_api(self) -> TripBookingAPI:
         return TripBookingAPI()

@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.env import ActionError, AuditAllowance, Outcome, ToolEnv
 from toolbench.core.tasks import Task, read_task_file
 from toolbench.mock_services.virtualhome import (
     ACTIONS,
@@ -60,6 +60,18 @@ def api_docs(check: str = "ours") -> str:
                 f"{sorted(lists[1])}.\nAgent.{action.name}(object1, object2)"
             )
     return "\n\n".join(entries)
+
+
+_LCS_SHARED = (
+    "test shares its activity kinds with demo and train (the papers' setting): the closest example, a "
+    "similar activity on the same objects, brings about some of the task's goal facts (it opens, grabs "
+    "and puts the same things), which the reward pays"
+)
+_ERRAND_PART = (
+    "an unseen errand joins two or three activities in a grammar of its own; the closest seen program "
+    "does one activity the errand names, and the reward pays the share of the errand's goal facts it "
+    "brings about (success, every goal of the errand, stays 0)"
+)
 
 
 class VirtualHomeEnv(ToolEnv):
@@ -145,6 +157,15 @@ class VirtualHomeEnv(ToolEnv):
     finishing_action = FINISH
     action_line = r"Agent\.\w+\(.*\)"
     input_fields = ("home", "start", "rules")  # the home, the state it starts in, how it behaves
+    generation_max_tokens = 128
+    audit_allowances = (
+        *(
+            AuditAllowance(policy, {"score": 0.25}, _ERRAND_PART, split="unseen")
+            for policy in ("demo_answer", "train_answer", "nearest_copy", "reward_search")
+        ),
+        AuditAllowance("demo_answer", {"score": 0.30}, _LCS_SHARED),
+        AuditAllowance("train_answer", {"score": 0.35}, _LCS_SHARED),
+    )
 
     def __init__(self, reward: str | None = None, check: str | None = None, **kwargs: Any) -> None:
         if reward not in (None, "lcs", "goal"):

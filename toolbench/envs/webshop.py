@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.core import store
-from toolbench.core.env import ActionError, Outcome, ToolEnv
+from toolbench.core.env import ActionError, AuditAllowance, Outcome, ToolEnv
 from toolbench.core.tasks import Task, TaskSet, fixture_file, read_records
 from toolbench.core.toolcalls import ToolCallError, is_json_action, parse_tool_call, unfenced
 from toolbench.mock_services.webshop import generate
@@ -176,6 +176,23 @@ def tool_call(action: str) -> tuple[str, str] | None:
     return call.name, value
 
 
+_RULE_BUYER = (
+    "a rule agent reads the instruction and the pages (it searches, keeps the price bound, clicks the "
+    "option buttons the instruction names), which is part of the task; WebShop's own rule baseline "
+    "succeeds on 9.6% of its goals and humans on 59% (Yao et al. 2022), and the catalog's near copies "
+    "(one wanted attribute, option or price band off) keep a rule from buying right more often"
+)
+_OVERLAP_TEST = (
+    "test keeps WebShop's human goals, which name the wanted attributes and options in the pages' own "
+    "words, so a buyer that counts shared words and clicks the option buttons the instruction names "
+    "reads much of it (humans succeed on 59% of WebShop's goals); unseen, which paraphrases them, bounds it"
+)
+_OVERLAP_UNSEEN = (
+    "a listing that shares the most words with an unseen goal is often of the goal's product family "
+    "(the type and some attributes right), which the reward pays in part; success stays under 0.10"
+)
+
+
 class WebShopEnv(ToolEnv):
     """Shop for the product an instruction describes: search, open products, pick options, buy.
 
@@ -254,6 +271,18 @@ class WebShopEnv(ToolEnv):
     input_fields = ("session", "goal.instruction_text")
     presentation_options = ("observation_mode",)
     score_details = ("r_option", "query_match", "category_match", "title_score")  # the reward's parts
+    generation_max_tokens = 128
+    generation_top_k_api = 0
+    audit_allowances = (
+        # WebShop's own rule baseline (search, buy the first hit) succeeds on 9.6% of its goals (Yao et al.
+        # 2022); buying the first hit meets ToolBench's weaker criterion (reward > 0) on nearly every goal, so
+        # its success is held tighter than the default.
+        AuditAllowance("first_hit", {"success_rate": 0.05}, "WebShop's first-hit baseline, held tighter"),
+        AuditAllowance("rule_buyer", {"success_rate": 0.25, "score": 0.60}, _RULE_BUYER),
+        AuditAllowance("rule_buyer", {"score": 0.25}, _RULE_BUYER, split="unseen"),
+        AuditAllowance("overlap_buyer", {"success_rate": 0.45, "score": 0.70}, _OVERLAP_TEST),
+        AuditAllowance("overlap_buyer", {"score": 0.25}, _OVERLAP_UNSEEN, split="unseen"),
+    )
 
     def __init__(
         self,

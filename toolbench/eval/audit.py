@@ -3,10 +3,10 @@
 A number is only worth publishing if doing the task is the only way to earn it. The audit plays
 the oracle (the top of the scale), the random agent (another task's reference) and every cheap
 policy of ``agents/cheap.py`` that applies, on the test split of every env and mode, and holds
-each policy's ``success_rate`` and ``score`` to a ceiling. Every ceiling above the defaults says
-why here: what the benchmark's own metric pays for, and what the paper says of it. The command
-exits 1 when a policy passes a ceiling; with ``--out`` each policy's episodes are a run folder
-(``OUT/<mode>/<policy>``) that ``toolbench view`` shows.
+each policy's ``success_rate`` and ``score`` to a ceiling. Every ceiling other than the defaults says
+why in its env class's ``audit_allowances``: what the benchmark's own metric pays for, and what the
+paper says of it. The command exits 1 when a policy passes a ceiling; with ``--out`` each policy's
+episodes are a run folder (``OUT/<mode>/<policy>``) that ``toolbench view`` shows.
 """
 
 from __future__ import annotations
@@ -27,44 +27,17 @@ from toolbench.eval.tables import text_table
 #: No cheap policy may pass more than one task in ten: ``success`` is the criterion that cannot be
 #: earned for free (DESIGN.md).
 SUCCESS_CEILING = 0.10
-#: Nor earn more partial credit than this on average, unless an allowance below says why.
+#: Nor earn more partial credit than this on average, unless an allowance of the env class says why.
 SCORE_CEILING = 0.15
 BOUNDED = ("success_rate", "score")
 #: Reported beside the bounded ones: the papers' weaker criteria and the partial-credit metrics.
 REPORTED = ("paper_success", "f1", "lcs", "goal_rate", "cell_accuracy", "f1_app", "f1_api", "reward")
 
-_LCS_SHARED = (
-    "test shares its activity kinds with demo and train (the papers' setting): the closest example, a "
-    "similar activity on the same objects, brings about some of the task's goal facts (it opens, grabs "
-    "and puts the same things), which the reward pays"
-)
-
-_ERRAND_PART = (
-    "an unseen errand joins two or three activities in a grammar of its own; the closest seen program "
-    "does one activity the errand names, and the reward pays the share of the errand's goal facts it "
-    "brings about (success, every goal of the errand, stays 0)"
-)
-_RULE_BUYER = (
-    "a rule agent reads the instruction and the pages (it searches, keeps the price bound, clicks the "
-    "option buttons the instruction names), which is part of the task; WebShop's own rule baseline "
-    "succeeds on 9.6% of its goals and humans on 59% (Yao et al. 2022), and the catalog's near copies "
-    "(one wanted attribute, option or price band off) keep a rule from buying right more often"
-)
-
-_OVERLAP_TEST = (
-    "test keeps WebShop's human goals, which name the wanted attributes and options in the pages' own "
-    "words, so a buyer that counts shared words and clicks the option buttons the instruction names "
-    "reads much of it (humans succeed on 59% of WebShop's goals); unseen, which paraphrases them, bounds it"
-)
-_OVERLAP_UNSEEN = (
-    "a listing that shares the most words with an unseen goal is often of the goal's product family "
-    "(the type and some attributes right), which the reward pays in part; success stays under 0.10"
-)
-
 
 @dataclass(frozen=True)
 class Allowance:
-    """A ceiling other than the default for one policy on one task's split, and why."""
+    """A ceiling other than the default for one policy on one task's split, and why: an env class's
+    ``audit_allowances`` entry, with the task it is for."""
 
     policy: str
     task: str
@@ -73,30 +46,21 @@ class Allowance:
     split: str = "test"
 
 
-ALLOWANCES: tuple[Allowance, ...] = (
-    # WebShop's own rule baseline (search, buy the first hit) succeeds on 9.6% of its goals (Yao et al.
-    # 2022); buying the first hit meets ToolBench's weaker criterion (reward > 0) on nearly every goal, so
-    # its success is held tighter than the default.
-    Allowance("first_hit", "WebShop", {"success_rate": 0.05}, "WebShop's first-hit baseline, held tighter"),
-    Allowance("rule_buyer", "WebShop", {"success_rate": 0.25, "score": 0.60}, _RULE_BUYER),
-    Allowance("rule_buyer", "WebShop", {"score": 0.25}, _RULE_BUYER, split="unseen"),
-    Allowance("overlap_buyer", "WebShop", {"success_rate": 0.45, "score": 0.70}, _OVERLAP_TEST),
-    Allowance("overlap_buyer", "WebShop", {"score": 0.25}, _OVERLAP_UNSEEN, split="unseen"),
-    *(
-        Allowance(policy, "VirtualHome", {"score": 0.25}, _ERRAND_PART, split="unseen")
-        for policy in ("demo_answer", "train_answer", "nearest_copy", "reward_search")
-    ),
-    Allowance("demo_answer", "VirtualHome", {"score": 0.30}, _LCS_SHARED),
-    Allowance("train_answer", "VirtualHome", {"score": 0.35}, _LCS_SHARED),
-    Allowance(
-        "demo_answer",
-        "Tabletop",
-        {"success_rate": 0.15},
-        "ToolBench gives each seen instruction type a demonstration; two of them name no object (stack "
-        "all the blocks, ...), so one program solves every scene and their demonstration is their answer "
-        "(14 of the 105 test tasks)",
-    ),
-)
+def task_allowances(task: str) -> tuple[Allowance, ...]:
+    """The allowances ``task``'s env class states (none for a task outside the catalog)."""
+    try:
+        spec = find_task(task)
+    except KeyError:
+        return ()
+    return tuple(
+        Allowance(entry.policy, spec.name, dict(entry.ceilings), entry.why, entry.split)
+        for entry in spec.env_class().audit_allowances
+    )
+
+
+def allowances() -> tuple[Allowance, ...]:
+    """Every catalog task's allowances, in the catalog's order."""
+    return tuple(allowance for spec in TASKS for allowance in task_allowances(spec.name))
 
 
 #: The splits the audit plays: ``test`` (the papers' setting, whose templates demos and train share)
@@ -116,12 +80,8 @@ def ceiling(policy: str, task: str, metric: str, split: str = "test") -> float |
     """The ceiling of ``policy`` on ``task``'s ``split`` for ``metric`` (None: reported, not bounded)."""
     if split == "test" and policy in REPORTED_ON_TEST:
         return None
-    for allowance in ALLOWANCES:
-        if (allowance.policy, allowance.task, allowance.split) == (
-            policy,
-            task,
-            split,
-        ) and metric in allowance.ceilings:
+    for allowance in task_allowances(task):
+        if (allowance.policy, allowance.split) == (policy, split) and metric in allowance.ceilings:
             return allowance.ceilings[metric]
     return {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING}.get(metric)
 
@@ -129,7 +89,7 @@ def ceiling(policy: str, task: str, metric: str, split: str = "test") -> float |
 def why(policy: str, task: str, split: str = "test") -> str | None:
     if split == "test" and policy in REPORTED_ON_TEST:
         return REPORTED_ON_TEST[policy]
-    return next((e.why for e in ALLOWANCES if (e.policy, e.task, e.split) == (policy, task, split)), None)
+    return next((e.why for e in task_allowances(task) if (e.policy, e.split) == (policy, split)), None)
 
 
 @dataclass
@@ -367,7 +327,7 @@ def audit_json(rows: Sequence[AuditRow]) -> dict[str, Any]:
         "rows": [{**asdict(row), "over": row.over} for row in rows],
         "over": [f"{r.task}/{r.mode}/{r.split}/{r.policy}: {', '.join(r.over)}" for r in rows if r.over],
         "ceilings": {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING},
-        "allowances": [asdict(a) for a in ALLOWANCES],
+        "allowances": [asdict(a) for a in allowances()],
     }
 
 
@@ -378,4 +338,4 @@ def write_report(rows: Sequence[AuditRow], out: str | Path) -> None:
     (folder / "audit.txt").write_text(format_audit(rows) + "\n", encoding="utf-8")
 
 
-__all__ = ["ALLOWANCES", "AuditRow", "audit_json", "format_audit", "run_audit", "write_report"]
+__all__ = ["Allowance", "AuditRow", "allowances", "audit_json", "format_audit", "run_audit", "write_report"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from toolbench.catalog import find_task
+
 
 @dataclass(frozen=True)
 class GenerationDefaults:
@@ -18,34 +20,34 @@ class GenerationDefaults:
 
 
 # The released ToolBench harness (sambanova/toolbench, the README's commands for every task): generation
-# length, and the docs and demonstrations retrieved; the stop sequences end a program where a model
-# would start the next block ("------") or the next demonstration ("Task:"). The paper's Table 8 has
-# the same generation lengths; for the docs it lists "all" functions for OpenWeather, The Cat API,
-# Home Search, Trip Booking and WebShop, 10 for Google Sheets and VirtualHome and none for Tabletop,
-# where the harness's commands, kept here, retrieve 3 for The Cat API and none for WebShop.
+# length, and the docs and demonstrations retrieved, which each env class keeps (``generation_*``; the
+# defaults of ``ToolEnv`` where the harness has no command for a task); the stop sequences end a program
+# where a model would start the next block ("------") or the next demonstration ("Task:"). The paper's
+# Table 8 has the same generation lengths; for the docs it lists "all" functions for OpenWeather, The
+# Cat API, Home Search, Trip Booking and WebShop, 10 for Google Sheets and VirtualHome and none for
+# Tabletop, where the harness's commands, kept by the env classes, retrieve 3 for The Cat API and none
+# for WebShop. The README's command retrieves no Sheets docs (its prompt came with its own); the
+# harness's test_all.sh retrieves 10, the default, which our prompts need to name worksheet, pd and the
+# argument order.
 HARNESS_STOP = ("------", "Task:")
-_PROGRAM_DEFAULTS: dict[str, GenerationDefaults] = {
-    "OpenWeather": GenerationDefaults(128, HARNESS_STOP, top_k_api=10, top_k_example=3),
-    "CatAPI": GenerationDefaults(128, HARNESS_STOP, top_k_api=3, top_k_example=3),
-    "HomeSearch": GenerationDefaults(128, HARNESS_STOP, top_k_api=15, top_k_example=3),
-    "TripBooking": GenerationDefaults(300, HARNESS_STOP, top_k_api=15, top_k_example=3),
-    # The README's command retrieves no Sheets docs (its prompt came with its own); the harness's
-    # test_all.sh retrieves 10, which our prompts need to name worksheet, pd and the argument order.
-    "GoogleSheets": GenerationDefaults(256, HARNESS_STOP, top_k_api=10, top_k_example=3),
-    "VirtualHome": GenerationDefaults(128, HARNESS_STOP, top_k_api=10, top_k_example=3),
-    "WebShop": GenerationDefaults(128, HARNESS_STOP, top_k_api=0, top_k_example=3),
-    # The harness gives Tabletop no docs or demonstrations because its query is a whole Code-as-Policies
-    # prompt with its own examples; our task prompt is only the scene and the instruction, so the API
-    # docs and three demonstrations stand in for that prompt. "objects = [" starts the next scene.
-    "Tabletop": GenerationDefaults(256, (*HARNESS_STOP, "objects = ["), top_k_api=20, top_k_example=3),
-}
-_FALLBACK = GenerationDefaults(256, HARNESS_STOP)
 # Interactive mode: one call per reply and no stop sequences (they would cut a tool call's JSON).
 _INTERACTIVE_MAX_TOKENS = 512
 
 
 def generation_defaults(task_name: str, mode: str) -> GenerationDefaults:
-    program = _PROGRAM_DEFAULTS.get(task_name, _FALLBACK)
+    from toolbench.core.env import ToolEnv
+
+    env_class: type[ToolEnv]
+    try:
+        env_class = find_task(task_name).env_class()
+    except KeyError:  # not a catalog task: the settings of a task the harness has no command for
+        env_class = ToolEnv
+    program = GenerationDefaults(
+        env_class.generation_max_tokens,
+        (*HARNESS_STOP, *env_class.generation_extra_stop),
+        env_class.generation_top_k_api,
+        env_class.generation_top_k_example,
+    )
     if mode == "program":
         return program
     return GenerationDefaults(
