@@ -3,8 +3,9 @@
 The toy package is written to a temporary folder: an env class in the shape of the shipped ones, its
 fixture folder with the four splits, and a mock service. ``register_task`` adds its one catalog line;
 from then on Gymnasium makes it, the env server serves it, ``toolbench serve`` serves its service,
-the audit plays its cheap policies on it, and the shared env contract tests pass on it. Nothing of
-toolbench is touched, and unregistering leaves the usual catalog.
+the audit plays its cheap policies on it under the ceilings its class allows, prompts take its
+generation settings, and the shared env contract tests pass on it. Nothing of toolbench is touched,
+and unregistering leaves the usual catalog.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from functools import cache
 from typing import Any
 
 from toolbench.core.curl_env import CurlProgramEnv
+from toolbench.core.env import AuditAllowance
 from toolbench.core.transport import HttpRequest, Router
 
 from .service import DEMO_API_KEY, HOST, create_app
@@ -108,6 +110,10 @@ class ToyEnv(CurlProgramEnv):
 
     service_host = HOST
     api_key = DEMO_API_KEY
+    generation_max_tokens = 64
+    audit_allowances = (
+        AuditAllowance("demo_answer", {"score": 0.2}, "the toy's allowance, to show it is read", split="unseen"),
+    )
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -240,6 +246,13 @@ def test_gymnasium_makes_the_toy_and_the_oracle_solves_it(toy):
     env.close()
 
 
+def test_prompts_take_the_toy_s_generation_settings(toy):
+    from toolbench.prompting import HARNESS_STOP, generation_defaults
+
+    settings = generation_defaults("Toy", "program")
+    assert (settings.max_tokens, settings.stop, settings.top_k_api) == (64, HARNESS_STOP, 10)
+
+
 def test_the_env_server_serves_the_toy(toy):
     from tests.env_server.test_every_task import test_a_served_oracle_episode_equals_the_local_one
 
@@ -266,11 +279,14 @@ def test_the_audit_plays_its_cheap_policies_on_the_toy(toy):
     assert {("test", policy) for policy in policies_for(toy, "program")} <= played
     assert {row.mode for row in rows} == {"program"}  # the toy has no interactive mode
     assert all(row.metrics["success_rate"] == 1.0 for row in rows if row.policy == "oracle")
-    # The toy's line and class allow nothing more: on unseen every cheap policy has the default ceilings.
-    unseen = [row for row in rows if row.split == "unseen" and row.policy != "oracle"]
-    assert unseen and all(row.ceilings == {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING} for row in unseen)
+    # On unseen every cheap policy has the default ceilings, but for the one the toy's class allows more.
+    unseen = {row.policy: row.ceilings for row in rows if row.split == "unseen" and row.policy != "oracle"}
+    assert unseen.pop("demo_answer") == {"success_rate": SUCCESS_CEILING, "score": 0.2}
+    assert unseen and all(
+        ceilings == {"success_rate": SUCCESS_CEILING, "score": SCORE_CEILING} for ceilings in unseen.values()
+    )
+    assert "demo_answer on Toy unseen: the toy's allowance, to show it is read" in format_audit(rows)
     assert [f"{row.split}/{row.policy}: {row.over}" for row in rows if row.over] == []
-    assert "Toy" in format_audit(rows)
 
 
 def _contract_tests() -> list[tuple[str, str]]:
