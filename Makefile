@@ -9,16 +9,18 @@
 # make docker        the image toolbench-gym:latest (its base made from Debian's packages where it is missing)
 # make docker-variants  toolbench-gym:ray and toolbench-gym:openenv (docs/cluster.md)
 # make docker-test   builds the images, serves three envs from containers and plays them from here
+# make docs   create .venv if needed, install the docs extra, build the documentation site into site/ (warnings fail it)
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+DOCS_STAMP := $(VENV)/.docs-stamp
 PYTEST_WORKERS ?= 2
 DOCKER_IMAGE ?= toolbench-gym:latest
 DOCKER_CONTEXT := build/docker
 
-.PHONY: demo test test-fast lint bench fuzz audit conformance install fixtures clean docker docker-variants docker-test
+.PHONY: demo test test-fast lint bench fuzz audit conformance install fixtures clean docker docker-variants docker-test docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +73,15 @@ docker-variants: $(STAMP)
 
 docker-test: docker docker-variants
 	TOOLBENCH_DOCKER_IMAGE=$(DOCKER_IMAGE) $(BIN)/python -m pytest -m docker tests/docker
+
+# The docs extra (MkDocs, Material, mkdocstrings) on top of the dev install: the API reference reads the
+# package's source, the CLI reference imports the command line.
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 fixtures: $(STAMP)
 	$(BIN)/python -m toolbench.taskgen
