@@ -27,6 +27,7 @@ from gspread_dataframe import get_as_dataframe, set_with_dataframe
 import toolbench
 from toolbench.core.transport import Router
 from toolbench.core.worker import WorkerServer
+from toolbench.envs import CODE_ENV_MODULES
 from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app
 from toolbench.mock_services.tabletop import TabletopSim, make_agent_api
 
@@ -59,7 +60,7 @@ def sheets() -> dict[str, Any]:
     from toolbench.envs.sheets import SPREADSHEET_TITLE, workbooks
 
     tasks = toolbench.load_tasks("GoogleSheets")
-    WorkerServer.get()  # start the clean worker outside the timing (once per process)
+    WorkerServer.get(CODE_ENV_MODULES)  # start the clean worker outside the timing (once per process)
 
     def rate(env: Any, played: list[Any]) -> float:
         started = time.perf_counter()

@@ -34,6 +34,7 @@ import gymnasium as gym
 
 from toolbench.core.sandbox import run_in_worker
 from toolbench.core.worker import WorkerServer
+from toolbench.envs import CODE_ENV_MODULES
 
 PRE_SANDBOX = "/tmp/pre-sandbox"
 ENV_ID = "toolbench/GoogleSheets-v0"
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     env = gym.make(ENV_ID).unwrapped
     tasks = env.tasks
-    WorkerServer.get()  # the clean worker's start-up (once per process) is not an episode's
+    WorkerServer.get(CODE_ENV_MODULES)  # the clean worker's start-up (once per process) is not an episode's
 
     def env_pass() -> float:
         started = time.perf_counter()

@@ -1,7 +1,7 @@
 """The sandbox's kernel layers, tested with the Python-level guards assumed fallen.
 
-Through the test-only hook ``sandbox.UNGUARDED_FOR_TESTS`` the child runs plain Python with the real
-builtins, ``import`` and ``open``: whatever these tests show the code cannot do, it cannot do because
+Through the test-only hook ``sandbox.for_tests.UNGUARDED_FOR_TESTS`` the child runs plain Python with
+the real builtins, ``import`` and ``open``: whatever these tests show the code cannot do, it cannot do because
 of what the process can reach (Landlock, seccomp, no_new_privs, the uid, the namespaces, the limits),
 not because of RestrictedPython or the attribute guards. A test whose layer this machine lacks
 skips and says which.
@@ -20,6 +20,7 @@ import time
 
 import pytest
 
+import toolbench
 from toolbench.core import kernel, sandbox, worker
 from toolbench.core.sandbox import Limits, run_code, run_in_worker
 
@@ -40,7 +41,7 @@ def need_any(*layers):
 
 @pytest.fixture
 def unguarded(monkeypatch):
-    monkeypatch.setattr(sandbox, "UNGUARDED_FOR_TESTS", True)
+    monkeypatch.setattr(sandbox.for_tests, "UNGUARDED_FOR_TESTS", True)
 
 
 @pytest.fixture(params=["worker", "fork"])
@@ -85,7 +86,8 @@ def test_the_hook_really_runs_plain_python(probe, unguarded):
 
 def test_no_file_outside_the_libraries_can_be_read_or_written(probe, unguarded, tmp_path):
     need("landlock")
-    fixture = os.path.join(os.path.dirname(sandbox.__file__), "..", "fixtures", "sheets", "test.jsonl")
+    fixture = os.path.join(os.path.dirname(toolbench.__file__), "fixtures", "sheets", "test.jsonl")
+    assert os.path.isfile(fixture)  # a real answer file: refused because of the layers, not because it is absent
     outcome = probe(
         TRY
         + f"""
@@ -135,6 +137,17 @@ def test_a_package_installed_in_site_packages_stays_unreadable(tmp_path):
     os.waitpid(pid, 0)
     assert os.read(read, 1000).decode() == "library,module,refused"
     assert sandbox.paths_except(str(site), "/elsewhere/toolbench") == [str(site)]
+
+
+def test_the_folder_kept_from_the_code_is_this_package_s():
+    """What the kernel layers and the audit hook keep out is the toolbench package itself (its
+    fixtures hold the answers), wherever the module that computes it sits in the package."""
+    from toolbench.core.sandbox import confine
+
+    package = os.path.realpath(os.path.dirname(toolbench.__file__))
+    assert package + os.sep == confine._PACKAGE_DIR
+    assert not confine._under(os.path.join(package, "fixtures", "sheets", "test.jsonl"), (os.sep,))
+    assert all(not path.startswith(package + os.sep) and path != package for path in confine.kernel_read_only())
 
 
 def test_no_process_or_program_can_be_started(probe, unguarded, tmp_path):

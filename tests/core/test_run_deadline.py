@@ -22,7 +22,7 @@ def run(code, seconds, serve=lambda kind, payload: None, account=None):
 
 @pytest.fixture
 def unguarded(monkeypatch):
-    monkeypatch.setattr(sandbox, "UNGUARDED_FOR_TESTS", True)  # plain Python: the child can sleep and block
+    monkeypatch.setattr(sandbox.for_tests, "UNGUARDED_FOR_TESTS", True)  # plain Python: the child can sleep and block
 
 
 def timed(call):

@@ -116,7 +116,7 @@ def with_os():
 @pytest.fixture
 def trusted_os(monkeypatch):
     """The guard lets agent code read the attributes of ``os`` and ``json`` (in the forked child too)."""
-    monkeypatch.setattr(sandbox, "TRUSTED_MODULES_FOR_TESTS", frozenset({"os", "json"}))
+    monkeypatch.setattr(sandbox.for_tests, "TRUSTED_MODULES_FOR_TESTS", frozenset({"os", "json"}))
 
 
 def run_with_os(code, **kwargs):
@@ -425,10 +425,10 @@ def test_the_audit_hook_survives_rebinding_the_module_and_sees_os_open():
     site_file = os.path.join(np.__path__[0], "toolbench_probe.txt")
 
     def collect(namespace):  # runs in the child with the hook installed, as escaped code would
-        import toolbench.core.sandbox as sandbox
+        from toolbench.core.sandbox import confine
 
-        sandbox._under = lambda path, roots: True
-        sandbox._DENIED_EVENT_PREFIXES = ()
+        confine._under = lambda path, roots: True  # the module whose names the hook was built from
+        confine._DENIED_EVENT_PREFIXES = ()
         outcomes = []
         for attempt in (
             lambda: open("/etc/hostname").close(),

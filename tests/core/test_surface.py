@@ -10,13 +10,14 @@ import pytest
 
 from toolbench.core import sandbox, surface
 from toolbench.core.sandbox import Limits, run_code
+from toolbench.envs import CODE_ENV_MODULES
 
 LIMITS = Limits(seconds=5, memory_mb=512)
 
 
 @pytest.fixture(scope="module")
 def roots() -> list:
-    return surface.roots_of_code_envs()
+    return surface.roots_of_code_envs(CODE_ENV_MODULES)
 
 
 def guarded_walk(roots: list) -> surface.Surface:
@@ -27,7 +28,7 @@ def guarded_walk(roots: list) -> surface.Surface:
 @pytest.fixture(scope="module")
 def agent_world() -> dict:
     """The guard's walk in a fresh interpreter with the libraries loaded as the worker loads them."""
-    return surface.report_in_agent_world()
+    return surface.report_in_agent_world(CODE_ENV_MODULES)
 
 
 def test_the_walk_covers_both_code_envs_names(agent_world):
@@ -69,7 +70,7 @@ def test_a_reachable_system_module_or_call_is_caught():
 
 
 def test_agent_code_runs_without_pyarrow_even_where_it_is_installed(monkeypatch):
-    monkeypatch.setattr(sandbox, "UNGUARDED_FOR_TESTS", True)  # to import sys and read its modules
+    monkeypatch.setattr(sandbox.for_tests, "UNGUARDED_FOR_TESTS", True)  # to import sys and read its modules
     code = (
         "import sys, pandas as pd\nresult = [pd.array(['a'], dtype='string').dtype.storage, sys.modules.get('pyarrow')]"
     )

@@ -16,7 +16,7 @@ def test_unguarded_code_finds_no_reference_in_its_memory(monkeypatch):
     env.reset(options={"task_id": tasks[0].id})
     env.unwrapped._reference_book(tasks[0], 0)  # the env holds its references and expected books
     code = search_code(secrets)
-    monkeypatch.setattr(sandbox, "UNGUARDED_FOR_TESTS", True)
+    monkeypatch.setattr(sandbox.for_tests, "UNGUARDED_FOR_TESTS", True)
     observation, *_ = env.step(code)
     assert "found 0 records 0" in observation, observation
     # The same search in a fork of this process (the old design) finds them: the test can fail.

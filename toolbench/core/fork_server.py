@@ -1,8 +1,9 @@
 """The fork server of the clean worker: a fresh interpreter that imports what agent code uses, then only forks.
 
-``WorkerServer`` (``core.worker``) starts it with ``python -I -m toolbench.core.fork_server`` before
-any task reaches the env's process, and never sends it one. It imports the libraries the code
-uses (numpy, pandas, gspread, the task modules' code-side helpers) and forks children ahead of
+``WorkerServer`` (``core.worker``) starts it with ``python -I -m toolbench.core.fork_server FD MODULE...``
+before any task reaches the env's process, and never sends it one. It imports the libraries the
+code uses (numpy, pandas, gspread) and the modules it is given (the env modules whose code-side
+names the runs call, as the env's process listed them) and forks children ahead of
 need, each already behind its kernel layers. It hands each child's link to the env (with the
 child's pid and a pidfd) as soon as the child is forked, and forks a replacement for each child
 the env takes: a run then starts without a round trip to this process, and this process forks
@@ -24,11 +25,12 @@ from toolbench.core.worker import LENGTH
 READY_CHILDREN = 2
 
 
-def serve(control_fd: int) -> None:
-    """The server's loop: offer READY_CHILDREN children, then one more for each the env takes."""
+def serve(control_fd: int, modules: tuple[str, ...] = ()) -> None:
+    """The server's loop: offer READY_CHILDREN children, then one more for each the env takes.
+    ``modules`` are imported (and warmed up) before the first fork."""
     control = socket.socket(fileno=control_fd)
-    sandbox.load_agent_libraries()
-    sandbox.run_warm_ups("warm_worker")
+    sandbox.load_agent_libraries(modules)
+    sandbox.run_warm_ups("warm_worker", modules)
     sandbox.prepare_parent()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     # What is loaded now stays as it is: the collector of a child then never walks (and so never
@@ -48,7 +50,7 @@ def serve(control_fd: int) -> None:
                 # where the kernel groups scheduling by session (autogroup), a child in a session of
                 # its own would weigh as much as the env's whole process, however it is demoted.
                 os.setpgid(0, 0)
-                sandbox.ready_child(theirs)
+                sandbox.ready_child(theirs, modules)
             finally:
                 os._exit(1)
         theirs.close()
@@ -83,4 +85,4 @@ def _pidfd(pid: int) -> int | None:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), tuple(sys.argv[2:]))

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 MAX_MESSAGE = 8 * 2**20
@@ -309,12 +310,15 @@ class Channel:
 
 # ----------------------------------------------------------------------------- the env's side
 class WorkerServer:
-    """The env process's handle on its fork server (one per process; started on first use)."""
+    """The env process's handle on its fork server (one per process; started on first use).
+    ``modules`` are what the server imports before it forks, besides agent code's libraries: the
+    modules whose code-side names its children's runs call (the caller's list)."""
 
     _instance: WorkerServer | None = None
     _lock = threading.Lock()
 
-    def __init__(self) -> None:
+    def __init__(self, modules: tuple[str, ...] = ()) -> None:
+        self.modules = modules
         # Packets: each child the server offers (its pid, its link and pidfd) arrives whole.
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         environment = {name: os.environ[name] for name in _PASSED_ENVIRONMENT if name in os.environ}
@@ -324,7 +328,7 @@ class WorkerServer:
         environment["PATH"] = "/usr/bin:/bin"
         self.pid_owner = os.getpid()
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-m", "toolbench.core.fork_server", str(theirs.fileno())],
+            [sys.executable, "-I", "-m", "toolbench.core.fork_server", str(theirs.fileno()), *modules],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -343,15 +347,23 @@ class WorkerServer:
             raise RuntimeError("the worker for agent code did not start") from None
 
     @classmethod
-    def get(cls) -> WorkerServer:
-        """This process's server, started (again) if it is missing or belongs to a parent process."""
+    def get(cls, modules: Iterable[str] = ()) -> WorkerServer:
+        """This process's server, started (again) if it is missing, belongs to a parent process, or
+        has not imported one of ``modules``; a new server imports the old one's modules too."""
         with cls._lock:
             server = cls._instance
-            if server is not None and server.pid_owner == os.getpid() and server.process.poll() is not None:
-                server.close()  # it has stopped: the descriptors of the children it offered go too
-                server = None
+            wanted = tuple(dict.fromkeys((*(server.modules if server is not None else ()), *modules)))
+            if server is not None and server.pid_owner == os.getpid():
+                if server.process.poll() is not None:
+                    server.close()  # it has stopped: the descriptors of the children it offered go too
+                    server = None
+                elif server.modules != wanted:
+                    # A run whose names it has not imported: its runs in progress end with it (one
+                    # process's callers pass one list, so that this happens before any run).
+                    server.close()
+                    server = None
             if server is None or server.pid_owner != os.getpid():
-                cls._instance = server = WorkerServer()
+                cls._instance = server = WorkerServer(wanted)
             return server
 
     def fork(self, ends: float | None = None) -> tuple[RunHandle, Channel]:
