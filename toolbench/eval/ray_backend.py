@@ -1,6 +1,6 @@
 """The Ray backend of the evaluation harness: episodes played by Ray actors, on one machine or a cluster.
 
-Each actor is a worker as ``--workers`` makes them locally: it runs the harness's own ``_run_job``
+Each actor is a worker as ``--workers`` makes them locally: it runs the same ``jobs.run_job``
 and keeps its envs and its agent (so its breaker) from one job to the next. Jobs are the same chunks
 of episodes, and the harness orders results by task id, so a run gives the same report and the same
 episodes as the local backend. Camera frames are written by the actor to a folder of its own and
@@ -22,7 +22,8 @@ from typing import Any
 
 from toolbench.catalog import TaskSpec
 from toolbench.core.ray_runtime import cluster_cpus, connect
-from toolbench.eval.harness import EpisodeResult, _Job, _run_job
+from toolbench.eval.episodes import EpisodeResult
+from toolbench.eval.jobs import Job, run_job
 
 #: The model endpoint's settings reach the actors wherever they run (Ray's local workers would
 #: inherit them, a cluster's would not).
@@ -31,15 +32,15 @@ MODEL_ENVIRONMENT = ("OPENAI_BASE_URL", "OPENAI_API_KEY")
 QUEUED_PER_ACTOR = 1
 
 
-def play_job(job: _Job) -> tuple[list[EpisodeResult], str | None, dict[str, bytes]]:
-    """``_run_job`` with its frames written to a temporary folder and returned as bytes by their
+def play_job(job: Job) -> tuple[list[EpisodeResult], str | None, dict[str, bytes]]:
+    """``run_job`` with its frames written to a temporary folder and returned as bytes by their
     path relative to the run folder (what an episode's ``frames`` names)."""
     if job.frames_dir is None:
-        return (*_run_job(job), {})
+        return (*run_job(job), {})
     scratch = tempfile.mkdtemp(prefix="toolbench-frames-")
     try:
         here = Path(scratch) / Path(job.frames_dir).name
-        results, stopped = _run_job(replace(job, frames_dir=str(here)))
+        results, stopped = run_job(replace(job, frames_dir=str(here)))
         frames = {str(p.relative_to(scratch)): p.read_bytes() for p in Path(scratch).rglob("*") if p.is_file()}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -52,7 +53,7 @@ def _episode_actor() -> Any:
 
     @ray.remote(num_cpus=1)
     class EpisodeActor:
-        def play(self, job: _Job) -> tuple[list[EpisodeResult], str | None, dict[str, bytes]]:
+        def play(self, job: Job) -> tuple[list[EpisodeResult], str | None, dict[str, bytes]]:
             return play_job(job)
 
     return EpisodeActor
@@ -61,7 +62,7 @@ def _episode_actor() -> Any:
 class RayPlayers:
     """Plays a run's episodes on ``workers`` Ray actors (default: one per CPU of the cluster)."""
 
-    def __init__(self, job: _Job, workers: int | None, address: str | None = None) -> None:
+    def __init__(self, job: Job, workers: int | None, address: str | None = None) -> None:
         self.ray = connect(address)
         available = cluster_cpus(self.ray)
         self.workers = workers or available
