@@ -27,7 +27,7 @@ PACKAGE = ROOT / "toolbench"
 CLI_MARKER = "<!-- cli-help -->"
 ENV_MARKER = re.compile(r"<!-- env-docstring: (\w+) -->")
 #: ``--help`` is formatted for a terminal this wide, in the page and in the test that compares them.
-HELP_COLUMNS = 100
+HELP_COLUMNS = 80
 API_DIR = "reference/api"
 #: Packages whose modules are listed with their summaries, not rendered member by member: their
 #: modules are back ends and generators, used through the envs and ``python -m toolbench.taskgen``.
