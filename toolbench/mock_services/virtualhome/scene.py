@@ -13,13 +13,10 @@ describing joins what is kept. ``describe_from_scratch`` is the reference the te
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from toolbench.mock_services.virtualhome.homes import Home
 from toolbench.mock_services.virtualhome.objects import PROPERTIES
-
-if TYPE_CHECKING:
-    from toolbench.mock_services.virtualhome.world import World
 
 #: The root of what the character holds or wears, and what is in or on it.
 CARRIED = -1
@@ -49,7 +46,36 @@ def room_nodes(home: Home) -> tuple[int, ...]:
     return tuple(node for node, name in enumerate(home.names) if "room" in PROPERTIES[name])
 
 
-def build_view(world: World, root: int) -> View:
+class SceneSource(Protocol):
+    """What describing a scene reads of a world (``world.World`` has all of it). Named here so that
+    the scene, which the world imports, needs nothing from the world's module."""
+
+    home: Home
+    names: tuple[str, ...]
+    place: dict[int, tuple[str, int]]
+    states: dict[int, frozenset[str]]
+    children: dict[int, frozenset[int]]
+    rooms_placed: bool
+    hands: list[int | None]
+    worn: tuple[int, ...]
+    room: int
+    close: frozenset[int]
+    posture: str
+    seat: int | None
+    asleep: bool
+
+    def props(self, node: int) -> frozenset[str]: ...
+
+    def room_of(self, node: int) -> int: ...
+
+    def in_closed(self, node: int) -> int | None: ...
+
+    def view(self, root: int) -> View: ...
+
+    def _room(self, node: int) -> int: ...
+
+
+def build_view(world: SceneSource, root: int) -> View:
     """Walk down from ``root``'s rooms (or from what the character holds, wears and is) to every
     object not shut in a closed container; rooms placed under something are their own roots."""
     if root == CARRIED:
@@ -61,7 +87,7 @@ def build_view(world: World, root: int) -> View:
     return View(words)
 
 
-def add_below(world: World, tops: list[int], root: int, words: dict[int, str]) -> None:
+def add_below(world: SceneSource, tops: list[int], root: int, words: dict[int, str]) -> None:
     """Add to ``words`` what is in view in or on ``tops`` (themselves in view), at any depth."""
     names, place, states, children = world.names, world.place, world.states, world.children
     while tops:
@@ -75,14 +101,14 @@ def add_below(world: World, tops: list[int], root: int, words: dict[int, str]) -
             tops.append(node)
 
 
-def word_for(world: World, node: int, relation: str, parent: int, room: int) -> str:
+def word_for(world: SceneSource, node: int, relation: str, parent: int, room: int) -> str:
     """How the description lists an object: ``cup (on table) [dirty]`` (no place where it is in the room)."""
     shown = sorted(world.states[node] & SHOWN)
     where = "" if parent == room else f" ({relation} {world.names[parent]})"
     return world.names[node] + where + (f" [{', '.join(shown)}]" if shown else "")
 
 
-def describe_scene(world: World) -> str:
+def describe_scene(world: SceneSource) -> str:
     """Where the character is, what it is close to, holds and wears, and what it sees."""
     if world.rooms_placed:  # a room inside something (a start could say so): walk every object
         return describe_from_scratch(world)
@@ -99,7 +125,7 @@ def describe_scene(world: World) -> str:
     return _text(world, sorted(close), seen)
 
 
-def _text(world: World, close: list[str], seen: str) -> str:
+def _text(world: SceneSource, close: list[str], seen: str) -> str:
     names = world.names
     posture = world.posture if world.seat is None else f"{world.posture} on the {names[world.seat]}"
     held = ", ".join([names[node] for node in world.hands if node is not None]) or "nothing"
@@ -110,7 +136,7 @@ def _text(world: World, close: list[str], seen: str) -> str:
     )
 
 
-def describe_from_scratch(world: World) -> str:
+def describe_from_scratch(world: SceneSource) -> str:
     """The same description, every object walked up to its room: the reference for ``describe``."""
     # Within reach as the preconditions see it: what the character went to and what is on or in
     # it, less what a closed container hides (gathered in the same pass as what it sees).
