@@ -7,7 +7,7 @@ import time
 
 from toolbench.mock_services.rapidapi.catalog import hub
 from toolbench.mock_services.rapidapi.hub import call
-from toolbench.mock_services.rapidapi.services import MAX_RECORDS
+from toolbench.mock_services.rapidapi.services.shared import MAX_RECORDS
 from toolbench.mock_services.rapidapi.world import build_world
 
 
