@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from toolbench.mock_services.apps.backend import AppError, Apps, check_args, money
+from toolbench.mock_services.apps.generator import build_world, world_summary
+from toolbench.mock_services.apps.model import TODAY
 from toolbench.mock_services.apps.registry import apis, by_app
-from toolbench.mock_services.apps.world import TODAY, build_world, world_summary
 
 ROOT = Path(__file__).resolve().parents[2]
 W = build_world()
@@ -86,7 +87,7 @@ def valid_calls() -> dict[str, tuple[str, str, dict[str, str]]]:
 
 
 def _days():
-    from toolbench.mock_services.apps.world import DAYS
+    from toolbench.mock_services.apps.model import DAYS
 
     return DAYS
 
@@ -449,7 +450,7 @@ def test_the_world_is_consistent_across_apps():
 _DUMP = """
 import json
 from toolbench.mock_services.apps.backend import Apps
-from toolbench.mock_services.apps.world import build_world, world_summary
+from toolbench.mock_services.apps.generator import build_world, world_summary
 apps = Apps()
 calls = [("Restaurants", "findrestaurants", {"category": "Thai", "location": "Toronto"}),
          ("Flights", "searchroundtripflights", {"origin_airport": "Paris", "destination_airport": "Austin",
@@ -476,10 +477,10 @@ def test_the_world_is_the_same_in_every_process():
 
 
 def test_the_world_builds_quickly():
-    from toolbench.mock_services.apps import world
+    from toolbench.mock_services.apps import generator
 
     start = time.perf_counter()
-    world.build_world.__wrapped__()
+    generator.build_world.__wrapped__()
     assert time.perf_counter() - start < 1.0
 
 

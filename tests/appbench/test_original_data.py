@@ -100,8 +100,8 @@ def test_our_task_sets_have_the_originals_shape(original_shapes):
 
 def test_the_grown_world_is_ours_plus_what_the_users_name(refdata):
     from toolbench.mock_services.apps.extend import grown_world, world_for
+    from toolbench.mock_services.apps.generator import build_world
     from toolbench.mock_services.apps.stats import our_records
-    from toolbench.mock_services.apps.world import build_world
 
     ours = build_world()
     grown = grown_world([r["output"] for r in records(refdata, "sm")])
@@ -141,7 +141,7 @@ def test_data_stats_prints_ours_beside_the_originals(refdata, capsys):
 
 def test_a_plan_the_world_cannot_mend_is_left_as_it_is():
     from toolbench.mock_services.apps.extend import world_for
-    from toolbench.mock_services.apps.world import build_world
+    from toolbench.mock_services.apps.generator import build_world
 
     def output(*calls: str) -> dict:
         return {"used_app": ["Media", "Buses", "Rents"][: len(calls)], "api_results": list(calls)}
@@ -157,7 +157,7 @@ def test_a_plan_the_world_cannot_mend_is_left_as_it_is():
 
 
 def test_our_world_has_the_values_sgd_lists_for_the_apis_categorical_slots(refdata):
-    from toolbench.mock_services.apps.world import build_world
+    from toolbench.mock_services.apps.generator import build_world
 
     summary = build_world().summary()
     ours = {

@@ -37,9 +37,7 @@ from typing import Any
 
 from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.apps.backend import MAX_RIDE_SEATS, AppError, Apps
-from toolbench.mock_services.apps.plan import Call, Ref, format_call, parse_plan, resolve
-from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, by_app
-from toolbench.mock_services.apps.world import (
+from toolbench.mock_services.apps.model import (
     CUISINES,
     DEVICES,
     PAYMENT_METHODS,
@@ -50,6 +48,8 @@ from toolbench.mock_services.apps.world import (
     World,
     fold,
 )
+from toolbench.mock_services.apps.plan import Call, Ref, format_call, parse_plan, resolve
+from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, by_app
 from toolbench.taskgen import (
     GROWN_SPLITS,
     SHIPPED_SEED,

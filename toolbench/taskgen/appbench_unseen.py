@@ -27,8 +27,8 @@ from functools import cache
 from typing import Any
 
 from toolbench.core.tasks import fixture_file
+from toolbench.mock_services.apps.model import DEVICES, PAYMENT_METHODS, THERAPIST_TYPES, TODAY
 from toolbench.mock_services.apps.plan import Ref
-from toolbench.mock_services.apps.world import DEVICES, PAYMENT_METHODS, THERAPIST_TYPES, TODAY
 from toolbench.taskgen import near_duplicates, rng_for, spread
 from toolbench.taskgen.appbench import (
     CATEGORIES,

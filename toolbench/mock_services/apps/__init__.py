@@ -1,7 +1,11 @@
-"""AppBench's apps (issue 13, being built): the API registry, the plan parser and the paper scorer.
+"""AppBench's 15 apps: their APIs, the world they answer from, their back-ends and the scorers.
 
-``registry`` lists the 15 apps and 33 APIs with their arguments and returned values; ``plan`` reads
-plans in AppBench's line format (never as code) and ties references to the calls that return
-them; ``paper`` is AppBench's own scorer, reproduced with its bugs. The app back-ends, our scorer
-and the env come next.
+- ``registry``: the 15 apps and 33 APIs with their arguments, defaults and returned values;
+- ``model`` and ``generator``: the world's records and the code that generates them (our own,
+  the same in every process); ``extend`` grows it to hold what a task set's users name;
+- ``backend``: the APIs answered from the world, with an episode's bookings;
+- ``plan`` and ``records``: plans in AppBench's line format (read, never run as code) and task
+  records as plans that run and score;
+- ``scoring``: our scorer; ``paper``: AppBench's own, reproduced with its bugs;
+- ``stats``: the shape of a task set per kind.
 """

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable
 from datetime import date
 from typing import Any
 
-from toolbench.mock_services.apps.registry import ANY, APP_DESCRIPTIONS, Api, by_app, owners
-from toolbench.mock_services.apps.world import (
+from toolbench.mock_services.apps.generator import build_world, rng
+from toolbench.mock_services.apps.model import (
     BUS_CATEGORIES,
     DEVICES,
     EVENT_TYPES,
@@ -41,11 +41,10 @@ from toolbench.mock_services.apps.world import (
     TRAIN_CLASSES,
     City,
     World,
-    build_world,
     fare_factor,
     fold,
-    rng,
 )
+from toolbench.mock_services.apps.registry import ANY, APP_DESCRIPTIONS, Api, by_app, owners
 
 MAX_PARTY = 10  # tickets, passengers, guests, diners in one booking
 MAX_RIDE_SEATS = {"Pool": 4, "Regular": 4, "Luxury": 6}  # SGD RideSharing_2: 1-4 seats of any ride type

@@ -28,15 +28,20 @@ from functools import partial
 from typing import Any
 
 from toolbench.mock_services.apps.backend import EVENT_ALIASES, AppError, Apps, check_args
-from toolbench.mock_services.apps.plan import Call, PlanError, Ref
-from toolbench.mock_services.apps.records import gold_calls
-from toolbench.mock_services.apps.world import (
+from toolbench.mock_services.apps.generator import (
     _FIRST,
     _LANDMARKS,
     _LAST,
     _STREET_KINDS,
     _STREETS,
     _TEAM_MASCOTS,
+    build_world,
+    flights_between,
+    populate,
+    rng,
+    route_between,
+)
+from toolbench.mock_services.apps.model import (
     DAYS,
     Attraction,
     Car,
@@ -54,14 +59,11 @@ from toolbench.mock_services.apps.world import (
     Theater,
     Therapist,
     World,
-    build_world,
     distance_km,
-    flights_between,
     fold,
-    populate,
-    rng,
-    route_between,
 )
+from toolbench.mock_services.apps.plan import Call, PlanError, Ref
+from toolbench.mock_services.apps.records import gold_calls
 
 ROUNDS = 6
 # The arguments that name a city (or, for flights, an airport or its city), per API.

@@ -17,9 +17,9 @@ from typing import Any
 from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.apps.backend import Apps
 from toolbench.mock_services.apps.extend import grown_world, run_gold_plan
+from toolbench.mock_services.apps.model import World
 from toolbench.mock_services.apps.plan import PlanError, Ref
 from toolbench.mock_services.apps.records import gold_calls
-from toolbench.mock_services.apps.world import World
 
 KINDS = ("SS", "SM", "MS", "MM")
 # A kind's prompt length and dependent arguments are "like the original" within this share of its mean.
