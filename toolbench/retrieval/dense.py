@@ -16,19 +16,33 @@ trained on documents without their tool and category names: trained with them, i
 tools the training queries used and prefers those tools' copies of an API to an unseen tool's, which
 sinks every test set of unseen tools and categories. The names still count through the fixed part.
 The same data and seed give the same model in any process.
+
+Training takes about a minute, so the model ``retriever("dense")`` builds (the hub's APIs, RapidAPI's
+``train`` split) is stored: ``make fixtures`` trains it and writes the learned projection to
+``fixtures/rapidapi/dense_retriever.npz`` with a digest of everything the training reads (the
+starting projection, the training texts' vectors, the settings). A retriever whose training would
+read exactly that loads the stored projection instead of training; any other trains.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Hashable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import Stemmer
 from scipy import sparse
 
+from toolbench.core.tasks import fixture_file
 from toolbench.retrieval.documents import STOP_WORDS, document_text, ranked, words
+
+#: The stored learned projection of the hub's retriever (``make fixtures`` writes it).
+STORED = fixture_file("rapidapi", "dense_retriever.npz")
+#: Raised when the stored file's layout or the training's meaning changes.
+STORED_FORMAT = "1"
 
 
 class DenseRetriever:
@@ -49,6 +63,7 @@ class DenseRetriever:
         temperature: float = 0.1,
         fixed_weight: float = 1.5,
         seed: int = 0,
+        stored: Path | None = STORED,
     ) -> None:
         self.keys = list(keys)
         self._stem = Stemmer.Stemmer("porter").stemWord
@@ -68,8 +83,17 @@ class DenseRetriever:
 
         start = _top_singular_vectors(self._sparse(basis), dim)
         self._fixed = fixed_weight * start
-        self._learned = self._train(start, self._sparse(queries), self._sparse(unnamed), pairs, epochs, batch,
-                                    rate, temperature, seed)  # fmt: skip
+        query_vectors, document_vectors = self._sparse(queries), self._sparse(unnamed)
+        # Training moves only the rows of words its texts have: the rest stay the starting projection's.
+        self._trained_rows = np.unique(np.concatenate([query_vectors.indices, document_vectors.indices]))
+        self.training_digest = _digest(
+            start, query_vectors, document_vectors, [document_text(r) for _, r in pairs],
+            (fixed_weight, epochs, batch, rate, temperature, seed),
+        )  # fmt: skip
+        learned = _load_learned(stored, self.training_digest, start) if stored is not None else None
+        if learned is None:
+            learned = self._train(start, query_vectors, document_vectors, pairs, epochs, batch, rate, temperature, seed)
+        self._learned = learned
         self._documents = self.encode_all(texts)
 
     def _features(self, text: str) -> list[str]:
@@ -139,6 +163,13 @@ class DenseRetriever:
                 weights[rows] -= rate * corrected
         return weights
 
+    def save_learned(self, path: Path = STORED) -> Path:
+        """Store the learned projection (the rows training moves) with its training's digest."""
+        rows = self._trained_rows
+        with open(path, "wb") as handle:  # np.savez_compressed would add ".npz" to a name without it
+            np.savez_compressed(handle, digest=np.array(self.training_digest), rows=rows, values=self._learned[rows])
+        return path
+
     def encode_all(self, texts: Sequence[str]) -> np.ndarray:
         """The dense vectors of ``texts``, one row each."""
         x = self._sparse(texts)
@@ -149,6 +180,37 @@ class DenseRetriever:
 
     def search(self, query: str, k: int = 5) -> list[Hashable]:
         return ranked(self.keys, self.scores(query), k)
+
+
+def _digest(
+    start: np.ndarray,
+    queries: sparse.csr_matrix,
+    documents: sparse.csr_matrix,
+    pair_documents: Sequence[str],
+    settings: tuple[float, ...],
+) -> str:
+    """A digest of everything ``DenseRetriever._train`` reads: equal digests, equal trained projections."""
+    digest = hashlib.sha256(f"{STORED_FORMAT}|{start.shape}|{settings!r}|".encode())
+    digest.update(np.ascontiguousarray(start, dtype=np.float64).tobytes())
+    for matrix in (queries, documents):
+        digest.update(repr(matrix.shape).encode())
+        for part in (matrix.data, matrix.indices, matrix.indptr):
+            digest.update(np.ascontiguousarray(part).tobytes())
+    for text in pair_documents:  # which pairs share an API (no negatives of each other)
+        digest.update(hashlib.sha256(text.encode()).digest())
+    return digest.hexdigest()
+
+
+def _load_learned(path: Path, digest: str, start: np.ndarray) -> np.ndarray | None:
+    """The stored learned projection when it was trained on what ``digest`` describes, else None."""
+    if not path.is_file():
+        return None
+    with np.load(path) as stored:
+        if str(stored["digest"]) != digest:
+            return None
+        learned = start.copy()
+        learned[stored["rows"]] = stored["values"]
+    return learned
 
 
 def _top_singular_vectors(matrix: sparse.csr_matrix, dim: int) -> np.ndarray:
