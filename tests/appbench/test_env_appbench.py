@@ -1,4 +1,4 @@
-"""The AppBench env (not yet registered: its task sets come with the generator): plans run on the
+"""The AppBench env: plans run on the
 apps' back-ends and are scored as graphs; interactive calls; hostile plans; state."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """AppBench's released test records (../shared/refdata/appbench): the gold plans parse, and the paper
-scorer reproduces the ceilings its one-hit matching puts on App F1 (spec 4.5)."""
+scorer reproduces the ceilings its one-hit matching puts on App F1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Original queries replayed from a StableToolBench response cache (spec 3.13): each call says where its
+"""Original queries replayed from a StableToolBench response cache: each call says where its
 response came from, a run records the counts, and ToolEval rates only queries whose calls were all
 answered. The cache folder is built here in StableToolBench's layout, with our own content."""
 
@@ -119,7 +119,7 @@ STB = "toolllm/StableToolBench"
 
 
 def standard(name: str) -> str:
-    """ToolBench's ``standardize``, written out from the spec (3.4) for this test."""
+    """ToolBench's ``standardize``, written out again for this test."""
     name = re.sub(r"[^\u4e00-\u9fa5^a-zA-Z0-9_]", "_", name)
     name = re.sub(r"_+", "_", name).lower().strip("_")
     return f"get_{name}" if name[:1].isdigit() else name

@@ -1,4 +1,4 @@
-"""ToolBench's API -> function schema rules (spec 3.4-3.5), checked on our examples and on the
+"""ToolBench's API -> function schema rules, checked on our examples and on the
 released answer files (../shared/refdata/toolllm)."""
 
 from __future__ import annotations

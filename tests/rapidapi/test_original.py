@@ -1,4 +1,4 @@
-"""The original ToolBench / StableToolBench data served offline (spec 3.2, 3.13): query files, the
+"""The original ToolBench / StableToolBench data served offline: query files, the
 response cache and the deterministic simulator, checked on the released queries where
 ../shared/refdata is present and on small files built here otherwise."""
 

@@ -1,4 +1,4 @@
-"""The hub behind StableToolBench's virtual server protocol (spec 3.13), asked as StableToolBench's env
+"""The hub behind StableToolBench's virtual server protocol, asked as StableToolBench's env
 asks it: a POST of ``{category, tool_name, api_name, tool_input, strip, toolbench_key}`` where the tool
 name is the tool JSON's file name, the API name ToolBench's standardized one and ``tool_input`` the
 model's raw argument text, with the key also in a ``toolbench_key`` header."""

@@ -1,4 +1,4 @@
-"""gspread's own tests and Google's recorded traffic, against the emulator (issue 17's acceptance).
+"""gspread's own tests and Google's recorded traffic, against the emulator.
 
 Both run from the suite in ``../shared/conformance/gspread`` (or ``$TOOLBENCH_CONFORMANCE``) and
 skip, with the reason, where it is absent. The live run is a pytest subprocess of about 5 seconds;

@@ -104,7 +104,7 @@ def replay_world(task, program: str) -> list:
 
 # ----------------------------------------------------------------------------- the paper check
 def toolbench_verdicts(text: str, lists: dict) -> tuple[list[str], list[str]]:
-    """ToolBench's evaluator's rule (spec §2.2), written out here: per line of the text, strip;
+    """ToolBench's evaluator's rule, written out here: per line of the text, strip;
     stop at "Task:"; skip empty lines; remove quotes and semicolons, a leading "1." numbering;
     strip. The function (text before the first "(") must have a list; the first "(...)" group,
     split on ",", must name objects of its lists, one per argument; "()" fits a function without
@@ -184,7 +184,7 @@ def test_the_paper_lists_are_toolbenchs(refdata):
     for objects, function in published:
         assert paper_vocabulary()[function] == (frozenset(json.loads(objects.replace("'", '"'))),), function
     sizes = {name: len(paper_vocabulary()[f"Agent.{name}"][0]) for name in ("WalkTo", "RunTo", "Open", "SitOn")}
-    assert sizes == {"WalkTo": 107, "RunTo": 12, "Open": 24, "SitOn": 5}  # the sizes the spec measured
+    assert sizes == {"WalkTo": 107, "RunTo": 12, "Open": 24, "SitOn": 5}  # the published lists' sizes
 
 
 def test_the_placing_fixture_is_virtualhomes(refdata):

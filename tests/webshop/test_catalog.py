@@ -1,4 +1,4 @@
-"""Catalogs in WebShop's record formats: loading follows the original's rules (spec 1.3)."""
+"""Catalogs in WebShop's record formats: loading follows the original's rules."""
 
 from __future__ import annotations
 

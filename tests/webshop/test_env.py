@@ -1,4 +1,5 @@
-"""toolbench/WebShop-v0: the acceptance list of the issue, and the env's contract."""
+"""toolbench/WebShop-v0: the oracle buys every test goal's product, rewards and invalid actions, modes, state,
+users' files and catalogs, and the env's contract."""
 
 from __future__ import annotations
 

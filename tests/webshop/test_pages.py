@@ -1,4 +1,4 @@
-"""Pages, transitions and observations in WebShop's formats (strings written from the spec, 1.5-1.8)."""
+"""Pages, transitions and observations in WebShop's formats (its pages' own strings)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""WebShop's reward, part by part (spec section 1.10), on products and goals written here."""
+"""WebShop's reward, part by part, on products and goals written here."""
 
 import pytest
 

@@ -15,7 +15,7 @@ bs4 = pytest.importorskip("bs4", reason="beautifulsoup4 (a dev dependency) reads
 
 
 def visible_text(html: str) -> str:
-    """WebShop's simple mode: the visible strings of the page joined by [SEP] (spec 1.6)."""
+    """WebShop's simple mode: the visible strings of the page joined by [SEP]."""
     soup = bs4.BeautifulSoup(html, "html.parser")
     hidden = {"style", "script", "head", "title", "meta", "[document]"}
     texts = [

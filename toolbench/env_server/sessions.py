@@ -71,7 +71,7 @@ class SessionPool:
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
         self._sessions: dict[str, Session] = {}
-        self._reserved = 0  # slots held while an env is being built on a worker thread
+        self._reserved = 0  # slots held while a worker thread makes an env
 
     def __len__(self) -> int:
         return len(self._sessions)

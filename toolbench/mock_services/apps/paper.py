@@ -1,6 +1,6 @@
 """AppBench's own scorer, reproduced exactly, bugs included (``scorer="paper"``), so numbers compare
 with the published ones. Our code; the behaviour is that of AppBench's ``get_appbench_analysis``
-and its parsers (spec section 4.4-4.5), including what is wrong with them:
+and its parsers, including what is wrong with them:
 
 - ``match_evaluate`` counts at most one hit per sample (it sets both lists to ``None`` on the first
   hit), so App and API F1 are capped: the gold plans score 100 / 45.15 / 36.61 / 27.47 App F1

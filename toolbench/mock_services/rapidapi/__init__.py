@@ -1,5 +1,5 @@
 """The RapidAPI tool hub of ToolLLM's tasks: the world (``world.py``), its tools and APIs
-(``catalog.py``, ``domains.py``, ``services.py``), ToolBench's function schemas and step rules
+(``catalog.py``, ``domains.py``, ``services``), ToolBench's function schemas and step rules
 (``functions.py``, ``steps.py``), the pass rule (``passrule.py``), the original data
 (``original.py``), and the served protocols (``virtual.py``, ``gateway.py``)."""
 

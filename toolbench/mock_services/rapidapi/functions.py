@@ -1,4 +1,4 @@
-"""ToolBench's way of turning RapidAPI APIs into function-calling schemas (spec section 3.4-3.5).
+"""ToolBench's way of turning RapidAPI APIs into function-calling schemas, rule by rule.
 
 Names: ``standardize`` keeps letters, digits, ``_``, ``^`` and CJK characters, turns every other
 character into ``_``, collapses runs of ``_``, lower-cases, trims ``_`` and prefixes ``get_`` to a name

@@ -1,4 +1,4 @@
-"""The original ToolBench / StableToolBench data, served offline (spec sections 3.2 and 3.13).
+"""The original ToolBench / StableToolBench data (query files, the response cache), served offline.
 
 - ``read_query_file``: the released query files (``G*_query.json``, StableToolBench's solvable test
   sets, the minimal inference format), checked and normalized, optionally kept to a test-id file.

@@ -1,4 +1,4 @@
-"""How ToolBench's env reads one function call (spec section 3.5), as pure functions.
+"""How ToolBench's env reads one function call, as pure functions.
 
 - ``route``: the function a called name means: the first whose name ends with it (ToolBench's
   ``endswith`` rule, so a short name can reach a longer one), or none (status 1, "No such function

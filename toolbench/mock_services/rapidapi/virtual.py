@@ -1,4 +1,4 @@
-"""The hub behind StableToolBench's virtual API server protocol (spec section 3.13), offline.
+"""The hub behind StableToolBench's virtual API server protocol, offline.
 
 ``create_app()`` answers ``POST /virtual`` with a JSON body ``{category, tool_name, api_name,
 tool_input, strip, toolbench_key}`` (``tool_input`` a JSON string or an object) as StableToolBench's

@@ -1,4 +1,4 @@
-"""WebShop's reward for a purchase, part by part (Yao et al. 2022; rules in the spec, section 1.10).
+"""WebShop's reward for a purchase, part by part, by the rules of WebShop's own code (Yao et al. 2022).
 
 ``reward = (attributes matched + options matched + price within bound) / (attributes + options + 1)
 x r_type``, where an attribute matches a product attribute by fuzzy token-set ratio above 85 (or is
