@@ -13,10 +13,7 @@ import importlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
-
-if TYPE_CHECKING:
-    from toolbench.core.env import ToolEnv
+from typing import Any, overload
 
 NAMESPACE = "toolbench"
 #: The package whose folders hold the shipped tasks' fixtures (``toolbench/fixtures/<slug>``).
@@ -69,8 +66,10 @@ class TaskSpec:
     def env_id(self) -> str:
         return f"{NAMESPACE}/{self.name}-v0"
 
-    def env_class(self) -> type[ToolEnv]:
-        env_class: type[ToolEnv] = resolve(self.entry_point)
+    def env_class(self) -> type[Any]:
+        """The env class, a ``ToolEnv`` subclass (``toolbench.core.env`` imports this module, so the
+        type is not named here), its module imported."""
+        env_class: type[Any] = resolve(self.entry_point)
         return env_class
 
     def fixture(self, filename: str) -> Path:
