@@ -24,12 +24,10 @@ import os
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from toolbench.agents.base import EpisodeLimits
-
-if TYPE_CHECKING:
-    from toolbench.agents.reply_cache import ReplyCache
+from toolbench.agents.canonical import canonical_digest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -114,6 +112,26 @@ def completion_of(raw: dict[str, Any], latency_s: float) -> Completion:
     )
 
 
+class RepliesCache(Protocol):
+    """What the client asks of a reply cache (``toolbench.agents.reply_cache.ReplyCache`` is one):
+    typed here because that module builds on this one's ``Completion`` and errors."""
+
+    def get(
+        self, endpoint: str, model: str, request: dict[str, Any], trial: int, occurrence: int
+    ) -> Completion | None: ...
+
+    def put(
+        self,
+        endpoint: str,
+        model: str,
+        request: dict[str, Any],
+        trial: int,
+        occurrence: int,
+        completion: Completion,
+        sent_length_parameter: str | None = None,
+    ) -> Any: ...
+
+
 class ChatClient:
     """``complete(messages, tools)`` against one endpoint, counting failures in a row; with a
     ``cache``, a request is looked up before it is sent and its reply stored (``ReplyCache``)."""
@@ -126,7 +144,7 @@ class ChatClient:
         timeout: float = 120.0,
         max_retries: int = 2,
         breaker: int = 5,
-        cache: ReplyCache | None = None,
+        cache: RepliesCache | None = None,
     ) -> None:
         import openai  # imported here: `toolbench list` and the scripted agents never need it
 
@@ -192,8 +210,6 @@ class ChatClient:
         request = self.request(messages, tools, max_tokens, temperature, stop)
         if self.cache is None:
             return self._send(request, timeout)
-        from toolbench.agents.reply_cache import canonical_digest
-
         digest = canonical_digest(request)
         occurrence = self._answered.get(digest, 0)
         completion = self.cache.get(self.base_url, self.model, request, self.trial, occurrence)

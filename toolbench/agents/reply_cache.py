@@ -24,13 +24,13 @@ One readable JSON file per request, ``DIR/v1/<model>/<key[:2]>/<key>.json``, wri
 
 A replayed reply is the recorded ``Completion``: content, tool calls, usage, finish reason, raw
 body and the recorded latency, so a replayed run's trajectories equal the recorded run's (a run
-folder keeps wall times apart, in ``timings.jsonl``). An episode's ``timeout_s`` counts wall time, which a replay hardly spends: a replayed
-episode may go on where the recorded one ran out of time, and then misses.
+folder keeps wall times apart, in ``timings.jsonl``). An episode's ``timeout_s`` counts wall time,
+which a replay hardly spends: a replayed episode may go on where the recorded one ran out of time,
+and then misses.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from toolbench.agents.canonical import canonical_digest, canonical_json
 from toolbench.agents.client import AgentError, Completion, completion_of
 
 FORMAT = 1
@@ -53,16 +54,6 @@ class CacheMiss(AgentError):
     ``cache_miss`` (the run goes on; nothing was sent)."""
 
     kind = "cache_miss"
-
-
-def canonical_json(value: Any) -> str:
-    """``value`` as canonical JSON: sorted keys, no spaces, non-ASCII characters kept."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def canonical_digest(value: Any) -> str:
-    """The SHA-256 (hex) of ``value``'s canonical JSON in UTF-8."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
 def normalise_endpoint(url: str) -> str:
