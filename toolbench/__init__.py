@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolbench.catalog import TASKS, TaskSpec, find_task, register_envs, register_envs_with_gymnasium
+from toolbench.catalog import (
+    TASKS,
+    TaskSpec,
+    find_task,
+    register_envs,
+    register_envs_with_gymnasium,
+    register_task,
+    unregister_task,
+)
 
 if TYPE_CHECKING:
     from toolbench.core.ray_vector import RayVectorEnv
@@ -59,4 +67,6 @@ __all__ = [
     "load_tasks",
     "read_task_file",
     "register_envs",
+    "register_task",
+    "unregister_task",
 ]

@@ -32,7 +32,7 @@ from toolbench.core.transport import (
     request_from_data,
     response_to_data,
 )
-from toolbench.envs import CODE_ENV_MODULES
+from toolbench.envs import code_env_modules
 from toolbench.mock_services.http import with_state
 from toolbench.mock_services.sheets import HOSTS, SheetsStore, build_spreadsheet, create_app, read_workbook, warm, work
 
@@ -454,7 +454,7 @@ class GoogleSheetsEnv(ToolEnv):
 
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
-        start_worker(CODE_ENV_MODULES)
+        start_worker(code_env_modules())
         snapshot, self._book_id = self._fresh(task)
         self._store.restore(snapshot)
         self._carried = {}

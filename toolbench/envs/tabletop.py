@@ -17,7 +17,7 @@ from toolbench.core.seeding import stable_hash
 from toolbench.core.surface import library_samples
 from toolbench.core.tasks import Task
 from toolbench.core.toolcalls import ToolCallError, code_cell, code_tools
-from toolbench.envs import CODE_ENV_MODULES
+from toolbench.envs import code_env_modules
 from toolbench.mock_services.tabletop import (
     TabletopSim,
     check,
@@ -235,7 +235,7 @@ class TabletopEnv(ToolEnv):
 
     # ------------------------------------------------------------------ episode
     def _begin(self, task: Task) -> str:
-        start_worker(CODE_ENV_MODULES)
+        start_worker(code_env_modules())
         self._layout = self.layout(task)
         if self._sim is None:
             self._sim = TabletopSim(self._layout.objects, self._layout.positions)

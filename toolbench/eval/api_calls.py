@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from toolbench.eval.prompts import split_api_docs
+from toolbench.prompting import split_api_docs
 
 #: A shape of a curl call: (method, documented path, parameter names).
 Shape = tuple[str, str, frozenset[str]]
