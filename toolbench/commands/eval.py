@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolbench.catalog import find_task
+from toolbench.catalog import TASKS, find_task
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -46,12 +46,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         tasks = [args.task]
     if args.task_file and not Path(args.task_file).is_file():
         return fail(f"--task-file {args.task_file!r}: no such file")
-    if args.scorer is not None and tasks != ["AppBench"]:
-        return fail("--scorer applies to --task AppBench only")
+    for flag, option, given in (("--scorer", "scorer", args.scorer), ("--cache", "cache_dir", args.cache)):
+        takers = [spec.name for spec in TASKS if option in spec.env_class().run_options] if given is not None else []
+        if given is not None and (len(tasks) != 1 or find_task(tasks[0]).name not in takers):
+            return fail(f"{flag} applies to --task {' or '.join(takers)} only")
     env_options: dict[str, Any] = {"scorer": args.scorer} if args.scorer else {}
     if args.cache is not None:
-        if tasks != ["RapidAPI"]:
-            return fail("--cache applies to --task RapidAPI only")
         if not Path(args.cache).is_dir():
             return fail(f"--cache {args.cache!r}: no such folder (StableToolBench's tool_response_cache)")
         env_options["cache_dir"] = str(Path(args.cache).resolve())

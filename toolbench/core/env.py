@@ -129,6 +129,9 @@ class ToolEnv(gym.Env[str, str]):
     #: The summary key of the number the task's paper reports (``success_rate`` where that is its
     #: success rate): the one metric ``toolbench eval``'s table shows beside success and score.
     headline_metric: ClassVar[str] = "success_rate"
+    #: ``gym.make`` arguments that ``toolbench eval``'s own flags set (AppBench's ``scorer`` by
+    #: ``--scorer``, RapidAPI's ``cache_dir`` by ``--cache``): the flag applies to the tasks naming it.
+    run_options: ClassVar[tuple[str, ...]] = ()
     #: The action that ends an interactive episode (``"submit"``, ``"API.search()"``), for prompts.
     finishing_action: ClassVar[str | None] = None
     #: Whether ``api_docs()`` and ``tools()`` change with the episode's task (RapidAPI's APIs). When

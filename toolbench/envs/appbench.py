@@ -228,6 +228,7 @@ class AppBenchEnv(ToolEnv):
     headline_metric = "succ"  # AppBench's Succ
     finishing_action = FINISH
     presentation_options = ("prompting",)
+    run_options = ("scorer",)
     score_details = ("counts", "paper_counts", "paper_complete_match")  # hits, predicted and gold items
 
     def __init__(self, prompting: str | None = None, scorer: str = "ours", **kwargs: Any) -> None:

@@ -208,6 +208,7 @@ class RapidAPIEnv(ToolEnv):
     default_max_steps = 20
     metric_names = METRICS
     headline_metric = "passed"  # ToolLLM's pass rate
+    run_options = ("cache_dir",)
     finishing_action = FINISH
     docs_per_task = True  # each query has its own APIs
     # The query, the APIs it comes with (relevant ones among others, in no telling order) and
