@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolbench.core import sandbox, surface
+from toolbench.core import reachable, sandbox, surface
 from toolbench.core.sandbox import Limits, run_code
 from toolbench.envs import CODE_ENV_MODULES
 
@@ -80,24 +80,24 @@ def test_agent_code_runs_without_pyarrow_even_where_it_is_installed(monkeypatch)
 
 
 def test_no_allowed_key_matches_a_denial_rule():
-    offending = {key: surface.name_denial(key) for key in surface.allowlist() if surface.name_denial(key)}
+    offending = {key: surface.name_denial(key) for key in reachable.allowlist() if surface.name_denial(key)}
     assert offending == {}
 
 
 def test_the_memory_members_are_denied_not_forgotten():
-    denied = surface._allowlist_data()["denied"]
+    denied = reachable._allowlist_data()["denied"]
     for key in ("numpy.ndarray.resize", "numpy.ndarray.ctypes", "numpy.ndarray.view", "numpy.frombuffer",
                 "numpy.generic.resize", "numpy.ndarray.data", "numpy.random.bit_generator.BitGenerator.ctypes"):  # fmt: skip
-        assert key in denied and key not in surface.allowlist()
-    assert "numpy.resize" in surface.allowlist()  # the function returns a new array
+        assert key in denied and key not in reachable.allowlist()
+    assert "numpy.resize" in reachable.allowlist()  # the function returns a new array
 
 
 def test_a_denied_member_made_reachable_is_caught(roots, monkeypatch):
     """Put ndarray.resize (a use-after-free) on the allowlist: the guard hands it out, and the
     walk's check names it."""
-    grown = surface.allowlist() | {"numpy.ndarray.resize"}
-    monkeypatch.setattr(surface, "allowlist", lambda: grown)
-    monkeypatch.setattr(surface, "_DECISIONS", {})
+    grown = reachable.allowlist() | {"numpy.ndarray.resize"}
+    monkeypatch.setattr(reachable, "allowlist", lambda: grown)
+    monkeypatch.setattr(reachable, "_DECISIONS", {})
     walked = guarded_walk(roots)
     assert walked.reached.get("numpy.ndarray.resize") is True
     assert any(
@@ -107,12 +107,12 @@ def test_a_denied_member_made_reachable_is_caught(roots, monkeypatch):
 
 def test_an_attribute_the_allowlist_never_heard_of_is_caught(roots, monkeypatch):
     """A library upgrade that adds a member: refused by the guard, and reported as unclassified."""
-    data = surface._allowlist_data()
+    data = reachable._allowlist_data()
     smaller = {**data, "allowed": [k for k in data["allowed"] if k != "numpy.ndarray.sum"], "denied": {
         k: v for k, v in data["denied"].items()}}  # fmt: skip
-    monkeypatch.setattr(surface, "_allowlist_data", lambda: smaller)
-    monkeypatch.setattr(surface, "allowlist", lambda: frozenset(smaller["allowed"]))
-    monkeypatch.setattr(surface, "_DECISIONS", {})
+    monkeypatch.setattr(reachable, "_allowlist_data", lambda: smaller)
+    monkeypatch.setattr(reachable, "allowlist", lambda: frozenset(smaller["allowed"]))
+    monkeypatch.setattr(reachable, "_DECISIONS", {})
     walked = guarded_walk(roots)
     assert "numpy.ndarray.sum" not in walked.reached
     problems = surface.violations(walked)

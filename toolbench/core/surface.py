@@ -5,7 +5,8 @@ few of their members free, reallocate or map memory under a live view (``ndarray
 its reference check, arrays over a raw buffer or address, stride tricks, ``ctypes`` interfaces):
 from there forged object pointers reach the real builtins. A denylist misses what it has not
 heard of, so the attribute guard (``sandbox.guarded_getattr``) lets agent code read an attribute
-only when its key is on the allowlist:
+only when its key is on the allowlist (``core.reachable`` reads it and decides, importing nothing
+of the sandbox; this module, which walks the guard, imports the sandbox):
 
 - an attribute of a module is ``module.name`` (``numpy.mean``);
 - any other attribute is owned by the first class in the object's MRO whose ``__dict__`` defines
@@ -32,8 +33,6 @@ new is refused at run time until someone regenerates the file and reads the diff
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
 import importlib
 import importlib.metadata
 import inspect
@@ -44,171 +43,16 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from types import (
-    BuiltinMethodType,
-    ClassMethodDescriptorType,
-    CodeType,
-    FrameType,
-    MappingProxyType,
-    MethodDescriptorType,
-    MethodType,
-    ModuleType,
-    TracebackType,
-)
+from types import CodeType, FrameType, MappingProxyType, ModuleType, TracebackType
 from typing import Any
 
-ALLOWLIST_FILE = Path(__file__).with_name("reachable.json")
-FORMAT = 1
+from toolbench.core import reachable
+
 #: The libraries whose versions the allowlist was made for (a different version: regenerate).
 LIBRARIES = ("numpy", "pandas", "gspread", "gspread-dataframe")
 
-PLAIN_TYPES: frozenset[type] = frozenset(
-    {
-        str,
-        bytes,
-        int,
-        float,
-        complex,
-        bool,
-        type(None),
-        list,
-        tuple,
-        dict,
-        set,
-        frozenset,
-        range,
-        slice,
-        type({}.keys()),
-        type({}.values()),
-        type({}.items()),
-    }
-)
-
-#: Modules whose attributes agent code may read (each attribute still needs its key allowed).
-ALLOWED_MODULES = frozenset(
-    {
-        "numpy",
-        "numpy.random",
-        "numpy.linalg",
-        "numpy.fft",
-        "numpy.strings",
-        "numpy.char",
-        "numpy.polynomial",
-        "pandas",
-        "pandas.api",  # of which only the module pandas.api.types
-        "pandas.api.types",
-        "pandas.errors",
-        "pandas.tseries.offsets",  # pd.offsets
-    }
-)
 #: Modules whose objects make system calls or hold raw addresses: agent code reaches none of them.
 SYSTEM_MODULES = ("ctypes", "_ctypes", "posix", "os", "toolbench.core.kernel", "pyseccomp", "socket", "_socket")
-
-
-def is_plain_class(cls: type) -> bool:
-    """A built-in value type, or a built-in exception: RestrictedPython's rules apply to its members."""
-    return cls in PLAIN_TYPES or (cls.__module__ == "builtins" and issubclass(cls, BaseException))
-
-
-def is_plain(obj: Any) -> bool:
-    return is_plain_class(type(obj))
-
-
-def _class_key(cls: type) -> str:
-    return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', cls.__name__)}"
-
-
-def _defining_class(classes: Iterable[type], name: str) -> type | None:
-    for cls in classes:
-        try:
-            if name in vars(cls):
-                return cls
-        except TypeError:  # a class without a __dict__
-            continue
-    return None
-
-
-def owner_of(obj: Any, name: str) -> Any:
-    """The module, or the class, that owns ``obj.name``."""
-    if isinstance(obj, ModuleType):
-        return obj
-    if isinstance(obj, type):
-        return _defining_class(obj.__mro__, name) or _defining_class(type(obj).__mro__, name) or obj
-    return _defining_class(type(obj).__mro__, name) or type(obj)
-
-
-def key_of(owner: Any, name: str) -> str | None:
-    """The allowlist key of ``name`` on ``owner``; None for a plain class (RestrictedPython's rules)."""
-    if isinstance(owner, ModuleType):
-        return f"{owner.__name__}.{name}"
-    if is_plain_class(owner):
-        return None
-    return f"{_class_key(owner)}.{name}"
-
-
-@functools.cache
-def _allowlist_data() -> dict[str, Any]:
-    try:
-        with open(ALLOWLIST_FILE, encoding="utf-8") as handle:
-            return json.load(handle)
-    except FileNotFoundError:
-        return {"format": FORMAT, "libraries": {}, "allowed": [], "denied": {}}
-
-
-@functools.cache
-def allowlist() -> frozenset[str]:
-    """The allowed keys (read once; the fork server reads it before it forks)."""
-    return frozenset(_allowlist_data()["allowed"])
-
-
-_DECISIONS: dict[Any, tuple[bool, str | None]] = {}
-
-
-def decision(obj: Any, name: str) -> tuple[bool, str | None]:
-    """(whether agent code may read ``obj.name``, its key); cached by the object's class (or the
-    module or class itself), since the key depends on nothing else."""
-    if isinstance(obj, ModuleType):
-        cache_key: Any = ("module", obj.__name__, name)
-    elif isinstance(obj, type):
-        cache_key = ("class", obj, name)
-    else:
-        cache_key = (type(obj), name)
-    try:
-        return _DECISIONS[cache_key]
-    except (KeyError, TypeError):  # TypeError: an unhashable metaclass instance
-        pass
-    owner = owner_of(obj, name)
-    key = key_of(owner, name)
-    if isinstance(obj, ModuleType) and obj.__name__ not in ALLOWED_MODULES:
-        result = (False, key)
-    elif _is_named_tuple(owner) and name in owner._fields:  # a row's field: its item, by name
-        result = (True, key)
-    else:
-        result = (key is None or key in allowlist(), key)
-    if len(_DECISIONS) < 100_000:
-        with contextlib.suppress(TypeError):
-            _DECISIONS[cache_key] = result
-    return result
-
-
-def defined(obj: Any, name: str) -> bool:
-    """Whether ``obj.name`` exists without asking ``__getattr__`` (which pandas answers with labels)."""
-    if isinstance(obj, ModuleType):
-        return name in vars(obj) or name in _module_names(obj)
-    classes = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
-    if _defining_class(classes, name) is not None:
-        return True
-    return name in (getattr(obj, "__dict__", None) or ())
-
-
-@functools.lru_cache(maxsize=64)
-def _module_names(module: ModuleType) -> frozenset[str]:
-    """A module's ``dir`` (numpy lists there the submodules its ``__getattr__`` loads lazily)."""
-    try:
-        return frozenset(dir(module))
-    except Exception:  # noqa: BLE001 - a broken __dir__: only what is loaded counts
-        return frozenset(vars(module))
 
 
 # ----------------------------------------------------------------------------- the policy
@@ -256,10 +100,6 @@ DENIED: tuple[tuple[str, str, str], ...] = (
 _DENIED = tuple((re.compile(owner), re.compile(name), reason) for owner, name, reason in DENIED)
 
 
-def _is_named_tuple(owner: Any) -> bool:
-    return isinstance(owner, type) and issubclass(owner, tuple) and hasattr(owner, "_fields")
-
-
 def name_denial(key: str) -> str | None:
     """Why the rules refuse ``key`` by its owner's name and its own, or None."""
     owner_name, _, name = key.rpartition(".")
@@ -276,9 +116,9 @@ def denial(key: str, owner: Any = None, value: Any = None) -> str | None:
     reason = name_denial(key)
     if reason is not None:
         return reason
-    if not (key.startswith(ALLOWED_OWNER_ROOTS) or _is_named_tuple(owner)):
+    if not (key.startswith(ALLOWED_OWNER_ROOTS) or reachable.is_named_tuple(owner)):
         return "owned by neither the data libraries nor a named tuple"
-    if isinstance(value, ModuleType) and value.__name__ not in ALLOWED_MODULES:
+    if isinstance(value, ModuleType) and value.__name__ not in reachable.ALLOWED_MODULES:
         return "a module agent code does not need"
     return None
 
@@ -313,27 +153,9 @@ _ARGUMENT_RULES = tuple((re.compile(owner), re.compile(param), rule, raw) for ow
 _RAW_PARAMETERS = frozenset({"buffer", "buf", "strides"})
 
 
-def callable_name(value: Any) -> str | None:
-    """A callable's stable name, however it was reached: ``module.Qualname`` of the class, function,
-    or (for a bound method) its function; a C method bound to an instance takes its class's module."""
-    if isinstance(value, type):
-        return _class_key(value)
-    function = value.__func__ if isinstance(value, MethodType) else value
-    qualname = getattr(function, "__qualname__", None)
-    module = getattr(function, "__module__", None)
-    if module is None and isinstance(value, BuiltinMethodType):
-        owner = value.__self__
-        module = (owner if isinstance(owner, type) else type(owner)).__module__
-    elif module is None and isinstance(value, (MethodDescriptorType, ClassMethodDescriptorType)):
-        module = value.__objclass__.__module__  # a C class's method, taken from the class
-    if not isinstance(qualname, str) or not isinstance(module, str):
-        return None
-    return f"{module}.{qualname}"
-
-
 def rules_of(value: Any) -> dict[str, str]:
     """The argument rules that apply to a callable, from its signature (none where it has none)."""
-    name = callable_name(value)
+    name = reachable.callable_name(value)
     try:
         parameters = set(inspect.signature(value).parameters) if name is not None else set()
     except (TypeError, ValueError):
@@ -345,12 +167,6 @@ def rules_of(value: Any) -> dict[str, str]:
                 rules[parameter] = rule
                 break
     return rules
-
-
-@functools.cache
-def argument_rules() -> dict[str, dict[str, str]]:
-    """Callable name -> {parameter: rule}, for the allowed callables that have rules."""
-    return _allowlist_data().get("arguments", {})
 
 
 #: Built-ins no agent code may hold, wherever they are found (in a library's container too): what
@@ -369,14 +185,14 @@ def is_dangerous(value: Any) -> bool:
     import builtins
 
     if isinstance(value, ModuleType):
-        return value.__name__ not in ALLOWED_MODULES
+        return value.__name__ not in reachable.ALLOWED_MODULES
     if any(value is getattr(builtins, name, None) for name in DANGEROUS_BUILTINS):
         return True
     if isinstance(value, (FrameType, CodeType, TracebackType)):
         return True
     if (getattr(type(value), "__module__", "") or "").startswith(("ctypes", "_ctypes")):
         return True
-    return callable(value) and callable_name(value) in argument_rules()
+    return callable(value) and reachable.callable_name(value) in reachable.argument_rules()
 
 
 def contents(value: Any, limit: int = 10_000) -> list[Any]:
@@ -441,7 +257,7 @@ def walk(
     ``may_follow(key, owner, value)`` says whether to walk on into what it read."""
     surface = Surface()
     seen: set[Any] = set()
-    queue = [root for root in roots if not is_plain(root)]
+    queue = [root for root in roots if not reachable.is_plain(root)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         while queue:
@@ -450,10 +266,10 @@ def walk(
             if identity in seen:
                 continue
             seen.add(identity)
-            surface.classes.add(_class_key(obj if isinstance(obj, type) else type(obj)))
+            surface.classes.add(reachable.class_key(obj if isinstance(obj, type) else type(obj)))
             for name in _public_names(obj):
-                owner = owner_of(obj, name)
-                key = key_of(owner, name)
+                owner = reachable.owner_of(obj, name)
+                key = reachable.key_of(owner, name)
                 if key is None:
                     continue
                 surface.owners[key] = owner
@@ -466,13 +282,13 @@ def walk(
                 surface.reached[key] = callable(value)
                 if not may_follow(key, owner, value):
                     continue
-                if not is_plain(value) and not isinstance(value, MappingProxyType):
+                if not reachable.is_plain(value) and not isinstance(value, MappingProxyType):
                     queue.append(value)
                     continue
                 for item in contents(value):  # what a container hands out past the guard (next(), .get())
                     if is_dangerous(item):
                         surface.hazards.setdefault(key, _shown(item))
-                    elif not is_plain(item):
+                    elif not reachable.is_plain(item):
                         queue.append(item)
     return surface
 
@@ -487,8 +303,8 @@ def _shown(value: Any) -> str:
 def violations(surface: Surface) -> list[str]:
     """What is wrong with a walk made through the attribute guard: a reached attribute that is not
     on the allowlist or that the policy refuses, and an attribute neither allowed nor denied."""
-    data = _allowlist_data()
-    allowed, denied = allowlist(), data["denied"]
+    data = reachable._allowlist_data()
+    allowed, denied = reachable.allowlist(), data["denied"]
     problems = []
     for key in sorted(surface.reached):
         if key not in allowed:
@@ -517,12 +333,12 @@ def _of_system_module(module: Any) -> bool:
 
 
 def system_reach(surface: Surface) -> list[str]:
-    """Reached keys whose value is a module beyond ``ALLOWED_MODULES``, or an object or function of
-    ``SYSTEM_MODULES``."""
+    """Reached keys whose value is a module beyond ``reachable.ALLOWED_MODULES``, or an object or function
+    of ``SYSTEM_MODULES``."""
     found = []
     for key in sorted(surface.reached):
         value = surface.candidates.get(key)
-        beyond = isinstance(value, ModuleType) and value.__name__ not in ALLOWED_MODULES
+        beyond = isinstance(value, ModuleType) and value.__name__ not in reachable.ALLOWED_MODULES
         system_object = _of_system_module(getattr(type(value), "__module__", None))
         system_callable = callable(value) and _of_system_module(getattr(value, "__module__", None))  # a class too
         if beyond or system_object or system_callable:
@@ -663,8 +479,8 @@ def library_samples(np: Any, pd: Any = None) -> dict[str, Any]:
 def _policy_follow(obj: Any, name: str) -> Any:
     """Read an attribute as the generator's walk does: not one the policy refuses by its name
     alone (reading ``df.plot`` or ``df.style`` builds what it refuses)."""
-    owner = owner_of(obj, name)
-    key = key_of(owner, name)
+    owner = reachable.owner_of(obj, name)
+    key = reachable.key_of(owner, name)
     if key is not None and denial(key, owner) is not None:
         raise PermissionError(key)
     return getattr(obj, name)
@@ -705,9 +521,9 @@ def generate(modules: Sequence[str]) -> dict[str, Any]:
         value = surface.candidates[key]
         rules = rules_of(value) if callable(value) else {}
         if rules:
-            arguments[callable_name(value)] = rules
+            arguments[reachable.callable_name(value)] = rules
     return {
-        "format": FORMAT,
+        "format": reachable.FORMAT,
         "libraries": library_versions(),
         "allowed": allowed,
         "denied": denied,
@@ -717,7 +533,9 @@ def generate(modules: Sequence[str]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Regenerate the allowlist of what agent code may reach.")
-    parser.add_argument("--write", action="store_true", help=f"write {ALLOWLIST_FILE.name} (else print a summary)")
+    parser.add_argument(
+        "--write", action="store_true", help=f"write {reachable.ALLOWLIST_FILE.name} (else print a summary)"
+    )
     parser.add_argument("--check", action="store_true", help="print the guard's walk as JSON (what the test checks)")
     parser.add_argument(
         "--module",
@@ -734,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     data = generate(args.module)
     if args.write:
-        ALLOWLIST_FILE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        reachable.ALLOWLIST_FILE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(data['allowed'])} allowed, {len(data['denied'])} denied ({data['libraries']})", file=sys.stderr)
     return 0
 

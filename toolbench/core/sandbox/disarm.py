@@ -19,7 +19,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from toolbench.core import surface
+from toolbench.core import reachable
 from toolbench.core.sandbox.guards import DENIED_NAMES, copied, refuse_unknown_object
 
 # Library entry points that run code, unpickle, or read and write files in native code (where the
@@ -78,10 +78,12 @@ def _by_name_allowed(obj: Any, name: str) -> bool:
         return False
     numpy = sys.modules.get("numpy")
     for owner in (obj, numpy):
-        if owner is not None and surface.defined(owner, name):
+        if owner is not None and reachable.defined(owner, name):
             # Called by name, a method with argument rules would be called unwrapped: call it directly.
             found = getattr(owner if isinstance(owner, (type, ModuleType)) else type(owner), name, None)
-            return surface.decision(owner, name)[0] and surface.callable_name(found) not in surface.argument_rules()
+            return (
+                reachable.decision(owner, name)[0] and reachable.callable_name(found) not in reachable.argument_rules()
+            )
     return True
 
 

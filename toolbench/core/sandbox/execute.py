@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from toolbench.core import kernel, surface
+from toolbench.core import kernel, reachable
 from toolbench.core.sandbox.compile_time import AGENT_FILE, LAST_VALUE
 from toolbench.core.sandbox.confine import apply_kernel_layers, can_drop_to_nobody, install_audit_hook, kernel_read_only
 from toolbench.core.sandbox.disarm import disarm_libraries, disarm_plan
@@ -98,7 +98,7 @@ def prepare_parent() -> None:
     otherwise each compute, read while everything is readable."""
     can_drop_to_nobody()
     kernel_read_only()
-    surface.allowlist()  # read now: the children cannot read this package
+    reachable.allowlist()  # read now: the children cannot read this package
     kernel.prepare()
     disarm_plan()
     _arrow_on_the_system_allocator()

@@ -29,7 +29,7 @@ from typing import Any
 from RestrictedPython import safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence, safer_getattr
 
-from toolbench.core import surface
+from toolbench.core import reachable
 from toolbench.core.sandbox import for_tests
 from toolbench.core.sandbox.terms import PACKAGE, shown
 
@@ -277,7 +277,7 @@ def copied(value: Any, depth: int = 0) -> Any:
     """Arrays and array-likes (a Series, an Index; in lists and tuples too) as numpy arrays of their
     own; anything else as it is (pandas builds a new array from a plain list itself)."""
     numpy = sys.modules.get("numpy")
-    if numpy is None or surface.is_plain(value) and not isinstance(value, (list, tuple)):
+    if numpy is None or reachable.is_plain(value) and not isinstance(value, (list, tuple)):
         return value
     if isinstance(value, numpy.ndarray) or hasattr(type(value), "__array__"):
         return numpy.array(value, copy=True)
@@ -300,7 +300,7 @@ def _guarded_callable(function: Callable[..., Any], rules: dict[str, str]) -> Ca
 
 def _with_argument_checks(value: Any) -> Any:
     """``value``, or (where the allowlist names rules for its arguments) its guarded stand-in."""
-    rules = surface.argument_rules().get(surface.callable_name(value))
+    rules = reachable.argument_rules().get(reachable.callable_name(value))
     if not rules:
         return value
     return _stand_in(value, rules) if isinstance(value, type) else _guarded_callable(value, rules)
@@ -317,7 +317,7 @@ def _of_denied_type(obj: Any) -> bool:
 
 
 def _module_allowed(name: str) -> bool:
-    return name in surface.ALLOWED_MODULES or name in for_tests.TRUSTED_MODULES_FOR_TESTS
+    return name in reachable.ALLOWED_MODULES or name in for_tests.TRUSTED_MODULES_FOR_TESTS
 
 
 def _checked(value: Any, what: str) -> Any:
@@ -373,11 +373,11 @@ def guarded_getattr(obj: Any, name: str, *default: Any) -> Any:
     if trusted or (_is_own_function(obj) and name in obj.__dict__):  # what the code set, it reads back
         allowed, key = True, None
     else:
-        allowed, key = surface.decision(obj, name)
+        allowed, key = reachable.decision(obj, name)
     if not allowed:
         if _is_label_shortcut(obj, name):  # df.Price: the column, as df["Price"] reads it
             return guarded_getitem(obj, name)
-        if surface.defined(obj, name):
+        if reachable.defined(obj, name):
             raise AttributeError(f"{key} is not available here")
         if default:
             return default[0]
@@ -532,7 +532,7 @@ def _guarded_write(obj: Any) -> Any:
         raise TypeError(f"the module {obj.__name__} cannot be changed here")
     if isinstance(obj, type):
         raise TypeError(f"the class {obj.__name__} cannot be changed here")
-    if isinstance(obj, (list, dict, set, bytearray)) or surface.is_plain(obj) or _is_own_function(obj):
+    if isinstance(obj, (list, dict, set, bytearray)) or reachable.is_plain(obj) or _is_own_function(obj):
         return obj
     return _WriteTarget(obj)
 
