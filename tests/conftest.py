@@ -15,6 +15,23 @@ import toolbench
 ROOT = Path(__file__).resolve().parents[1]
 REFDATA = ROOT.parent / "shared" / "refdata"
 ENV_IDS = [spec.env_id for spec in toolbench.TASKS]
+#: The tests that take over 3 s, by node id (a parametrized test's id without its parameters marks all
+#: of them); they get the ``slow`` mark here, so ``make test-fast`` (``-m 'not slow'``) leaves them out.
+SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
+
+
+def slow_test_ids(path: Path = SLOW_TESTS) -> set[str]:
+    """The node ids ``path`` lists, one a line (``#`` starts a comment)."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return {line for line in lines if line}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own hook deselects by mark
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow = slow_test_ids()
+    for item in items:
+        if item.nodeid in slow or item.nodeid.split("[", 1)[0] in slow:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
