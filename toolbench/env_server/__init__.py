@@ -19,7 +19,8 @@ import uvicorn
 
 from toolbench.core.server import _listen
 from toolbench.env_server.access import AccessPolicy, is_loopback
-from toolbench.env_server.app import MAX_BODY, EnvServerConfig, create_env_app
+from toolbench.env_server.app import MAX_BODY, EnvServerConfig
+from toolbench.env_server.asgi import create_env_app
 from toolbench.env_server.connections import (
     ConnectionGuard,
     ConnectionLimits,

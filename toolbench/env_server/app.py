@@ -1,4 +1,4 @@
-"""The env server's ASGI app: any ``toolbench/<Task>-v0`` behind OpenEnv's HTTP and WebSocket protocol.
+"""The env server: any ``toolbench/<Task>-v0`` behind OpenEnv's HTTP and WebSocket protocol.
 
 HTTP (curl, any language): ``POST /reset`` starts a session when the request names none and answers
 with its id in the ``X-Session-Id`` header (and a cookie, so cookie-keeping clients such as
@@ -20,32 +20,31 @@ Each session's env calls run on its own thread (``workers``), and so do the JSON
 answers and its snapshots: the event loop only moves bytes, so no session's slowness delays another's.
 What they share is the GIL: snapshots, restores, transcripts and large parses take the heavy lane
 (``heavy_lane``), one at a time across sessions, so light requests keep most of it.
+
+This module holds the server's state (``EnvServer``) and its configuration; the endpoints are in
+``http_api``, and ``asgi.create_env_app`` builds the app from both.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import secrets
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import gymnasium as gym
-from starlette.applications import Starlette
-from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
 from starlette.responses import Response
 
 from toolbench import __version__
 from toolbench.core.env import ACTION_MAX_LENGTH, OBSERVATION_MAX_LENGTH
 from toolbench.core.jsonsafe import to_json_safe
 from toolbench.env_server import protocol
-from toolbench.env_server.access import AccessGuard, AccessPolicy, cors_headers_allowed
+from toolbench.env_server.access import AccessPolicy
 from toolbench.env_server.heavy_lane import HEAVY_BYTES, HeavyLane
 from toolbench.env_server.protocol import BadRequest, json_bytes
 from toolbench.env_server.sessions import CapacityReached, Session, SessionPool
@@ -358,53 +357,6 @@ class EnvServer:
 
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(json_bytes(payload), status_code=status, headers=headers, media_type="application/json")
-
-
-# --------------------------------------------------------------------- the app
-def create_env_app(config: EnvServerConfig, probe: gym.Env | None = None) -> Any:
-    """The ASGI app serving ``config.env_id`` behind ``config.access``'s checks; ``probe``: an env
-    already built from the same config. ``app.state.env_server`` is the ``EnvServer``."""
-    from toolbench.env_server.http_api import routes
-
-    server = EnvServer(config, probe)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        server.parse_limiter = anyio.CapacityLimiter(4)
-        reaper = asyncio.create_task(server.reap_forever())
-        try:
-            yield
-        finally:
-            reaper.cancel()
-            await server.close_all()
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        return error_response(404, f"no such endpoint: {request.method} {request.url.path[:200]}", "NOT_FOUND")
-
-    async def wrong_method(request: Request, exc: Exception) -> Response:
-        return error_response(405, f"{request.method} is not allowed on {request.url.path[:200]}", "METHOD_NOT_ALLOWED")
-
-    async def internal(request: Request, exc: Exception) -> Response:
-        # The exception's text may hold paths or state: it goes to the log, the client gets its id there
-        request_id = new_request_id()
-        logger.error("internal error (request id %s) on %s %s", request_id, request.method, request.url.path[:200],
-                     exc_info=exc)  # fmt: skip
-        return internal_error_response(request_id)
-
-    app = Starlette(
-        routes=routes(server),
-        lifespan=lifespan,
-        exception_handlers={404: not_found, 405: wrong_method, Exception: internal},
-    )
-    app.state.env_server = server
-    outer: Any = app
-    if config.access.allowed_origins:  # pages of an allowed origin may read the answers (CORS)
-        outer = CORSMiddleware(outer, allow_origins=list(config.access.allowed_origins),
-                               allow_methods=["GET", "POST", "DELETE"], allow_headers=list(cors_headers_allowed()),
-                               expose_headers=["X-Session-Id"])  # fmt: skip
-    guarded = AccessGuard(outer, config.access)
-    guarded.state = app.state  # type: ignore[attr-defined]  # as a Starlette app's, for callers and tests
-    return guarded
 
 
 def error_response(
