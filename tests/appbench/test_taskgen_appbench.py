@@ -18,7 +18,7 @@ from toolbench.envs.appbench import AppBenchEnv
 from toolbench.mock_services.apps.plan import parse_plan, resolve
 from toolbench.mock_services.apps.records import gold_calls, gold_plan_text
 from toolbench.mock_services.apps.registry import APP_DESCRIPTIONS, by_app
-from toolbench.taskgen import appbench
+from toolbench.taskgen import appbench, appbench_common
 
 ROOT = Path(__file__).resolve().parents[2]
 SPLITS = ("test", "train", "demo", "unseen")
@@ -46,7 +46,7 @@ def records(files: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
 def shape(record: dict[str, Any]) -> tuple[int, int, int, int]:
     """Calls, apps, largest connected component and number of components of a record's gold plan."""
     calls = gold_calls(record["output"])
-    sizes = appbench.components(calls)
+    sizes = appbench_common.components(calls)
     return len(calls), len({c.app for c in calls}), sizes[0], len(sizes)
 
 
@@ -115,7 +115,7 @@ def test_statistics(records):
         for category, target in targets.items():
             rows = [r for r in records[split] if r["category"] == category]
             shapes = [shape(r) for r in rows]
-            limits = appbench.LIMITS[category]
+            limits = appbench_common.LIMITS[category]
             for calls, apps, seq, para in shapes:
                 assert limits["calls"][0] <= calls <= limits["calls"][1]
                 assert limits["apps"][0] <= apps <= limits["apps"][1]

@@ -1,5 +1,5 @@
 """AppBench's ``unseen`` split: instructions written with a grammar of their own, over combinations no
-seen task has (``appbench.held_out``).
+seen task has (``appbench_common.held_out``).
 
 What it holds, in equal shares: SS tasks whose one call combines filters no seen task combines
 (a restaurant that is both cheap and has outdoor seating, a song by an artist from a given year),
@@ -30,7 +30,7 @@ from toolbench.core.tasks import fixture_file
 from toolbench.mock_services.apps.model import DEVICES, PAYMENT_METHODS, THERAPIST_TYPES, TODAY
 from toolbench.mock_services.apps.plan import Ref
 from toolbench.taskgen import near_duplicates, rng_for, spread
-from toolbench.taskgen.appbench import (
+from toolbench.taskgen.appbench_common import (
     CATEGORIES,
     HELD_OUT_PAIRS,
     MAX_ATTEMPTS,
@@ -40,7 +40,6 @@ from toolbench.taskgen.appbench import (
     Redraw,
     _routes,
     cities,
-    fixed_splits,
     held_out,
     of_city,
     ordinal,
@@ -50,6 +49,7 @@ from toolbench.taskgen.appbench import (
     resolves_as_meant,
     run,
     shape_ok,
+    split_id,
     world,
 )
 from toolbench.taskgen.numbers import number_words, ordinal_words
@@ -1003,12 +1003,9 @@ def draw_unseen(record_id: str, category: str, seed: tuple[object, ...], seen: s
     raise RuntimeError(f"{record_id}: no valid unseen {category} draw in {MAX_ATTEMPTS} attempts")
 
 
-def unseen_records(size: int, seed: int) -> list[dict[str, Any]]:
+def unseen_records(size: int, seed: int, fixed: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """``size`` unseen records, the four categories in equal shares (interleaved), none a near
-    duplicate of a test or demo instruction."""
-    from toolbench.taskgen.appbench import split_id
-
-    fixed = fixed_splits()
+    duplicate of a test or demo instruction (``fixed``: those splits, ``appbench.fixed_splits()``)."""
     shown = [record["prompt"] for rows in fixed.values() for record in rows]
     seen = set(shown)
     records = []
