@@ -77,10 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.paths or test_paths():
         print(f"{path} (load average {load()})", file=sys.stderr)
         for test, seconds in durations(path).items():
-            listed_as = test if test in listed else test.split("[", 1)[0]
-            if seconds > args.over and listed_as not in listed:
+            by_id = test in listed or test.split("[", 1)[0] in listed
+            if seconds > args.over and not by_id and test.split("::", 1)[0] not in listed:
                 missing[test] = seconds
-            elif listed_as in listed and seconds < args.under:
+            elif by_id and seconds < args.under:  # a listed file's tests are judged together: not here
                 quick[test] = seconds
     for title, found in (("slow, not listed", missing), ("listed, now quick", quick)):
         print(f"{title}: {len(found)}")

@@ -15,8 +15,9 @@ import toolbench
 ROOT = Path(__file__).resolve().parents[1]
 REFDATA = ROOT.parent / "shared" / "refdata"
 ENV_IDS = [spec.env_id for spec in toolbench.TASKS]
-#: The tests that take over 3 s, by node id (a parametrized test's id without its parameters marks all
-#: of them); they get the ``slow`` mark here, so ``make test-fast`` (``-m 'not slow'``) leaves them out.
+#: The slow tests, by node id (a parametrized test's id without its parameters marks all of them, a file's
+#: path every test in it); they get the ``slow`` mark here, so ``make test-fast`` (``-m 'not slow'``)
+#: leaves them out.
 SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
 
 
@@ -30,7 +31,7 @@ def slow_test_ids(path: Path = SLOW_TESTS) -> set[str]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     slow = slow_test_ids()
     for item in items:
-        if item.nodeid in slow or item.nodeid.split("[", 1)[0] in slow:
+        if not slow.isdisjoint((item.nodeid, item.nodeid.split("[", 1)[0], item.nodeid.split("::", 1)[0])):
             item.add_marker(pytest.mark.slow)
 
 

@@ -4,6 +4,7 @@ each of them slow, so ``-m 'not slow'`` leaves them out."""
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from .conftest import ROOT, SLOW_TESTS, pytest_collection_modifyitems, slow_test_ids
 
 
+@functools.cache
 def defined_tests(path: Path) -> set[str]:
     """``name`` and ``Class::name`` of every test function that ``path`` defines."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -34,7 +36,10 @@ def test_every_listed_slow_test_exists():
     for entry in sorted(listed):
         file, _, name = entry.partition("::")
         path = ROOT / file
-        if not (file.startswith("tests/") and path.is_file() and name.split("[", 1)[0] in defined_tests(path)):
+        exists = (
+            file.startswith("tests/") and path.is_file() and (not name or name.split("[", 1)[0] in defined_tests(path))
+        )
+        if not exists:
             missing.append(entry)
     assert not missing, f"tests/slow_tests.txt names tests that do not exist: {missing}"
 
@@ -48,12 +53,14 @@ class _Item:
         self.marks.append(mark.name)
 
 
-def test_listed_tests_and_every_parameter_of_a_listed_function_are_marked_slow():
-    entry = sorted(slow_test_ids())[0]
+def test_listed_tests_and_every_parameter_of_a_listed_function_or_file_are_marked_slow():
+    entry = sorted(test for test in slow_test_ids() if "::" in test)[0]
     base = entry.split("[", 1)[0]
     items = [_Item(entry), _Item(f"{base}[any-parameter]"), _Item(f"{base}_not_listed"), _Item("tests/x.py::y")]
+    whole = sorted(test for test in slow_test_ids() if "::" not in test)  # files all of whose tests are slow
+    items += [_Item(f"{file}::test_any[parameter]") for file in whole]
     pytest_collection_modifyitems(items)  # type: ignore[arg-type]
-    assert [item.marks for item in items] == [["slow"], ["slow"], [], []]
+    assert [item.marks for item in items] == [["slow"], ["slow"], [], [], *(["slow"] for _ in whole)]
 
 
 def test_not_slow_leaves_the_listed_tests_out():
