@@ -1,6 +1,6 @@
 # make demo   create .venv if needed, install, score the reference agents on every task
 # make test   create .venv if needed, install, run the test suite
-# make test-fast  the suite without its slow tests (over 3 s each: tests/slow_tests.txt), under 2 minutes on 2 cores
+# make test-fast  the suite without its slow tests (tests/slow_tests.txt: each over 0.5 s), in under 2 minutes on 2 cores
 # make lint   ruff's checks and its format check over the whole tree
 # make bench  create .venv if needed, install, run the benchmarks (numbers in benchmarks/results/)
 # make fuzz   10,000 generated and mutated actions per env and mode, 2,000 broken requests per served fake: exceptions, internal errors, 5xx, leaks, memory, the slowest action
