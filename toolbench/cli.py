@@ -72,6 +72,12 @@ def _non_empty(text: str) -> str:
     return text
 
 
+def _recording() -> Any:
+    from toolbench.eval import recording
+
+    return recording
+
+
 def _gate_command() -> Any:
     from toolbench.eval import gate
 
@@ -165,14 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluation.set_defaults(run=cmd_eval)
 
-    record = commands.add_parser("record", help="play one episode and save its camera frames (GIF or PNG strip)")
-    record.add_argument("--task", default="Tabletop")
-    record.add_argument("--task-id", default=None)
-    record.add_argument("--agent", default="oracle")
-    record.add_argument("--split", default="test")
-    record.add_argument("--mode", default=None)
-    record.add_argument("--seed", type=int, default=0)
-    record.add_argument("--out", default="episode.gif", help="a .gif (animation) or .png (strip) path")
+    record = commands.add_parser("record", help=_recording().HELP)
+    _recording().add_arguments(record)
     record.set_defaults(run=cmd_record)
 
     view = commands.add_parser("view", help="write a run's episodes as one HTML page")

@@ -15,6 +15,10 @@ def main(argv: list[str]) -> int:
             return 2
         for path in write_fixtures(slug, generators[slug]()):
             print(f"wrote {path}")
+    if not argv or "rapidapi" in argv:  # the dense retriever reads the train split just written
+        from toolbench.taskgen.dense_retriever import write_stored
+
+        print(f"wrote {write_stored()}")
     return 0
 
 
