@@ -247,9 +247,11 @@ def test_an_answer_of_millions_of_tiny_values_is_refused_before_it_is_parsed():
         b'{"observation": {"text": "x", "terminated": false, "truncated": false, "info": {"a": [' + b"{}," * 3_000_000
     )
     body += b'{}]}}, "reward": 0, "done": false}'
+    # The whole answer is built before the measurement: the fake server's copy is not the client's memory.
+    answer = b"HTTP/1.1 200 OK\r\nX-Session-Id: s1\r\nContent-Length: %d\r\n\r\n" % len(body) + body
 
     def behave(connection) -> None:
-        connection.sendall(b"HTTP/1.1 200 OK\r\nX-Session-Id: s1\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        connection.sendall(answer)
 
     env = RemoteEnv(raw_server(behave), timeout=10)
     tracemalloc.start()
