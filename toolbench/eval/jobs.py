@@ -263,6 +263,17 @@ def run_job(job: Job) -> tuple[list[EpisodeResult], str | None]:
     return results, None
 
 
+def chunked_jobs(template: Job, spec: TaskSpec, mode: str, todo: list[tuple[str, int]], workers: int) -> list[Job]:
+    """``todo``'s episodes as jobs for ``workers`` workers, in order. Scripted agents' episodes take
+    milliseconds: small chunks keep workers busy to the end. A model agent's take seconds: one per
+    job, so each is saved as it finishes."""
+    size = 1 if template.settings is not None else max(1, math.ceil(len(todo) / (workers * 4)))
+    return [
+        replace(template, task_name=spec.name, mode=mode, episodes=tuple(todo[i : i + size]))
+        for i in range(0, len(todo), size)
+    ]
+
+
 class LocalPlayers:
     """Plays episodes in this process (one env per task, one agent for the run) or in a pool."""
 
@@ -286,14 +297,7 @@ class LocalPlayers:
             return None
         if self.pool is None:
             return self._play_here(spec, mode, todo, keep, attempt)
-        # Scripted agents' episodes take milliseconds: small chunks keep workers busy to the end. A
-        # model agent's take seconds: one per job, so each is saved as it finishes.
-        model = self.template.settings is not None
-        size = 1 if model else max(1, math.ceil(len(todo) / (self.workers * 4)))
-        jobs = [
-            replace(self.template, task_name=spec.name, mode=mode, episodes=tuple(todo[i : i + size]))
-            for i in range(0, len(todo), size)
-        ]
+        jobs = chunked_jobs(self.template, spec, mode, todo, self.workers)
         stopped = None
         pending: set[Future] = {self.pool.submit(run_job, job) for job in jobs}
         while pending:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import os
 import shutil
 import tempfile
@@ -23,7 +22,7 @@ from typing import Any
 from toolbench.catalog import TaskSpec
 from toolbench.core.ray_runtime import cluster_cpus, connect
 from toolbench.eval.episodes import EpisodeResult
-from toolbench.eval.jobs import Job, run_job
+from toolbench.eval.jobs import Job, chunked_jobs, run_job
 
 #: The model endpoint's settings reach the actors wherever they run (Ray's local workers would
 #: inherit them, a cluster's would not).
@@ -88,9 +87,7 @@ class RayPlayers:
         returns why the run stopped, or None. ``attempt`` > 1 marks a retry of errored episodes."""
         if not todo:
             return None
-        size = 1 if self.template.settings is not None else max(1, math.ceil(len(todo) / (self.workers * 4)))
-        chunks = [tuple(todo[i : i + size]) for i in range(0, len(todo), size)]
-        jobs = [replace(self.template, task_name=spec.name, mode=mode, episodes=c) for c in chunks]
+        jobs = chunked_jobs(self.template, spec, mode, todo, self.workers)
         jobs.reverse()  # popped from the end: played in order
         running: dict[Any, Any] = {}  # a job's result ref -> its actor
         for actor in self.actors:
