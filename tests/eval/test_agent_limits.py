@@ -9,7 +9,7 @@ import time
 import gymnasium as gym
 import pytest
 
-from tests.eval.fake_llm import FakeModel, play_episode, serve_fake_model
+from tests.eval.fake_llm import play_episode
 from tests.eval.test_toolllm_agents import explorer, files_task, model_app
 from toolbench.agents.base import EpisodeLimits
 from toolbench.agents.client import ChatClient, EpisodeMeter, LimitReached, RunStopped
@@ -17,17 +17,6 @@ from toolbench.agents.llm import ModelSettings, OpenAIChatAgent
 from toolbench.agents.toolllm import ToolLLMAgent
 from toolbench.core.transport import ServedApp
 from toolbench.envs.rapidapi import RapidAPIEnv
-
-
-@pytest.fixture
-def served(monkeypatch):
-    """A scripted model (tests/eval/fake_llm.py) whose replies cost 110 tokens; stopped after the test."""
-    fake = FakeModel()
-    server = serve_fake_model(fake)
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    yield fake
-    server.stop()
 
 
 def home_search(agent: OpenAIChatAgent, limits: EpisodeLimits | None = None) -> dict:
@@ -40,7 +29,7 @@ def agent(**settings) -> OpenAIChatAgent:
     return OpenAIChatAgent("tiny", settings=ModelSettings(max_retries=0, **settings))
 
 
-def test_without_limits_the_episode_plays_as_before_and_the_log_shows_none(served):
+def test_without_limits_the_episode_plays_as_before_and_the_log_shows_none(model):
     episode = home_search(agent())
     assert episode["success"] and episode["error"] is None and len(episode["actions"]) == 6
     log = episode["agent_log"]
@@ -49,29 +38,29 @@ def test_without_limits_the_episode_plays_as_before_and_the_log_shows_none(serve
     assert log["cost_reported"] is False
 
 
-def test_max_turns_is_the_lower_of_the_setting_and_the_limit(served):
-    served.behaviour = "empty"  # replies without an action: only the turn cap ends the episode
+def test_max_turns_is_the_lower_of_the_setting_and_the_limit(model):
+    model.behaviour = "empty"  # replies without an action: only the turn cap ends the episode
     episode = home_search(agent(), EpisodeLimits(max_turns=2))
-    assert episode["kind"] == "limit" and len(served.requests) == 2 and episode["actions"] == []
+    assert episode["kind"] == "limit" and len(model.requests) == 2 and episode["actions"] == []
     assert episode["error"].startswith("limit reached: max_turns 2 (model replies in the episode)")
     assert episode["agent_log"]["limits"]["max_turns"] == 2
-    served.requests.clear()
+    model.requests.clear()
     episode = home_search(agent(max_turns=3), EpisodeLimits(max_turns=5))
-    assert episode["error"].startswith("limit reached: max_turns 3") and len(served.requests) == 3
+    assert episode["error"].startswith("limit reached: max_turns 3") and len(model.requests) == 3
 
 
-def test_max_tokens_stops_before_the_reply_that_passes_it_is_played(served):
+def test_max_tokens_stops_before_the_reply_that_passes_it_is_played(model):
     episode = home_search(agent(), EpisodeLimits(max_tokens=250))  # 110 tokens a reply: the third passes
     assert episode["kind"] == "limit" and not episode["success"]
     assert episode["error"] == "limit reached: max_tokens 250 (tokens the model used in the episode: 330)"
-    assert len(served.requests) == 3 and len(episode["actions"]) == 2  # the third reply was not played
+    assert len(model.requests) == 3 and len(episode["actions"]) == 2  # the third reply was not played
     log = episode["agent_log"]
     assert log["usage"]["total_tokens"] == 330 and len(log["model_calls"]) == 3
     assert home_search(agent(), EpisodeLimits(max_tokens=660))["success"]  # the limit itself is allowed
 
 
-def test_max_cost_counts_the_cost_the_endpoint_reports(served):
-    served.cost = 0.01
+def test_max_cost_counts_the_cost_the_endpoint_reports(model):
+    model.cost = 0.01
     episode = home_search(agent(), EpisodeLimits(max_cost=0.025))
     assert episode["kind"] == "limit" and episode["error"].startswith("limit reached: max_cost 0.025")
     assert len(episode["actions"]) == 2
@@ -81,15 +70,15 @@ def test_max_cost_counts_the_cost_the_endpoint_reports(served):
     assert home_search(agent(), EpisodeLimits(max_cost=1.0))["success"]
 
 
-def test_max_cost_without_a_reported_cost_does_not_fail_and_says_so(served):
+def test_max_cost_without_a_reported_cost_does_not_fail_and_says_so(model):
     episode = home_search(agent(), EpisodeLimits(max_cost=0.0001))
     assert episode["success"] and episode["error"] is None
     log = episode["agent_log"]
     assert log["cost_reported"] is False and "cost" not in log["usage"] and log["limits"]["max_cost"] == 0.0001
 
 
-def test_timeout_cuts_the_call_that_would_overrun_the_episode(served):
-    served.delay = 1.0
+def test_timeout_cuts_the_call_that_would_overrun_the_episode(model):
+    model.delay = 1.0
     chat = agent()
     started = time.monotonic()
     episode = home_search(chat, EpisodeLimits(timeout_s=1.3))
@@ -100,8 +89,8 @@ def test_timeout_cuts_the_call_that_would_overrun_the_episode(served):
     assert chat.client.failures_in_a_row == 0  # the episode's clock cut it, not the endpoint failing
 
 
-def test_a_timed_out_call_is_an_error_of_kind_timeout_and_counts_towards_the_breaker(served):
-    served.delay = 0.6
+def test_a_timed_out_call_is_an_error_of_kind_timeout_and_counts_towards_the_breaker(model):
+    model.delay = 0.6
     episode = home_search(agent(timeout=0.2))
     assert episode["kind"] == "timeout" and "APITimeoutError" in episode["error"]
     client = ChatClient("tiny", timeout=0.2, max_retries=0, breaker=2)
