@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.catalog import TASKS, find_task
+from toolbench.eval.episodes import error_kinds
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -201,13 +202,11 @@ def _error_verdict(episodes: list[Any], max_error_rate: float | None) -> int:
     failed = [e for e in episodes if e.errored]
     if not failed:
         return 0
-    kinds: dict[str, int] = {}
-    for e in failed:
-        kinds[e.error_kind or "unknown"] = kinds.get(e.error_kind or "unknown", 0) + 1
+    kinds = error_kinds(failed)
     rate = len(failed) / len(episodes)
     print(
         f"toolbench eval: {len(failed)} of {len(episodes)} episodes ({rate:.1%}) ended in an error "
-        f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}; first: {failed[0].error[:300]}): "
+        f"({', '.join(f'{k} {n}' for k, n in kinds.items())}; first: {failed[0].error[:300]}): "
         "no verdict on them, and the rates count them as not passed; --resume --only errors plays them again",
         file=sys.stderr,
     )

@@ -4,7 +4,8 @@ Below the harness and everything that reads runs (summaries, trials, the gate, r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -83,3 +84,9 @@ EpisodeKey = tuple[str, str, int]  # (task, task id, trial): what identifies an 
 
 def episode_key(episode: EpisodeResult) -> EpisodeKey:
     return episode.task, episode.task_id, episode.trial
+
+
+def error_kinds(episodes: Iterable[EpisodeResult]) -> dict[str, int]:
+    """How many of ``episodes`` ended in an error of each kind, by kind's name."""
+    kinds = Counter(e.error_kind or "unknown" for e in episodes if e.errored)
+    return dict(sorted(kinds.items()))

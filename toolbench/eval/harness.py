@@ -20,7 +20,7 @@ from toolbench.agents.base import EpisodeLimits
 from toolbench.agents.llm import ModelSettings
 from toolbench.catalog import TASKS, TaskSpec, find_task
 from toolbench.core.tasks import Task
-from toolbench.eval.episodes import EpisodeKey, EpisodeResult, episode_key
+from toolbench.eval.episodes import EpisodeKey, EpisodeResult, episode_key, error_kinds
 
 # Playing an episode lives in ``jobs``; run_episode, make_env, seen_template and the error prefixes
 # stay importable from the harness, where scripts and the other eval modules take them.
@@ -54,12 +54,9 @@ def summarize(results: Sequence[EpisodeResult], mode: str) -> dict[str, Any]:
         # Rates are over every episode; errored ones (no verdict on the agent) are counted here.
         "errors": sum(r.errored for r in results),
     }
-    kinds: dict[str, int] = {}
-    for r in results:
-        if r.errored:
-            kinds[r.error_kind or "unknown"] = kinds.get(r.error_kind or "unknown", 0) + 1
+    kinds = error_kinds(results)
     if kinds:
-        summary["error_kinds"] = dict(sorted(kinds.items()))
+        summary["error_kinds"] = kinds
     limited = sum(r.status == "failure" and (r.error or "").startswith(LIMIT_PREFIX) for r in results)
     if limited:
         summary["limit_reached"] = limited

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from toolbench.eval.episodes import EpisodeResult
+from toolbench.eval.episodes import EpisodeResult, error_kinds
 from toolbench.eval.intervals import _CHUNK, RESAMPLES, SEED
 from toolbench.eval.tables import text_table
 
@@ -152,13 +152,10 @@ def _stats(
     played = list({(e.task, e.task_id, e.trial): e for e in episodes}.values())
     trials["played"] = len(played)  # counted episodes and, with exclude_errors, the errored ones dropped
     errored = [e for e in played if e.errored]
-    kinds: dict[str, int] = {}
-    for episode in errored:
-        kinds[episode.error_kind or "unknown"] = kinds.get(episode.error_kind or "unknown", 0) + 1
     errors = {
         "episodes": len(errored),
         "tasks": len({(e.task, e.task_id) for e in errored}),
-        "by_kind": dict(sorted(kinds.items())),
+        "by_kind": error_kinds(errored),
         "policy": "dropped from their tasks' trials" if exclude_errors else "counted as failures",
     }
     if exclude_errors:
