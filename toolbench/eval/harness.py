@@ -8,6 +8,7 @@ A ``RunStopped`` from the agent (its model endpoint failed too often in a row) s
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -252,8 +253,11 @@ def evaluate(
                 keys = [k for k in keys if k in results or k in todo]
             meter.start(spec.name, len(keys), len(results))
 
-            def keep(batch: list[EpisodeResult], results: dict[tuple[str, int], EpisodeResult] = results) -> None:
+            def keep(
+                batch: list[EpisodeResult], attempt: int = 1, results: dict[tuple[str, int], EpisodeResult] = results
+            ) -> None:
                 for result in batch:
+                    result.attempts = attempt  # more than 1: a retry of an errored episode
                     results[(result.task_id, result.trial)] = result
                     if on_episode is not None:
                         on_episode(result)
@@ -265,7 +269,7 @@ def evaluate(
                     again = [k for k in todo if results.get(k) is not None and results[k].errored]
                     if stopped or not again:
                         break
-                    stopped = players.play(spec, planned.mode, again, keep, attempt)
+                    stopped = players.play(spec, planned.mode, again, functools.partial(keep, attempt=attempt))
             except KeyboardInterrupt:
                 stopped = "interrupted (Ctrl-C)"
             ordered = [results[k] for k in keys if k in results]

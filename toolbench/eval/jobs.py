@@ -289,14 +289,13 @@ class LocalPlayers:
         mode: str,
         todo: list[tuple[str, int]],
         keep: Callable[[list[EpisodeResult]], None],
-        attempt: int = 1,
     ) -> str | None:
         """Play ``todo`` ((task id, trial) pairs), handing results to ``keep`` as they come;
-        returns why the run stopped, or None. ``attempt`` > 1 marks a retry of errored episodes."""
+        returns why the run stopped, or None."""
         if not todo:
             return None
         if self.pool is None:
-            return self._play_here(spec, mode, todo, keep, attempt)
+            return self._play_here(spec, mode, todo, keep)
         jobs = chunked_jobs(self.template, spec, mode, todo, self.workers)
         stopped = None
         pending: set[Future] = {self.pool.submit(run_job, job) for job in jobs}
@@ -306,7 +305,7 @@ class LocalPlayers:
                 if future.cancelled():
                     continue
                 batch, why = future.result()
-                keep([_attempted(e, attempt) for e in batch])
+                keep(batch)
                 if why and stopped is None:
                     stopped = why
                     for other in pending:
@@ -319,7 +318,6 @@ class LocalPlayers:
         mode: str,
         todo: list[tuple[str, int]],
         keep: Callable[[list[EpisodeResult]], None],
-        attempt: int,
     ) -> str | None:
         job = self.template
         env = make_env(spec, job.split, mode, job.task_file, job.diagnostics, job.options)
@@ -330,7 +328,7 @@ class LocalPlayers:
                     episode = run_episode(env, self.runner, task_id, frames, trial, job.limits)
                 except RunStopped as exc:
                     return str(exc)
-                keep([_attempted(episode, attempt)])
+                keep([episode])
         finally:
             env.close()
         return None
@@ -338,8 +336,3 @@ class LocalPlayers:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _attempted(episode: EpisodeResult, attempt: int) -> EpisodeResult:
-    episode.attempts = attempt
-    return episode

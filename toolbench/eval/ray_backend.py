@@ -81,10 +81,9 @@ class RayPlayers:
         mode: str,
         todo: list[tuple[str, int]],
         keep: Callable[[list[EpisodeResult]], None],
-        attempt: int = 1,
     ) -> str | None:
         """Play ``todo`` ((task id, trial) pairs), handing results to ``keep`` as they come;
-        returns why the run stopped, or None. ``attempt`` > 1 marks a retry of errored episodes."""
+        returns why the run stopped, or None."""
         if not todo:
             return None
         jobs = chunked_jobs(self.template, spec, mode, todo, self.workers)
@@ -101,8 +100,6 @@ class RayPlayers:
                 actor = running.pop(done[0])
                 batch, why, frames = self.ray.get(done[0])
                 self._write_frames(frames)
-                for episode in batch:
-                    episode.attempts = attempt
                 keep(batch)
                 if why and stopped is None:
                     stopped = why
