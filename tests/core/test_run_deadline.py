@@ -2,7 +2,9 @@
 busy (or its session's runs lately did) goes on at the lowest priority, and its calls to the env
 are served in a slow lane."""
 
+import contextlib
 import os
+import threading
 import time
 
 import gymnasium as gym
@@ -11,6 +13,7 @@ import pytest
 import toolbench
 from toolbench.core import sandbox, worker
 from toolbench.core.sandbox import Limits, run_in_worker
+from toolbench.core.under_way import others_under_way, step_under_way, wait_while_others
 from toolbench.core.worker import GRACE, CpuAccount
 
 NAMES, COLLECT = "toolbench.core.sandbox:no_names", "toolbench.core.sandbox:result_variable"
@@ -122,7 +125,27 @@ def test_a_cpu_account_halves_every_half_life():
     assert account.recent(102.0) == 3.0
 
 
-def test_a_demoted_runs_calls_are_served_in_the_slow_lane(unguarded):
+@contextlib.contextmanager
+def another_step_under_way(lasting: float = 30.0):
+    """A step of another thread, under way from the block's start until it ends or ``lasting`` seconds pass."""
+    started, done = threading.Event(), threading.Event()
+
+    def step() -> None:
+        with step_under_way():
+            started.set()
+            done.wait(lasting)
+
+    thread = threading.Thread(target=step)
+    thread.start()
+    started.wait(5)
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(5)
+
+
+def test_a_demoted_runs_calls_are_served_in_the_slow_lane_while_another_step_is_under_way(unguarded):
     def busy_serve(kind, payload):
         ends = time.monotonic() + 0.05
         while time.monotonic() < ends:
@@ -131,17 +154,35 @@ def test_a_demoted_runs_calls_are_served_in_the_slow_lane(unguarded):
 
     code = "result = sum(len(get_obj_names()) for _ in range(6))"
     names = "toolbench.envs.tabletop:code_names"  # proxies whose every call the env serves
-    light, light_time = timed(
-        lambda: run_in_worker(code, names, COLLECT, serve=busy_serve, limits=Limits(10, 512), account=CpuAccount())
-    )
+
+    def play(account):
+        return timed(
+            lambda: run_in_worker(code, names, COLLECT, serve=busy_serve, limits=Limits(10, 512), account=account)
+        )
+
     heavy = CpuAccount()
     heavy.charge(5.0)
-    slowed, slowed_time = timed(
-        lambda: run_in_worker(code, names, COLLECT, serve=busy_serve, limits=Limits(10, 512), account=heavy)
-    )
-    assert light.payload == slowed.payload == 6, (light, slowed)
+    with another_step_under_way():
+        light, light_time = play(CpuAccount())
+        slowed, slowed_time = play(heavy)
+    alone, alone_time = play(heavy)  # the process has nothing else to do: no pause
+    assert light.payload == slowed.payload == alone.payload == 6, (light, slowed, alone)
     # Six calls of 50 ms: light, about 0.3 s; demoted, each followed by a pause three times as long.
     assert light_time < 0.9 and slowed_time > 6 * 0.05 * (1 + sandbox.SLOW_LANE_PAUSE) * 0.8, (light_time, slowed_time)
+    assert alone_time < 0.9, alone_time
+
+
+def test_the_slow_lanes_pause_lasts_while_another_step_does_and_no_longer():
+    with step_under_way():  # the waiting thread's own step is not another
+        assert others_under_way() == 0
+        _, unhindered = timed(lambda: wait_while_others(5))
+        with another_step_under_way():
+            assert others_under_way() == 1
+            _, paused = timed(lambda: wait_while_others(0.3))
+        with another_step_under_way(lasting=0.2):
+            _, cut_short = timed(lambda: wait_while_others(5))
+        assert others_under_way() == 0
+    assert unhindered < 0.1 and 0.25 < paused < 1 and 0.15 < cut_short < 1, (unhindered, paused, cut_short)
 
 
 @pytest.mark.parametrize(

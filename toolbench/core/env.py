@@ -22,6 +22,7 @@ from toolbench.core import store
 from toolbench.core.spaces import UnicodeText
 from toolbench.core.tasks import Task, TaskFileError, TaskSet, read_task_file, record_place
 from toolbench.core.taskspec import SHIPPED_FIXTURES, fixture_path, line_of, take_line
+from toolbench.core.under_way import step_under_way
 
 logger = logging.getLogger("toolbench")
 
@@ -373,7 +374,8 @@ class ToolEnv(gym.Env[str, str]):
         self._task = task
         self._steps = 0
         self._done = False
-        prompt = self._begin(task)
+        with step_under_way():
+            prompt = self._begin(task)
         self._transcript = [("task", prompt)]
         info: dict[str, Any] = {"task_id": task.id, "split": self.split, "mode": self.mode}
         if self.info_docs:
@@ -415,7 +417,8 @@ class ToolEnv(gym.Env[str, str]):
             )
         else:
             try:
-                outcome = self._act(action)
+                with step_under_way():
+                    outcome = self._act(action)
             except ActionError as exc:
                 outcome = Outcome.failure(str(exc), done=program_mode)
             except Exception as exc:  # a bug of ours must not stop a training run; it is logged and reported

@@ -32,6 +32,7 @@ from toolbench.core.sandbox.terms import (
     SandboxResult,
     reply_result,
 )
+from toolbench.core.under_way import wait_while_others
 from toolbench.core.worker import (
     ChannelClosed,
     ChannelTimeout,
@@ -177,16 +178,18 @@ def _run_in_child(
         deadline.finish()
 
 
-#: Demoted runs' calls are served one at a time in the process, each followed by a pause of this
-#: many times its length: sessions whose code keeps the env itself busy (Tabletop's simulator)
-#: share at most a quarter of the env's process among them, however many they are.
+#: Demoted runs' calls are served one at a time in the process and, while another step of the process
+#: is under way, each is followed by a pause of up to this many times its length: a session whose code
+#: keeps the env itself busy (Tabletop's simulator) takes at most a quarter of the time from the
+#: others, however long its calls; a process with nothing else to do serves it at full speed.
 SLOW_LANE_PAUSE = 3.0
 _SLOW_LANE = threading.Lock()
 
 
 def _serve_call(serve: Callable[[str, Any], Any], message: dict[str, Any], deadline: RunDeadline) -> dict[str, Any]:
     """The env's answer to one call of the code (its result, or its refusal as an error), its time
-    charged to the run; a demoted run's call waits for the slow lane."""
+    charged to the run; a demoted run's call waits for the slow lane, and after it gives the other steps
+    of the process their turn."""
     if not deadline.demoted:
         return _timed_answer(serve, message, deadline)
     if not _SLOW_LANE.acquire(timeout=max(deadline.ends - time.monotonic(), 0.0)):
@@ -197,7 +200,7 @@ def _serve_call(serve: Callable[[str, Any], Any], message: dict[str, Any], deadl
     finally:
         _SLOW_LANE.release()
     pause = min((time.monotonic() - started) * SLOW_LANE_PAUSE, max(deadline.ends - time.monotonic(), 0.0))
-    time.sleep(pause)
+    wait_while_others(pause)
     return answer
 
 
