@@ -1,4 +1,6 @@
+import numpy as np
 import pytest
+from rank_bm25 import BM25Okapi
 
 import toolbench
 from toolbench.agents import make_agent
@@ -6,7 +8,7 @@ from toolbench.envs.openweather import API_DOCS
 from toolbench.envs.sheets import API_DOCS as SHEETS_DOCS
 from toolbench.envs.tabletop import API_DOCS as TABLETOP_DOCS
 from toolbench.eval.harness import evaluate
-from toolbench.prompting import PromptBuilder, split_api_docs
+from toolbench.prompting import Matcher, PromptBuilder, split_api_docs, tokenize
 
 CASES = [(spec.name, mode) for spec in toolbench.TASKS for mode in spec.env_class().modes]
 
@@ -68,3 +70,19 @@ def test_prompt_retrieves_relevant_docs_and_demos():
     assert "air_pollution/forecast" in prompt and "geo/1.0/direct" not in prompt
     assert prompt.count("Task: ") == 3 and prompt.rstrip().endswith("Action:")
     assert "air" in prompt.split("solved examples")[1].split("Task: ")[1].lower()  # the best match comes first
+
+
+def test_matcher_scores_are_rank_bm25s_bit_for_bit_and_rank_ties_by_position():
+    corpus = [task.prompt for task in toolbench.load_tasks("AppBench", "train")[:400]]
+    corpus += ["", "the the the", corpus[0]]  # an empty text, a repeated word, a duplicate (a tie)
+    reference = BM25Okapi([tokenize(text) or ["_"] for text in corpus])
+    matcher = Matcher(corpus)
+    queries = [task.prompt for task in toolbench.load_tasks("AppBench")[:20]]
+    queries += ["", "book book a ride ride", "zzzunknownword", corpus[0], "the"]
+    for query in queries:
+        expected = reference.get_scores(tokenize(query) or ["_"])
+        assert np.array_equal(matcher.scores(query), expected), query
+        ranked = sorted(range(len(corpus)), key=lambda i: (-expected[i], i))
+        assert matcher.top_k(query, 5) == ranked[:5]
+    assert matcher.top_k(corpus[0], 2) == [0, len(corpus) - 1]  # the text and its duplicate, in their order
+    assert Matcher([]).top_k("x", 3) == [] and matcher.top_k("x", 0) == []

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from rank_bm25 import BM25Okapi
 
 from toolbench.core.tasks import Task
@@ -50,19 +51,49 @@ def split_api_docs(docs: str) -> list[str]:
 
 
 class Matcher:
-    """A BM25 index of ``corpus``, built once for many queries."""
+    """A BM25 index of ``corpus``, built once for many queries. Scores are ``rank_bm25``'s
+    ``BM25Okapi.get_scores``, bit for bit, computed from postings (the documents that hold each query
+    word) instead of a pass over every document per word: a train split of thousands of prompts is
+    searched in microseconds per word instead of milliseconds."""
 
     def __init__(self, corpus: Sequence[str]) -> None:
         self.size = len(corpus)
         self.index = BM25Okapi([tokenize(text) or ["_"] for text in corpus]) if corpus else None
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        if self.index is not None:
+            documents: dict[str, list[int]] = {}
+            counts: dict[str, list[int]] = {}
+            for position, frequencies in enumerate(self.index.doc_freqs):
+                for word, count in frequencies.items():
+                    documents.setdefault(word, []).append(position)
+                    counts.setdefault(word, []).append(count)
+            self._postings = {word: (np.array(documents[word]), np.array(counts[word])) for word in documents}
+            self._lengths = np.array(self.index.doc_len)
+
+    def scores(self, query: str) -> np.ndarray:
+        """Each document's BM25 score for ``query``: ``BM25Okapi.get_scores``'s arithmetic, in its
+        order, on the documents that hold each word (a document without it gains 0.0 there)."""
+        index = self.index
+        total = np.zeros(self.size)
+        if index is None:
+            return total
+        k1, b, average = index.k1, index.b, index.avgdl
+        for word in tokenize(query) or ["_"]:
+            if word not in self._postings:
+                continue
+            documents, counts = self._postings[word]
+            lengths = self._lengths[documents]
+            total[documents] += (index.idf.get(word) or 0) * (
+                counts * (k1 + 1) / (counts + k1 * (1 - b + b * lengths / average))
+            )
+        return total
 
     def top_k(self, query: str, k: int) -> list[int]:
         """Indexes of the k best matches, best first as the original harness orders them (ties by
         position, so the order is the same on every machine)."""
         if k <= 0 or self.index is None:
             return []
-        scores = self.index.get_scores(tokenize(query) or ["_"])
-        return sorted(range(self.size), key=lambda i: (-scores[i], i))[:k]
+        return [int(i) for i in np.argsort(-self.scores(query), kind="stable")[:k]]  # stable: ties by position
 
 
 def top_k_matches(corpus: Sequence[str], query: str, k: int) -> list[int]:
