@@ -4,6 +4,7 @@ import json
 import pickle
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import gymnasium as gym
 import pytest
@@ -165,8 +166,8 @@ print(json.dumps(rows, sort_keys=True, ensure_ascii=False))
 
 
 def test_same_seed_same_episodes_in_processes_with_different_hash_seeds():
-    first = run_python(DETERMINISM_SCRIPT, {"PYTHONHASHSEED": "0"})
-    second = run_python(DETERMINISM_SCRIPT, {"PYTHONHASHSEED": "4242"})
+    with ThreadPoolExecutor(2) as pool:  # the two processes at once
+        first, second = pool.map(lambda seed: run_python(DETERMINISM_SCRIPT, {"PYTHONHASHSEED": seed}), ["0", "4242"])
     assert first == second
     assert len(json.loads(first)) == len(CASES) * 12
 
