@@ -171,11 +171,18 @@ def _check(report: Report, action: str, observation: str, info: dict[str, Any]) 
 
 
 def fuzz(
-    env_id: str, mode: str, count: int, seed: str = "fuzz", long_actions: bool = False, generated: float = 0.5
+    env_id: str,
+    mode: str,
+    count: int,
+    seed: str = "fuzz",
+    long_actions: bool = False,
+    generated: float = 0.5,
+    memory: bool = True,
 ) -> Report:
     """``count`` actions on ``env_id`` in ``mode``: a share ``generated`` of the episodes are played
     with actions made from the env's grammar (``tests.fuzz_actions``, several steps in interactive
-    mode), the others are one mutated reference action each."""
+    mode), the others are one mutated reference action each. ``memory`` measures the resident memory's
+    growth (each measure a full garbage collection: most of a second in a test worker's large heap)."""
     env = gym.make(env_id, mode=mode).unwrapped
     untouched = gym.make(env_id, mode=mode).unwrapped  # only ever reset: what a fresh env shows
     report = Report(env_id, mode)
@@ -204,7 +211,7 @@ def fuzz(
                     if elapsed > report.slowest_s:
                         report.slowest_s, report.slowest_action = elapsed, action[:80]
                     _check(report, action, observation, info)
-                if index == max(1, count // 10):
+                if memory and index == max(1, count // 10):
                     warm = resident_mb()
                 if index in checks:
                     replayed = _episode(env, reference_task)
@@ -219,7 +226,9 @@ def fuzz(
                     break  # the episode was replaced by the checks
                 if stepped is None or stepped[2]:
                     break
-        end = resident_mb()  # the growth over the fuzzed actions (the longest ones below are a separate check)
+        end = (
+            resident_mb() if memory else None
+        )  # the growth over the fuzzed actions (the longest ones below are a separate check)
         for action in longest_actions(env.oracle_actions(reference_task)[0]) if long_actions else []:
             stepped = _step(env, reference_task, action, report)
             if stepped is not None:

@@ -297,7 +297,6 @@ def test_code_whose_checking_would_cost_the_env_seconds_is_refused_before_it(cod
 
     # This thread's CPU time, with the collector paused: the check's own cost (a few hundredths of a
     # second), not that of other threads or of collecting what earlier tests of this process left.
-    gc.collect()
     gc.disable()
     try:
         started = time.thread_time()
