@@ -3,11 +3,11 @@
 The score needs two things per task: the set D of API options and, for each program, the multiset
 of options it calls (a function called twice counts twice, D.1.1). D depends on the task:
 
-- curl tasks (OpenWeather, the Cat API): every valid URL-with-parameters shape is one option. A
-  shape is the method, the documented path and the set of parameter names (query and JSON body,
-  the API key left out); a documented endpoint with k optional parameters has 2**k valid shapes.
-  The paper's own docs give 37 and 52 options; ours are worded and cut differently, so our counts
-  differ (``api_space(...).size`` says how many).
+- curl tasks (those whose env takes curl commands: OpenWeather, the Cat API): every valid
+  URL-with-parameters shape is one option. A shape is the method, the documented path and the set
+  of parameter names (query and JSON body, the API key left out); a documented endpoint with k
+  optional parameters has 2**k valid shapes. The paper's own docs give 37 and 52 options; ours are
+  worded and cut differently, so our counts differ (``api_space(...).size`` says how many).
 - the other tasks: the documented functions, every name the API docs' code lines call; a call in
   a program is a use of one of those names (so a Python ``x.get(...)`` in a Google Sheets program
   counts as gspread's ``get``: names are all the docs give).
@@ -26,8 +26,6 @@ from toolbench.prompting import split_api_docs
 
 #: A shape of a curl call: (method, documented path, parameter names).
 Shape = tuple[str, str, frozenset[str]]
-
-CURL_TASKS = frozenset({"OpenWeather", "CatAPI"})
 
 _URL = re.compile(r"""['"]?(https?://[^\s'"]+)""")
 _METHOD = re.compile(r"(?:-X|--request)\s+['\"]?([A-Za-z]+)")
@@ -154,6 +152,7 @@ def _names_called(code: str) -> list[str]:
     return [name for _, name in sorted(found)]
 
 
-def api_space(task: str, docs: str, size: int | None = None) -> ApiSpace:
-    """The API options of ``task`` (a task name) from its API docs; ``size`` overrides |D|."""
-    return CurlShapes(docs, size) if task in CURL_TASKS else NamedFunctions(docs, size)
+def api_space(docs: str, size: int | None = None, curl: bool = False) -> ApiSpace:
+    """The API options a task's API docs offer: curl shapes where the task's calls are curl commands
+    (``curl``), named functions otherwise; ``size`` overrides |D|."""
+    return CurlShapes(docs, size) if curl else NamedFunctions(docs, size)

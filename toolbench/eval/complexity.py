@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.catalog import TaskSpec, find_task
+from toolbench.core.curl_env import CurlProgramEnv
 from toolbench.core.tasks import Task, read_task_file
 from toolbench.eval.api_calls import ApiSpace, api_space
 from toolbench.eval.tables import text_table
@@ -145,7 +146,7 @@ def single_steps(program: str) -> list[str]:
 def task_api(spec: TaskSpec, api_size: int | None = None) -> ApiSpace:
     env = spec.env_class()()
     try:
-        return api_space(spec.name, env.api_docs(), api_size)
+        return api_space(env.api_docs(), api_size, curl=isinstance(env, CurlProgramEnv))
     finally:
         env.close()
 
