@@ -6,10 +6,10 @@ import pytest
 
 import toolbench
 from toolbench.core.tasks import fixture_file
-from toolbench.taskgen import MODULES, load_generators
+from toolbench.taskgen import generated_tasks, load_generators
 
 
-@pytest.mark.parametrize("slug", MODULES)
+@pytest.mark.parametrize("slug", [spec.fixture_slug for spec in generated_tasks()])
 def test_fixtures_are_reproducible(slug):
     generate = load_generators()[slug]
     # Tabletop's generator also verifies every reference in the simulator (minutes); that check is

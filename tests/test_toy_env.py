@@ -1,8 +1,8 @@
 """A task of another package joins toolbench through one catalog line.
 
-The toy package is written to a temporary folder: an env class in the shape of the shipped ones, its
-fixture folder with the four splits, and a mock service. ``register_task`` adds its one catalog line;
-from then on Gymnasium makes it, the env server serves it, ``toolbench serve`` serves its service,
+The toy package is written to a temporary folder: an env class in the shape of the shipped ones, a
+generator of its four splits, an empty fixture folder, and a mock service. ``register_task`` adds its
+one catalog line; from then on ``python -m toolbench.taskgen toy`` writes its splits, Gymnasium makes it, the env server serves it, ``toolbench serve`` serves its service,
 the audit plays its cheap policies on it under the ceilings its class allows, prompts take its
 generation settings, and the shared env contract tests pass on it. Nothing of toolbench is touched,
 and unregistering leaves the usual catalog.
@@ -13,8 +13,6 @@ from __future__ import annotations
 import importlib
 import importlib.resources
 import inspect
-import itertools
-import json
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -28,6 +26,8 @@ import pytest
 import toolbench
 from toolbench.catalog import register_task, unregister_task
 from toolbench.core.taskspec import TaskSpec
+from toolbench.taskgen import GENERATORS
+from toolbench.taskgen.__main__ import main as taskgen_main
 
 PACKAGE = "toolbench_toy_task"
 ENV_ID = "toolbench/Toy-v0"
@@ -141,29 +141,37 @@ class ContradictingEnv(ToolEnv):
     task_name = "NotTheLine"
 """
 
-#: Made-up words of three letters, a split's words apart from every other split's.
+#: The toy's generator: made-up words of three letters, a split's words apart from every other split's;
+#: test, demo and train share a template, unseen has a phrasing of its own.
+TASKGEN = '''
+"""The toy's task sets: ``python -m toolbench.taskgen toy`` writes them into the toy's fixture folder."""
+
+import itertools
+
+from toolbench.taskgen import Files, generator, jsonl
+
 _MADE_UP = ["".join(letters) for letters in itertools.product("bdfgklmnprst", "aeiou", "bdfgklmnprst")]
 WORDS = {"test": _MADE_UP[:100], "demo": _MADE_UP[100:106], "train": _MADE_UP[106:156], "unseen": _MADE_UP[156:176]}
 
 
-def _records(split: str) -> str:
-    """A split's JSONL: test, demo and train share a template; unseen has a phrasing of its own."""
-    lines = []
-    for index, word in enumerate(WORDS[split]):
-        template, prompt = (
-            ("lookup/backwards", f"What does {word} read like from its last letter to its first?")
-            if split == "unseen"
-            else ("lookup/plain", f"Look up the word '{word}'.")
-        )
-        record = {
-            "id": f"toy-{split}-{index:04d}",
-            "category": "lookup",
-            "prompt": prompt,
-            "completion": [f"curl -X GET 'https://api.words.example/v1/words?word={word}'"],
-            "template": template,
-        }
-        lines.append(json.dumps(record) + "\n")
-    return "".join(lines)
+def _record(split: str, index: int, word: str) -> dict:
+    if split == "unseen":
+        template, prompt = "lookup/backwards", f"What does {word} read like from its last letter to its first?"
+    else:
+        template, prompt = "lookup/plain", f"Look up the word '{word}'."
+    return {
+        "id": f"toy-{split}-{index:04d}",
+        "category": "lookup",
+        "prompt": prompt,
+        "completion": [f"curl -X GET 'https://api.words.example/v1/words?word={word}'"],
+        "template": template,
+    }
+
+
+@generator("toy")
+def toy_task_sets() -> Files:
+    return {f"{split}.jsonl": jsonl(_record(split, i, w) for i, w in enumerate(words)) for split, words in WORDS.items()}
+'''
 
 
 def _write_package(root: Path) -> None:
@@ -173,9 +181,8 @@ def _write_package(root: Path) -> None:
     (package / "service.py").write_text(textwrap.dedent(SERVICE))
     (package / "env.py").write_text(textwrap.dedent(ENV))
     (package / "contradicting.py").write_text(textwrap.dedent(CONTRADICTING))
+    (package / "taskgen.py").write_text(textwrap.dedent(TASKGEN))
     (package / "fixtures" / "__init__.py").write_text("")
-    for split in WORDS:
-        (package / "fixtures" / "toy" / f"{split}.jsonl").write_text(_records(split))
 
 
 #: The toy's one catalog line.
@@ -188,13 +195,15 @@ TOY = TaskSpec(
     fixture_package=f"{PACKAGE}.fixtures",
     service=f"{PACKAGE}.service:create_app",
     service_key=f"{PACKAGE}.service:DEMO_API_KEY",
+    generator=f"{PACKAGE}.taskgen",
 )
 
 
-def _usual_catalog() -> tuple[list[TaskSpec], bool, list[str]]:
+def _usual_catalog() -> tuple[list[TaskSpec], bool, list[str], list[str]]:
     from toolbench.mock_services import SERVICES
+    from toolbench.taskgen import load_generators
 
-    return list(toolbench.TASKS), ENV_ID in gym.registry, list(SERVICES)
+    return list(toolbench.TASKS), ENV_ID in gym.registry, list(SERVICES), sorted(load_generators())
 
 
 def _fixture_files() -> set[Path]:
@@ -212,9 +221,11 @@ def toy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TaskSpec]:
     sys.path.insert(0, str(root))
     register_task(TOY)
     try:
+        assert taskgen_main(["toy"]) == 0  # the toy's generator writes its four splits
         yield TOY
     finally:
         unregister_task(TOY.name)
+        GENERATORS.pop("toy", None)
         sys.path.remove(str(root))
         for name in [name for name in sys.modules if name.split(".")[0] == PACKAGE]:
             del sys.modules[name]
@@ -222,15 +233,29 @@ def toy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TaskSpec]:
     assert _fixture_files() == shipped
 
 
+def _words() -> dict[str, list[str]]:
+    return importlib.import_module(f"{PACKAGE}.taskgen").WORDS
+
+
+def test_taskgen_writes_the_toy_s_splits_into_its_own_folder_and_again_the_same_bytes(toy, capsys):
+    folder = toy.fixture("")
+    written = {path.name: path.read_bytes() for path in folder.glob("*.jsonl")}
+    assert sorted(written) == sorted(f"{split}.jsonl" for split in toy.splits)
+    assert taskgen_main(["toy"]) == 0
+    assert {path.name: path.read_bytes() for path in folder.glob("*.jsonl")} == written
+    assert all(Path(line.removeprefix("wrote ")).parent == folder for line in capsys.readouterr().out.splitlines())
+
+
 def test_the_toy_is_in_the_catalog_and_its_env_class_takes_its_line(toy):
     assert toolbench.find_task("toy") is toy and toolbench.TASKS[-1] is toy
     env_class = toy.env_class()
     assert (env_class.task_name, env_class.modes, env_class.splits) == ("Toy", ("program",), toy.splits)
     assert (env_class.fixture_slug, env_class.fixture_package) == ("toy", f"{PACKAGE}.fixtures")
-    assert [toy.count(split) for split in toy.splits] == [len(WORDS[split]) for split in toy.splits]
+    words = _words()
+    assert [toy.count(split) for split in toy.splits] == [len(words[split]) for split in toy.splits]
     assert (
         toolbench.load_tasks("Toy", "unseen")[0].prompt
-        == f"What does {WORDS['unseen'][0]} read like from its last letter to its first?"
+        == f"What does {words['unseen'][0]} read like from its last letter to its first?"
     )
     # A subclass without a line of its own (a test's variant) keeps its parent's.
     variant = type("Variant", (env_class,), {})

@@ -28,6 +28,7 @@ BOTH = ("program", "interactive")
 SPLITS = ("test", "demo", "train", "unseen")
 #: The served apps of ``toolbench serve NAME`` are built in ``toolbench.mock_services``.
 _SERVED = "toolbench.mock_services"
+_GENERATORS = "toolbench.taskgen"
 
 SHIPPED: tuple[TaskSpec, ...] = (
     TaskSpec(
@@ -38,6 +39,7 @@ SHIPPED: tuple[TaskSpec, ...] = (
         "openweather",
         service=f"{_SERVED}:openweather_app",
         service_key=f"{_SERVED}.openweather:DEMO_API_KEY",
+        generator=f"{_GENERATORS}.openweather",
     ),
     TaskSpec(
         "CatAPI",
@@ -47,9 +49,24 @@ SHIPPED: tuple[TaskSpec, ...] = (
         "catapi",
         service=f"{_SERVED}:catapi_app",
         service_key=f"{_SERVED}.catapi:DEMO_API_KEY",
+        generator=f"{_GENERATORS}.catapi",
     ),
-    TaskSpec("HomeSearch", "toolbench.envs.home_search:HomeSearchEnv", BOTH, SPLITS, "home_search"),
-    TaskSpec("TripBooking", "toolbench.envs.trip_booking:TripBookingEnv", BOTH, SPLITS, "trip_booking"),
+    TaskSpec(
+        "HomeSearch",
+        "toolbench.envs.home_search:HomeSearchEnv",
+        BOTH,
+        SPLITS,
+        "home_search",
+        generator=f"{_GENERATORS}.home_search",
+    ),
+    TaskSpec(
+        "TripBooking",
+        "toolbench.envs.trip_booking:TripBookingEnv",
+        BOTH,
+        SPLITS,
+        "trip_booking",
+        generator=f"{_GENERATORS}.trip_booking",
+    ),
     TaskSpec(
         "GoogleSheets",
         "toolbench.envs.sheets:GoogleSheetsEnv",
@@ -58,9 +75,25 @@ SHIPPED: tuple[TaskSpec, ...] = (
         "sheets",
         runs_code=True,
         service=f"{_SERVED}:sheets_app",
+        generator=f"{_GENERATORS}.sheets",
     ),
-    TaskSpec("Tabletop", "toolbench.envs.tabletop:TabletopEnv", BOTH, SPLITS, "tabletop", runs_code=True),
-    TaskSpec("VirtualHome", "toolbench.envs.virtualhome:VirtualHomeEnv", BOTH, SPLITS, "virtualhome"),
+    TaskSpec(
+        "Tabletop",
+        "toolbench.envs.tabletop:TabletopEnv",
+        BOTH,
+        SPLITS,
+        "tabletop",
+        runs_code=True,
+        generator=f"{_GENERATORS}.tabletop",
+    ),
+    TaskSpec(
+        "VirtualHome",
+        "toolbench.envs.virtualhome:VirtualHomeEnv",
+        BOTH,
+        SPLITS,
+        "virtualhome",
+        generator=f"{_GENERATORS}.virtualhome",
+    ),
     TaskSpec(
         "WebShop",
         "toolbench.envs.webshop:WebShopEnv",
@@ -68,8 +101,16 @@ SHIPPED: tuple[TaskSpec, ...] = (
         SPLITS,
         "webshop",
         service=f"{_SERVED}:webshop_app",
+        generator=f"{_GENERATORS}.webshop",
     ),
-    TaskSpec("AppBench", "toolbench.envs.appbench:AppBenchEnv", BOTH, SPLITS, "appbench"),
+    TaskSpec(
+        "AppBench",
+        "toolbench.envs.appbench:AppBenchEnv",
+        BOTH,
+        SPLITS,
+        "appbench",
+        generator=f"{_GENERATORS}.appbench",
+    ),
     TaskSpec(
         "RapidAPI",
         "toolbench.envs.rapidapi:RapidAPIEnv",
@@ -78,6 +119,7 @@ SHIPPED: tuple[TaskSpec, ...] = (
         "rapidapi",
         (("test", RAPIDAPI_TEST_SETS),),
         service=f"{_SERVED}:rapidapi_app",
+        generator=f"{_GENERATORS}.rapidapi",
     ),
 )
 for _spec in SHIPPED:

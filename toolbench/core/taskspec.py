@@ -57,6 +57,9 @@ class TaskSpec:
     service: str | None = None
     #: ``"module:NAME"``: the API key the served app accepts when none is given (``None``: it needs none).
     service_key: str | None = None
+    #: The module that registers the task's fixture generator (``@toolbench.taskgen.generator(fixture_slug)``)
+    #: when imported: ``python -m toolbench.taskgen`` imports every line's (``None``: fixtures made elsewhere).
+    generator: str | None = None
 
     @property
     def module(self) -> str:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
-from toolbench.core.tasks import fixture_file
+from toolbench.catalog import TASKS, TaskSpec
 
 T = TypeVar("T")
 #: A generator's output: file name (inside the task's fixture folder) -> exact file content.
@@ -43,17 +43,18 @@ def spread(total: int, categories: list[str]) -> list[str]:
 
 
 GENERATORS: dict[str, Callable[..., Files]] = {}
-#: The generator modules; each registers itself with ``@generator`` when imported.
-MODULES = (
-    "openweather", "catapi", "home_search", "trip_booking", "tabletop", "sheets", "virtualhome", "webshop", "appbench",
-    "rapidapi",
-)  # fmt: skip
+
+
+def generated_tasks() -> list[TaskSpec]:
+    """The catalog's lines that name a generator module (each registers itself with ``@generator``
+    when imported)."""
+    return [spec for spec in TASKS if spec.generator]
 
 
 def load_generators() -> dict[str, Callable[[], Files]]:
-    """Every registered generator, by task-set slug."""
-    for module in MODULES:
-        importlib.import_module(f"toolbench.taskgen.{module}")
+    """Every registered generator, by task-set slug: the catalog lines' generator modules imported."""
+    for spec in generated_tasks():
+        importlib.import_module(spec.generator)  # type: ignore[arg-type]
     return GENERATORS
 
 
@@ -181,9 +182,11 @@ def fresh(
 
 
 def write_fixtures(slug: str, files: Files) -> list[str]:
+    """Write a generator's files into the fixture folder of the task whose line generates ``slug``."""
+    spec = next(spec for spec in generated_tasks() if spec.fixture_slug == slug)
     paths = []
     for name, content in files.items():
-        path = fixture_file(slug, name)
+        path = spec.fixture(name)
         path.write_text(content, encoding="utf-8", newline="\n")
         paths.append(str(path))
     return paths
