@@ -114,6 +114,22 @@ def test_missing_fact_fails_reworded_answer_passes_giving_up_fails(diagnosed):
     assert info["passed"] is False
 
 
+def test_the_envs_answer_and_give_up_actions_are_finish_calls_it_judges_as_such(diagnosed):
+    """What the cheap policies end with: the env's own ways to answer and to give up."""
+    env = diagnosed
+    task, unsolvable = first(env), first(env, solvable=False)
+    calls = env.oracle_actions(task)[:-1]
+    facts = " and ".join(f if isinstance(f, str) else f[0] for f in task.get("answer_facts"))
+    *_, info = play(env, task.id, [*calls, env.answer_action(facts)])
+    assert info["passed"] is True
+    *_, info = play(env, task.id, [*calls, env.give_up_action()])
+    assert info["passed"] is False and info["status_code"] == 4
+    *_, info = play(env, unsolvable.id, [*env.oracle_actions(unsolvable)[:-1], env.give_up_action()])
+    assert info["passed"] is True
+    other = gym.make("toolbench/HomeSearch-v0", mode="interactive").unwrapped  # no final answer of its own
+    assert other.answer_action("x") is None and other.give_up_action() == other.finishing_action
+
+
 def test_an_answer_must_rest_on_calls_and_be_an_answer(diagnosed):
     task = first(diagnosed)
     facts = [f if isinstance(f, str) else f[0] for f in task.get("answer_facts")]

@@ -19,7 +19,6 @@ from toolbench.agents.policy_base import ASIN, CheapPolicy, MovesPolicy, instruc
 from toolbench.core.env import ToolEnv
 from toolbench.core.tasks import Task
 
-GIVE_UP = json.dumps({"name": "Finish", "arguments": {"return_type": "give_up_and_restart"}})
 EMPTY_ANSWER = json.dumps({"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": ""}})
 # What an agent might say to end an episode, across the tasks' own finishing actions.
 FINISH_WORDS = (
@@ -38,12 +37,10 @@ class EmptyAction(CheapPolicy):
 
 class GiveUp(CheapPolicy):
     policy = "give_up"
-    about = "the task's finishing action at once (RapidAPI: Finish giving up)"
+    about = "the task's way to give up at once (its finishing action, or RapidAPI's Finish giving up)"
 
     def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
-        if env.task_name == "RapidAPI":
-            return [GIVE_UP]
-        return [env.finishing_action or ""]
+        return [env.give_up_action()]
 
 
 class FinishWords(CheapPolicy):
@@ -371,10 +368,13 @@ class RuleBuyer(MovesPolicy):
 
 
 class _CallsThenEnd(CheapPolicy):
-    """Make some calls, then end with what they returned (RapidAPI)."""
+    """Make some calls, then end with what they returned: for tasks that take a free-text final
+    answer (``ToolEnv.answer_action``; RapidAPI's)."""
 
     def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
-        return task == "RapidAPI"
+        from toolbench.catalog import find_task
+
+        return find_task(task).env_class().answer_action is not ToolEnv.answer_action
 
     def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
         raise NotImplementedError
@@ -383,9 +383,17 @@ class _CallsThenEnd(CheapPolicy):
         raise NotImplementedError
 
     def begin(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> None:
+        self._env = env
         self._calls = self.calls(env, task, info)
         self._seen: list[str] = []
         self._started = False
+
+    def answer(self, text: str) -> str:
+        """The episode's env's action that ends it with ``text`` as the final answer."""
+        return self._env.answer_action(text) or ""
+
+    def give_up(self) -> str:
+        return self._env.give_up_action()
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self._started:  # the first observation is the prompt, not an answer
@@ -394,16 +402,13 @@ class _CallsThenEnd(CheapPolicy):
         return self._calls.pop(0) if self._calls else self.ending("\n".join(self._seen))
 
 
-def _pasted(observed: str) -> str:
-    return json.dumps({"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": observed}})
-
-
-def _is_finish(action: str) -> bool:
+def _is_finish(env: ToolEnv, action: str) -> bool:
+    """Whether ``action`` calls the env's finishing function (a JSON call named ``finishing_action``)."""
     try:
         call = json.loads(action)
     except ValueError:
         return False
-    return isinstance(call, dict) and call.get("name") == "Finish"
+    return isinstance(call, dict) and call.get("name") == env.finishing_action
 
 
 class PasteResponses(_CallsThenEnd):
@@ -411,10 +416,10 @@ class PasteResponses(_CallsThenEnd):
     about = "the right calls (the reference's), then their raw answers pasted as the final answer"
 
     def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
-        return [action for action in env.oracle_actions(task) if not _is_finish(action)]
+        return [action for action in env.oracle_actions(task) if not _is_finish(env, action)]
 
     def ending(self, observed: str) -> str:
-        return _pasted(observed)
+        return self.answer(observed)
 
 
 def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
@@ -441,7 +446,7 @@ class DumpAnswer(PasteResponses):
     about = "the right calls (the reference's), then every field they returned as key: value lines"
 
     def ending(self, observed: str) -> str:
-        return _pasted(dump_lines(observed))
+        return self.answer(dump_lines(observed))
 
 
 class VerdictReplay(DumpAnswer):
@@ -469,7 +474,7 @@ class VerdictReplay(DumpAnswer):
         self._give_up = details.get("solvable") is False or details.get("facts_total") == 0
 
     def ending(self, observed: str) -> str:
-        return GIVE_UP if getattr(self, "_give_up", False) else super().ending(observed)
+        return self.give_up() if getattr(self, "_give_up", False) else super().ending(observed)
 
 
 class SharedParts(CheapPolicy):
@@ -492,7 +497,7 @@ class _CallAllTools(_CallsThenEnd):
         made = []
         for tool in info.get("tools") or env.tools() or []:
             function = tool["function"]
-            if function["name"] == "Finish":
+            if function["name"] == env.finishing_action:
                 continue
             parameters = function.get("parameters", {})
             properties, required = parameters.get("properties", {}), parameters.get("required", [])
@@ -510,7 +515,7 @@ class CallAllGiveUp(_CallAllTools):
     about = "every offered tool called with its example values, then give up"
 
     def ending(self, observed: str) -> str:
-        return GIVE_UP
+        return self.give_up()
 
 
 class CallAllPaste(_CallAllTools):
@@ -518,7 +523,7 @@ class CallAllPaste(_CallAllTools):
     about = "every offered tool called with its example values, then their raw answers as the final answer"
 
     def ending(self, observed: str) -> str:
-        return _pasted(observed)
+        return self.answer(observed)
 
 
 class CallEverything(CheapPolicy):

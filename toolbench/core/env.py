@@ -271,6 +271,16 @@ class ToolEnv(gym.Env[str, str]):
         pay for them; ``None`` where the env pays no partial credit."""
         return None
 
+    def answer_action(self, answer: str) -> str | None:
+        """The action that ends the episode with ``answer`` as its free-text final answer (ToolLLM's
+        ``Finish`` with ``give_answer``); ``None`` where the task takes no such answer."""
+        return None
+
+    def give_up_action(self) -> str:
+        """The action that ends the episode without doing the task: the task's own way to give up
+        where it has one, else its finishing action."""
+        return self.finishing_action or ""
+
     def tools(self) -> list[dict[str, Any]] | None:
         """OpenAI function-calling schemas for tasks with callable tools, else ``None``."""
         return None

@@ -508,8 +508,13 @@ class RapidAPIEnv(ToolEnv):
     def shared_parts_actions(self, task: Task) -> list[str] | None:
         """What every task's answer shares: ending with ``Finish`` and an answer in the reference's
         words, without the calls (each task's own) and the facts they return."""
-        answer = {"return_type": "give_answer", "final_answer": "Here is what I found."}
-        return [json.dumps({"name": FINISH, "arguments": answer})]
+        return [self.answer_action("Here is what I found.")]
+
+    def answer_action(self, answer: str) -> str:
+        return json.dumps({"name": FINISH, "arguments": {"return_type": "give_answer", "final_answer": answer}})
+
+    def give_up_action(self) -> str:
+        return json.dumps({"name": FINISH, "arguments": {"return_type": "give_up_and_restart"}})
 
     def _get_backend_state(self) -> Any:
         return {
