@@ -22,7 +22,6 @@ from toolbench.prompting.builder import (
     role_statement,
     split_api_docs,
     tokenize,
-    top_k_matches,
 )
 from toolbench.prompting.defaults import HARNESS_STOP, GenerationDefaults, generation_defaults
 
@@ -44,5 +43,4 @@ __all__ = [
     "role_statement",
     "split_api_docs",
     "tokenize",
-    "top_k_matches",
 ]

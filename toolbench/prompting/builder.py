@@ -16,6 +16,7 @@ env, one call per step with what each call returned, and the finishing action is
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -94,11 +95,6 @@ class Matcher:
         if k <= 0 or self.index is None:
             return []
         return [int(i) for i in np.argsort(-self.scores(query), kind="stable")[:k]]  # stable: ties by position
-
-
-def top_k_matches(corpus: Sequence[str], query: str, k: int) -> list[int]:
-    """Indexes of the k best BM25 matches of ``query`` in ``corpus`` (``Matcher.top_k``)."""
-    return Matcher(corpus).top_k(query, k)
 
 
 # ----------------------------------------------------------------------------- the texts
@@ -245,14 +241,23 @@ class PromptBuilder:
                 self._played[task.id] = format_interactive_demo(task, self._play_demo(task))
         return self._played[task.id]
 
+    @functools.cached_property
+    def _function_matcher(self) -> Matcher:
+        """The API functions' index, built once for every prompt of this builder."""
+        return Matcher(self.functions)
+
+    @functools.cached_property
+    def _demo_matcher(self) -> Matcher:
+        return Matcher([t.prompt for t in self.demos])
+
     def _chosen_docs(self, query: str) -> list[str]:
-        return [self.functions[i] for i in top_k_matches(self.functions, query, self.top_k_api)]
+        return [self.functions[i] for i in self._function_matcher.top_k(query, self.top_k_api)]
 
     def _chosen_demos(self, query: str) -> list[str]:
         """The demonstrations most like the task, chosen by the task's text alone."""
         if not self.demos or self.top_k_example <= 0:
             return []
-        best = top_k_matches([t.prompt for t in self.demos], query, self.top_k_example)
+        best = self._demo_matcher.top_k(query, self.top_k_example)
         return [self._demo_text(self.demos[i]) for i in best]
 
     def _task_part(self, query: str, rules: bool) -> str:
