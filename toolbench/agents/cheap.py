@@ -367,14 +367,19 @@ class RuleBuyer(MovesPolicy):
         yield "click[buy now]"
 
 
+def _env_has_its_own(task: str, method: str) -> bool:
+    """Whether ``task``'s env class overrides ``ToolEnv``'s ``method`` (the task offers what it gives)."""
+    from toolbench.catalog import find_task
+
+    return getattr(find_task(task).env_class(), method) is not getattr(ToolEnv, method)
+
+
 class _CallsThenEnd(CheapPolicy):
     """Make some calls, then end with what they returned: for tasks that take a free-text final
     answer (``ToolEnv.answer_action``; RapidAPI's)."""
 
     def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
-        from toolbench.catalog import find_task
-
-        return find_task(task).env_class().answer_action is not ToolEnv.answer_action
+        return _env_has_its_own(task, "answer_action")
 
     def calls(self, env: ToolEnv, task: Task, info: dict[str, Any]) -> list[str]:
         raise NotImplementedError
@@ -482,9 +487,7 @@ class SharedParts(CheapPolicy):
     about = "the task's answer cut down to the parts every task shares, with the task's own values in them"
 
     def applies(self, task: str, mode: str, splits: tuple[str, ...]) -> bool:
-        from toolbench.catalog import find_task
-
-        return find_task(task).env_class().shared_parts_actions is not ToolEnv.shared_parts_actions
+        return _env_has_its_own(task, "shared_parts_actions")
 
     def plan(self, env: ToolEnv, task: Task, observation: str, info: dict[str, Any]) -> list[str]:
         return env.shared_parts_actions(task) or [""]
