@@ -209,6 +209,10 @@ def _python_in(image: str, code: str, *args: str) -> subprocess.CompletedProcess
 def test_the_ray_variant_holds_ray_with_its_state_api_and_client_server(ray_image: str) -> None:
     labels = json.loads(_docker("image", "inspect", "--format", "{{json .Config.Labels}}", ray_image).stdout)
     assert labels["io.toolbench.extras"] == "ray"
+    # gRPC's fork handlers off, so the head's ray:// proxy starts each client's server reliably
+    # (docs/cluster.md; benchmarks/ray_client_connect.py measures the difference).
+    env = json.loads(_docker("image", "inspect", "--format", "{{json .Config.Env}}", ray_image).stdout)
+    assert "GRPC_ENABLE_FORK_SUPPORT=0" in env
     # ray[default]: the dashboard's optional dependencies (the state API); ray[client]: grpc.
     found = _python_in(
         ray_image, "import os, grpc, ray, ray.dashboard.optional_deps; print(ray.__version__, os.getuid())"

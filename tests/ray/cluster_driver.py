@@ -13,25 +13,14 @@ import toolbench
 #: of the actor's node.
 EPISODES = [("CatAPI", {}), ("HomeSearch", {"mode": "interactive"}), ("GoogleSheets", {})]
 
-#: The driver: joins through ray://, plays EPISODES' oracle episodes in an actor that only the second
-#: node can hold (its custom resource), and pickles what the actor saw and where it ran. Ray's ray://
-#: proxy forks a server for each client while its gRPC threads run, and now and then (more often on a
-#: loaded machine) that child dies before it starts: "Starting Ray client server failed". Only that
-#: error is tried again, twice.
+#: The driver: joins through ray:// (as the package's Ray backend does, so a client's server that died on
+#: the head as it started is connected again), plays EPISODES' oracle episodes in an actor that only
+#: the second node can hold (its custom resource), and pickles what the actor saw and where it ran.
 DRIVER = """
-import pickle, sys, time
-import ray
+import pickle, sys
+from toolbench.core.ray_runtime import connect
 
-for attempt in range(3):
-    try:
-        ray.init(sys.argv[1], log_to_driver=False)
-        break
-    except ConnectionAbortedError as error:
-        if "Starting Ray client server failed" not in str(error) or attempt == 2:
-            raise
-        print("ray:// connection tried again:", error, file=sys.stderr)
-        ray.shutdown()
-        time.sleep(1)
+ray = connect(sys.argv[1], log_to_driver=False)
 
 @ray.remote(num_cpus=1, resources={"second": 1})
 class Player:

@@ -50,9 +50,10 @@ class Cluster:
     processes: list[subprocess.Popen]
 
     def env(self, token: str | None = "") -> dict[str, str]:
-        """This process's environment with the cluster's token (``""``), another token, or none (``None``)."""
+        """This process's environment with the cluster's token (``""``), another token, or none (``None``),
+        and gRPC's fork handlers off, as docs/cluster.md starts a head."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH") and k != "RAY_ADDRESS"}
-        env.update(HOME=str(self.home), RAY_USAGE_STATS_ENABLED="0")
+        env.update(HOME=str(self.home), RAY_USAGE_STATS_ENABLED="0", GRPC_ENABLE_FORK_SUPPORT="0")
         if token is not None:
             env.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=token or self.token)
         return env
