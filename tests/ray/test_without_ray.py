@@ -61,6 +61,12 @@ def test_a_ray_client_whose_server_died_on_the_head_connects_again(monkeypatch, 
     assert ray_runtime.connect("ray://127.0.0.1:10001") is fake
     assert fake.inits == ["ray://127.0.0.1:10001"] * 3 and fake.shutdowns == 2
     assert capsys.readouterr().err.count("connecting again") == 2
+    # The same where the address comes from RAY_ADDRESS, as ray.init reads it.
+    monkeypatch.setenv("RAY_ADDRESS", "ray://127.0.0.1:10001")
+    fake = _FlakyRay(_server_died("Starting Ray client server failed"))
+    monkeypatch.setattr(ray_runtime, "import_ray", lambda: fake)
+    assert ray_runtime.connect() is fake and fake.inits == [None, None]
+    monkeypatch.delenv("RAY_ADDRESS")
 
     # A third death in a row is the caller's to see, as is any other failure, or one not through ray://.
     for address, errors, inits in [

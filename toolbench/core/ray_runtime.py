@@ -6,6 +6,7 @@ started by the caller (``ray.init(runtime_env=...)`` in a training script) is us
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from types import ModuleType
@@ -42,12 +43,13 @@ def connect(address: str | None = None, **init_kwargs: Any) -> ModuleType:
     ray = import_ray()
     if ray.is_initialized():
         return ray
+    through_client = (address or os.environ.get("RAY_ADDRESS") or "").startswith("ray://")
     for attempt in range(1, CONNECT_TRIES):
         try:
             ray.init(address=address, **init_kwargs)
             return ray
         except ConnectionAbortedError as error:
-            if not (str(address or "").startswith("ray://") and any(sign in str(error) for sign in SERVER_DIED)):
+            if not (through_client and any(sign in str(error) for sign in SERVER_DIED)):
                 raise
         print(f"ray: the head's server for this client died as it started; connecting again "
               f"({attempt + 1} of {CONNECT_TRIES})", file=sys.stderr)  # fmt: skip
