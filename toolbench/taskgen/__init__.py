@@ -11,6 +11,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from toolbench.catalog import TASKS, TaskSpec
@@ -58,11 +59,22 @@ def load_generators() -> dict[str, Callable[[], Files]]:
     return GENERATORS
 
 
-def generator(slug: str) -> Callable[[Callable[[], Files]], Callable[[], Files]]:
-    """Register a function that renders the fixture files of task set ``slug``."""
+#: Files made from a task set's fixtures once they are written (a model trained on its train split):
+#: task-set slug -> a function that writes them and returns where; ``python -m toolbench.taskgen`` runs it
+#: after writing the set.
+DERIVED: dict[str, Callable[[], Path]] = {}
+
+
+def generator(
+    slug: str, derived: Callable[[], Path] | None = None
+) -> Callable[[Callable[[], Files]], Callable[[], Files]]:
+    """Register a function that renders the fixture files of task set ``slug``, and ``derived``, what
+    is made from them once written (``DERIVED``)."""
 
     def register(function: Callable[[], Files]) -> Callable[[], Files]:
         GENERATORS[slug] = function
+        if derived is not None:
+            DERIVED[slug] = derived
         return function
 
     return register

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from toolbench.taskgen import load_generators, write_fixtures
+from toolbench.taskgen import DERIVED, load_generators, write_fixtures
 
 
 def main(argv: list[str]) -> int:
@@ -15,10 +15,8 @@ def main(argv: list[str]) -> int:
             return 2
         for path in write_fixtures(slug, generators[slug]()):
             print(f"wrote {path}")
-    if not argv or "rapidapi" in argv:  # the dense retriever reads the train split just written
-        from toolbench.taskgen.dense_retriever import write_stored
-
-        print(f"wrote {write_stored()}")
+        if slug in DERIVED:
+            print(f"wrote {DERIVED[slug]()}")
     return 0
 
 

@@ -1,7 +1,7 @@
 """``python -m toolbench.taskgen.dense_retriever``: train the hub's dense retriever on RapidAPI's
 ``train`` split and store its learned projection (``fixtures/rapidapi/dense_retriever.npz``), which
-``retriever("dense")`` then loads instead of training for a minute. ``make fixtures`` runs it after the
-task sets, since it reads the ``train`` split they write.
+``retriever("dense")`` then loads instead of training for a minute. ``python -m toolbench.taskgen``
+(``make fixtures``) runs it after writing RapidAPI's task sets, since it reads the ``train`` split.
 """
 
 from __future__ import annotations

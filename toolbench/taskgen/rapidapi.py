@@ -34,6 +34,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from toolbench.core.tasks import fixture_file
@@ -490,7 +491,14 @@ def _fixture_lines(split: str) -> list[str]:
     return [line for line in path.read_text(encoding="utf-8").splitlines() if line] if path.exists() else []
 
 
-@generator("rapidapi")
+def _write_dense_retriever() -> Path:
+    """The hub's dense retriever, trained on the train split just written and stored."""
+    from toolbench.taskgen.dense_retriever import write_stored
+
+    return write_stored()
+
+
+@generator("rapidapi", derived=_write_dense_retriever)
 def generate() -> Files:
     files: Files = {"train.jsonl": jsonl(make("train", SIZES["train"], SHIPPED_SEED))}
     for split in ("demo", *TEST_SETS):
